@@ -1,0 +1,246 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Key is one API key. Its String and GoString methods print a redacted label
+// ("key#2"), so a Key can be logged or wrapped in errors without leaking the
+// secret; only [Key.Secret] returns the value, for the request header.
+type Key struct {
+	secret string
+	index  int
+}
+
+// Secret returns the key's value. Call it only to set a request header.
+func (k Key) Secret() string { return k.secret }
+
+// Index returns the key's position in its pool, starting at 1.
+func (k Key) Index() int { return k.index }
+
+// String returns a redacted label such as "key#2".
+func (k Key) String() string { return fmt.Sprintf("key#%d", k.index) }
+
+// GoString returns the same redacted label as String, so %#v is safe too.
+func (k Key) GoString() string { return k.String() }
+
+// KeySource hands out the keys to try for one request and learns the outcome
+// of every attempt. Implementations must be safe for concurrent use.
+type KeySource interface {
+	// Keys returns the keys to try for one request, in order. An empty
+	// slice means the provider is not configured.
+	Keys(ctx context.Context) []Key
+	// Report tells the source how an attempt with k ended: "" for success,
+	// otherwise the failure's kind. A source may use it to skip a revoked or
+	// exhausted key for a while; Pool records it in its statistics.
+	Report(k Key, kind Kind)
+}
+
+// Order is how a [Pool] orders its keys for each request.
+type Order string
+
+// The key orders.
+const (
+	// Shuffle starts each request with the keys in a new random order, which
+	// spreads credit use over the pool. The default.
+	Shuffle Order = "shuffle"
+	// RoundRobin starts each request at the key after the one the previous
+	// request started at.
+	RoundRobin Order = "round-robin"
+)
+
+// PoolConfig configures a [Pool]. The zero value is valid.
+type PoolConfig struct {
+	// Order is how keys are ordered per request; default [Shuffle].
+	Order Order
+	// Rand is the random source for [Shuffle]; nil uses a randomly seeded
+	// one. Tests inject a fixed source.
+	Rand *rand.Rand
+}
+
+// Pool is the standard [KeySource]: a fixed list of keys, reordered for each
+// request. It is safe for concurrent use.
+type Pool struct {
+	keys  []Key
+	order Order
+
+	mu    sync.Mutex
+	rnd   *rand.Rand
+	next  int
+	stats map[int]map[Kind]int
+}
+
+var _ KeySource = (*Pool)(nil)
+
+// NewPool returns a pool of the given key values. Blank values are dropped;
+// duplicates are kept once. A nil cfg means the defaults.
+func NewPool(keys []string, cfg *PoolConfig) *Pool {
+	var c PoolConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Order == "" {
+		c.Order = Shuffle
+	}
+	if c.Rand == nil {
+		c.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	p := &Pool{order: c.Order, rnd: c.Rand, stats: map[int]map[Kind]int{}}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		k = strings.TrimSpace(k)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		p.keys = append(p.keys, Key{secret: k, index: len(p.keys) + 1})
+	}
+	return p
+}
+
+// Len returns the number of keys in the pool.
+func (p *Pool) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.keys)
+}
+
+// Keys implements [KeySource].
+func (p *Pool) Keys(context.Context) []Key {
+	if p.Len() == 0 {
+		return nil
+	}
+	out := make([]Key, len(p.keys))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.order {
+	case RoundRobin:
+		start := p.next % len(p.keys)
+		p.next++
+		for i := range out {
+			out[i] = p.keys[(start+i)%len(p.keys)]
+		}
+	default:
+		for i, j := range p.rnd.Perm(len(p.keys)) {
+			out[i] = p.keys[j]
+		}
+	}
+	return out
+}
+
+// Report implements [KeySource]; it counts outcomes per key (see
+// [Pool.Outcomes]).
+func (p *Pool) Report(k Key, kind Kind) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.stats[k.index]
+	if m == nil {
+		m = map[Kind]int{}
+		p.stats[k.index] = m
+	}
+	if kind == "" {
+		kind = "ok"
+	}
+	m[kind]++
+}
+
+// Outcomes returns how many attempts with the key at index (1-based) ended
+// in each kind ("ok" for success).
+func (p *Pool) Outcomes(index int) map[Kind]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[Kind]int{}
+	for k, v := range p.stats[index] {
+		out[k] = v
+	}
+	return out
+}
+
+// ErrKeyFile is wrapped by [ParseKeys] errors about a key file that cannot
+// be read or parsed.
+var ErrKeyFile = errors.New("key file")
+
+// ParseKeys turns a key specification into key values, accepting exactly
+// what the older Node hooks accept:
+//
+//   - a single key: "tvly-abc";
+//   - an inline pool separated by "|": "k1|k2|k3";
+//   - a path to a file holding a JSON array of keys, or one key per line
+//     (blank lines and lines starting with "#" are ignored).
+//
+// A value is taken for a path when it starts with "/", "~/", "./" or "../",
+// or names a file that exists. ParseKeys does not expand "~": callers that
+// accept it (the configuration loader does) expand it first. A path that cannot be read is an error that
+// names the path and never the keys. An empty spec yields no keys and no
+// error.
+func ParseKeys(spec string) ([]string, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, nil
+	}
+	if looksLikePath(spec) {
+		return readKeyFile(spec)
+	}
+	return splitKeys(strings.Split(spec, "|")), nil
+}
+
+func looksLikePath(s string) bool {
+	if strings.ContainsAny(s, "|\n") {
+		return false
+	}
+	for _, p := range []string{"/", "~/", "./", "../"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	return false
+}
+
+func readKeyFile(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%w %s: cannot read: %v", ErrKeyFile, path, err)
+	}
+	text := strings.TrimSpace(string(data))
+	if strings.HasPrefix(text, "[") {
+		var arr []string
+		if err := json.Unmarshal([]byte(text), &arr); err != nil {
+			return nil, fmt.Errorf("%w %s: not a JSON array of strings", ErrKeyFile, path)
+		}
+		return splitKeys(arr), nil
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return splitKeys(lines), nil
+}
+
+func splitKeys(in []string) []string {
+	var out []string
+	for _, k := range in {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

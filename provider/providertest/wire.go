@@ -1,0 +1,79 @@
+// Package providertest is the conformance suite every webgate backend runs.
+//
+// A backend's test describes its wire format in a [Wire] — how to build the
+// backend against a base URL, what its provider answers for each situation,
+// and how to check what the backend sends — and calls [Run]. Run starts a
+// fake HTTP server on 127.0.0.1 for each case and asserts the error kind, the
+// number of attempts, the elapsed-time bound, and that no API key appears in
+// any error.
+package providertest
+
+import (
+	"net/http"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// Answer is one canned HTTP answer of the fake provider.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Fault is a failure answer together with the kind the backend must report
+// for it.
+type Fault struct {
+	// Name names the case in test output ("432 plan limit").
+	Name   string
+	Answer Answer
+	Kind   provider.Kind
+}
+
+// Wire describes one backend to the conformance suite.
+type Wire struct {
+	// Name is the backend's name, as its Name method returns it.
+	Name string
+
+	// NewSearcher builds the backend's searcher against baseURL with the
+	// given keys and HTTP settings; nil when the backend cannot search.
+	NewSearcher func(baseURL string, keys provider.KeySource, hc provider.HTTPConfig) provider.Searcher
+	// NewExtractor builds the backend's extractor likewise; nil when it
+	// cannot extract.
+	NewExtractor func(baseURL string, keys provider.KeySource, hc provider.HTTPConfig) provider.Extractor
+
+	// SearchPath and ExtractPath are the request paths ("/search").
+	SearchPath, ExtractPath string
+
+	// KeyOf returns the API key a request carries (from its headers).
+	KeyOf func(r *http.Request) string
+
+	// ValidateSearch and ValidateExtract check a request body the backend
+	// sent against the provider's published schema; they return nil when it
+	// conforms.
+	ValidateSearch, ValidateExtract func(body []byte) error
+
+	// SearchOK answers a search with at least two results, each with a title
+	// and a URL. SearchEmpty answers with no results.
+	SearchOK, SearchEmpty Answer
+	// ExtractOK answers an extraction of ExtractURL with non-empty content.
+	ExtractOK Answer
+	// ExtractURL is the URL the suite asks to extract.
+	ExtractURL string
+	// ExtractPartial answers an extraction with HTTP 200 where the requested
+	// URL is reported as failed; the backend must return KindUnsupported.
+	// A zero Answer skips the case.
+	ExtractPartial Answer
+
+	// Faults are the provider's documented failure answers (400, 401,
+	// quota, …), each with its expected kind. The suite adds the generic
+	// cases (5xx, 429, malformed JSON, oversize body, hang, refused
+	// connection) itself, using ErrorBody to build the bodies.
+	Faults []Fault
+	// ErrorBody renders the provider's error envelope for a status and a
+	// message, used for the generic cases.
+	ErrorBody func(status int, message string) string
+	// OKWithError is an HTTP 200 answer that carries an error field, with the
+	// kind the backend must report; a zero Answer skips the case.
+	OKWithError Fault
+}
