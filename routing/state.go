@@ -1,0 +1,257 @@
+package routing
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults of [StateStore].
+const (
+	DefaultEscapeWindow = 5 * time.Minute
+	DefaultStaleAfter   = 24 * time.Hour
+)
+
+// Call identifies a WebSearch call for the escape hatch: the query and the
+// allowed and blocked domain lists, compared as sets.
+type Call struct {
+	Query          string   `json:"query"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	BlockedDomains []string `json:"blocked_domains,omitempty"`
+}
+
+func normSet(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// key returns a canonical form of c: the query as given (only surrounding
+// space trimmed) and the domain sets sorted and deduplicated.
+func (c Call) key() Call {
+	return Call{Query: strings.TrimSpace(c.Query), AllowedDomains: normSet(c.AllowedDomains), BlockedDomains: normSet(c.BlockedDomains)}
+}
+
+// Same reports whether c and o are the same call.
+func (c Call) Same(o Call) bool {
+	a, b := c.key(), o.key()
+	return a.Query == b.Query && slices.Equal(a.AllowedDomains, b.AllowedDomains) && slices.Equal(a.BlockedDomains, b.BlockedDomains)
+}
+
+type deniedCall struct {
+	Call
+	At time.Time `json:"at"`
+}
+
+type sessionState struct {
+	Denied []deniedCall `json:"denied"`
+}
+
+// StateStore remembers, per session, the calls a docs route denied. It keeps
+// one file per session in Dir, written atomically with mode 0600, under a
+// per-session lock so that concurrent hook processes of one session do not
+// lose updates. A corrupt file is treated as empty.
+type StateStore struct {
+	// Dir is the state directory; it is created (mode 0700) when missing.
+	Dir string
+	// EscapeWindow is how long a denial is remembered; default 5 minutes.
+	EscapeWindow time.Duration
+	// StaleAfter is the age after which other sessions' files are removed;
+	// default 24 hours.
+	StaleAfter time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *StateStore) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *StateStore) window() time.Duration {
+	if s.EscapeWindow > 0 {
+		return s.EscapeWindow
+	}
+	return DefaultEscapeWindow
+}
+
+const stateFilePrefix = "docs-route-"
+
+// SessionFile returns the file name that holds a session's state: the
+// session id reduced to [A-Za-z0-9_-], with a hash of the original appended
+// whenever anything was changed or dropped, so two ids never share a file
+// and no id can name a path outside the directory.
+func SessionFile(sessionID string) string {
+	var b strings.Builder
+	for _, r := range sessionID {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	clean := b.String()
+	if len(clean) > 64 {
+		clean = clean[:64]
+	}
+	if clean != sessionID || clean == "" {
+		sum := sha256.Sum256([]byte(sessionID))
+		clean += "-" + hex.EncodeToString(sum[:6])
+	}
+	return stateFilePrefix + clean + ".json"
+}
+
+// ErrState wraps every failure to read or write the state directory.
+var ErrState = errors.New("routing state")
+
+// Remember records that c was denied in the session. An error means the
+// denial could not be recorded; the caller must then not deny, or the agent
+// could never get past the route.
+func (s *StateStore) Remember(sessionID string, c Call) error {
+	return s.update(sessionID, func(st *sessionState) bool {
+		st.Denied = append(st.Denied, deniedCall{Call: c.key(), At: s.now().UTC()})
+		return true
+	})
+}
+
+// Release reports whether c repeats a call denied in the session within the
+// escape window; when it does, the memory of that call is cleared so that a
+// later identical call is routed again. Errors reading the state count as
+// "not remembered".
+func (s *StateStore) Release(sessionID string, c Call) (bool, error) {
+	found := false
+	err := s.update(sessionID, func(st *sessionState) bool {
+		for i, d := range st.Denied {
+			if d.Call.Same(c) {
+				st.Denied = slices.Delete(st.Denied, i, i+1)
+				found = true
+				return true
+			}
+		}
+		return false
+	})
+	return found, err
+}
+
+// update runs fn on the session's state under the session lock, dropping
+// expired entries, and writes the state back when fn (or the expiry)
+// changed it.
+func (s *StateStore) update(sessionID string, fn func(*sessionState) bool) error {
+	if s.Dir == "" {
+		return fmt.Errorf("%w: no state directory", ErrState)
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("%w: %v", ErrState, err)
+	}
+	name := filepath.Join(s.Dir, SessionFile(sessionID))
+	unlock, err := lockFile(name + ".lock")
+	if err != nil {
+		return fmt.Errorf("%w: lock: %v", ErrState, err)
+	}
+	defer unlock()
+
+	var st sessionState
+	if data, err := os.ReadFile(name); err == nil {
+		if json.Unmarshal(data, &st) != nil {
+			st = sessionState{}
+		}
+	}
+	now := s.now()
+	changed := false
+	kept := st.Denied[:0]
+	for _, d := range st.Denied {
+		if now.Sub(d.At) <= s.window() && !d.At.After(now.Add(time.Minute)) {
+			kept = append(kept, d)
+		} else {
+			changed = true
+		}
+	}
+	st.Denied = kept
+	if fn(&st) {
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrState, err)
+	}
+	if err := writeAtomic(name, data); err != nil {
+		return fmt.Errorf("%w: %v", ErrState, err)
+	}
+	s.removeStale(name)
+	return nil
+}
+
+func writeAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// removeStale deletes other sessions' state and lock files older than
+// StaleAfter. Failures are ignored: stale files are harmless.
+func (s *StateStore) removeStale(current string) {
+	stale := s.StaleAfter
+	if stale <= 0 {
+		stale = DefaultStaleAfter
+	}
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	now := s.now()
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, stateFilePrefix) && !strings.HasPrefix(n, ".tmp-"+stateFilePrefix) {
+			continue
+		}
+		full := filepath.Join(s.Dir, n)
+		if full == current || full == current+".lock" {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > stale {
+			os.Remove(full)
+		}
+	}
+}
