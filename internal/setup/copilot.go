@@ -1,0 +1,113 @@
+package setup
+
+import (
+	"fmt"
+	"os"
+)
+
+// editCopilot adds or removes webgate's entries in a Copilot CLI hooks file
+// ({"version":1,"hooks":{"preToolUse":[…]}}). Copilot CLI has no matchers:
+// every preToolUse hook sees every tool, and webgate's hooks ignore the
+// tools they do not handle. It has no built-in web search tool, so only the
+// webfetch hook is registered for preToolUse; the websearch hook is
+// registered for postToolUse / postToolUseFailure when MCP search tools are
+// named.
+func editCopilot(root *object, o Options, install bool, p *Plan) {
+	if install {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", 1)
+		}
+	}
+	hooksV, _ := root.get("hooks")
+	hooks, ok := hooksV.(*object)
+	if !ok {
+		if !install {
+			return
+		}
+		hooks = newObject()
+		root.set("hooks", hooks)
+	}
+	type entry struct {
+		event, bin, path string
+		timeout          int
+	}
+	var want []entry
+	if install {
+		want = append(want, entry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
+		if len(o.MCPTools) > 0 {
+			want = append(want,
+				entry{"postToolUse", "websearch", o.WebSearchBin, o.SearchTimeout},
+				entry{"postToolUseFailure", "websearch", o.WebSearchBin, o.SearchTimeout})
+		}
+	}
+	done := map[string]bool{}
+	for _, event := range append([]string(nil), hooks.keys...) {
+		list, ok := hooks.vals[event].([]any)
+		if !ok {
+			continue
+		}
+		var kept []any
+		for _, h := range list {
+			ho, ok := h.(*object)
+			if !ok {
+				kept = append(kept, h)
+				continue
+			}
+			cmd, _ := ho.vals["bash"].(string)
+			bin := hookBinary(cmd)
+			if bin == "" {
+				kept = append(kept, h)
+				continue
+			}
+			if _, err := os.Stat(firstField(cmd)); err != nil {
+				p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
+			}
+			var match *entry
+			for i := range want {
+				if want[i].event == event && want[i].bin == bin {
+					match = &want[i]
+				}
+			}
+			if match == nil {
+				continue
+			}
+			key := event + "\x00" + bin
+			if done[key] {
+				p.Found = append(p.Found, fmt.Sprintf("%s: duplicate webgate %s entry removed", event, bin))
+				continue
+			}
+			done[key] = true
+			ho.set("type", "command")
+			ho.set("bash", match.path)
+			ho.set("powershell", match.path)
+			ho.set("timeoutSec", match.timeout)
+			kept = append(kept, ho)
+		}
+		if len(kept) == 0 {
+			hooks.del(event)
+			continue
+		}
+		hooks.set(event, kept)
+	}
+	for _, e := range want {
+		if done[e.event+"\x00"+e.bin] {
+			continue
+		}
+		h := newObject()
+		h.set("type", "command")
+		h.set("bash", e.path)
+		h.set("powershell", e.path)
+		h.set("timeoutSec", e.timeout)
+		list, _ := hooks.vals[e.event].([]any)
+		hooks.set(e.event, append(list, h))
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+		if !install && len(root.keys) == 1 {
+			root.del("version")
+		}
+	}
+	if install && len(o.MCPTools) == 0 {
+		p.Notes = append(p.Notes, "Copilot CLI has no built-in web search tool: only the webfetch hook is registered (it sees every tool and acts on web_fetch).")
+	}
+}

@@ -1,0 +1,250 @@
+// Package setup registers webgate's hooks in the settings files of Claude
+// Code, GitHub Copilot CLI and VS Code, and removes them again. It merges:
+// everything else in a settings file is kept in its original order, a backup
+// is written before any change, and running an install twice changes
+// nothing.
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Target is an agent whose hook settings setup can edit.
+type Target string
+
+// The targets.
+const (
+	ClaudeCode    Target = "claude-code"
+	CopilotCLI    Target = "copilot-cli"
+	CopilotVSCode Target = "copilot-vscode"
+)
+
+// Targets lists every target, in the order "all" installs them.
+var Targets = []Target{ClaudeCode, CopilotCLI, CopilotVSCode}
+
+// Scope is where a registration applies.
+type Scope string
+
+// The scopes.
+const (
+	User    Scope = "user"
+	Project Scope = "project"
+)
+
+// Options says what to register and where.
+type Options struct {
+	Target Target
+	Scope  Scope
+	// Home is the user's home directory; ClaudeConfigDir, when set,
+	// replaces Home/.claude (CLAUDE_CONFIG_DIR).
+	Home, ClaudeConfigDir string
+	// ProjectDir is the project root for the project scope.
+	ProjectDir string
+	// WebSearchBin and WebFetchBin are the absolute paths of the hook
+	// binaries.
+	WebSearchBin, WebFetchBin string
+	// MCPTools are MCP search tools (such as mcp__ccs-websearch__WebSearch)
+	// to accompany with provider-backed results on PostToolUse and
+	// PostToolUseFailure.
+	MCPTools []string
+	// SessionStart registers the SessionStart hook that tells the agent
+	// about configured documentation indexes and tool routes.
+	SessionStart bool
+	// SearchTimeout and FetchTimeout are the hook timeouts in seconds
+	// written into the settings; defaults 30 and 45.
+	SearchTimeout, FetchTimeout int
+	// Now stamps backup names; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.SearchTimeout <= 0 {
+		o.SearchTimeout = 30
+	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = 45
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Scope == "" {
+		o.Scope = User
+	}
+}
+
+// SettingsPath returns the settings file a target uses in a scope.
+func SettingsPath(o Options) (string, error) {
+	switch o.Target {
+	case ClaudeCode, CopilotVSCode:
+		if o.Scope == Project {
+			if o.ProjectDir == "" {
+				return "", errors.New("no project directory")
+			}
+			return filepath.Join(o.ProjectDir, ".claude", "settings.json"), nil
+		}
+		dir := o.ClaudeConfigDir
+		if dir == "" {
+			if o.Home == "" {
+				return "", errors.New("no home directory")
+			}
+			dir = filepath.Join(o.Home, ".claude")
+		}
+		return filepath.Join(dir, "settings.json"), nil
+	case CopilotCLI:
+		if o.Scope == Project {
+			if o.ProjectDir == "" {
+				return "", errors.New("no project directory")
+			}
+			return filepath.Join(o.ProjectDir, ".github", "hooks", "webgate.json"), nil
+		}
+		if o.Home == "" {
+			return "", errors.New("no home directory")
+		}
+		return filepath.Join(o.Home, ".copilot", "hooks", "webgate.json"), nil
+	}
+	return "", fmt.Errorf("unknown target %q (want claude-code, copilot-cli, copilot-vscode or all)", o.Target)
+}
+
+// Plan is a computed change to one settings file.
+type Plan struct {
+	Target Target
+	Path   string
+	// Before is the file's content, nil when it does not exist.
+	Before []byte
+	// After is the content to write.
+	After []byte
+	// Found lists problems seen in the existing file: duplicate webgate
+	// entries (collapsed into one), entries of the older Node hooks
+	// (reported, kept), entries pointing at a binary that does not exist.
+	Found []string
+	// Notes are facts the user should know about the target.
+	Notes []string
+}
+
+// Changed reports whether applying the plan would change the file.
+func (p *Plan) Changed() bool { return string(p.Before) != string(p.After) }
+
+// Diff returns a unified diff of the change, or "" when there is none.
+func (p *Plan) Diff() string { return unifiedDiff(p.Path, p.Before, p.After) }
+
+// Apply writes the plan: first a backup of the existing file next to it
+// (name.bak, or name.<timestamp>.bak when name.bak exists), then the new
+// content, atomically. It returns the backup's path ("" when there was no
+// file or no change).
+func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
+	if !p.Changed() {
+		return "", nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
+		return "", err
+	}
+	mode := os.FileMode(0o644)
+	if p.Before != nil {
+		if info, err := os.Stat(p.Path); err == nil {
+			mode = info.Mode().Perm()
+		}
+		backup = p.Path + ".bak"
+		if _, err := os.Stat(backup); err == nil {
+			if now == nil {
+				now = time.Now
+			}
+			backup = fmt.Sprintf("%s.%s.bak", p.Path, now().UTC().Format("20060102T150405Z"))
+		}
+		if err := os.WriteFile(backup, p.Before, mode); err != nil {
+			return "", fmt.Errorf("writing backup: %w", err)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p.Path), "."+filepath.Base(p.Path)+".tmp-*")
+	if err != nil {
+		return backup, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(p.After); err != nil {
+		tmp.Close()
+		return backup, err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return backup, err
+	}
+	if err := tmp.Close(); err != nil {
+		return backup, err
+	}
+	return backup, os.Rename(tmp.Name(), p.Path)
+}
+
+// ErrInvalidSettings is wrapped by errors about a settings file that is not
+// valid JSON; such a file is never touched.
+var ErrInvalidSettings = errors.New("settings file is not valid JSON")
+
+// readSettings returns the file's bytes (nil when missing) and its parsed
+// top-level object.
+func readSettings(path string) ([]byte, *object, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, newObject(), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return data, newObject(), nil
+	}
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (%v); it was left untouched", path, ErrInvalidSettings, err)
+	}
+	o, ok := v.(*object)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: %w (the top level is not an object); it was left untouched", path, ErrInvalidSettings)
+	}
+	return data, o, nil
+}
+
+// PlanInstall computes the registration of webgate's hooks for o.Target.
+func PlanInstall(o Options) (*Plan, error) { return plan(o, true) }
+
+// PlanUninstall computes the removal of webgate's hooks (and only those)
+// for o.Target.
+func PlanUninstall(o Options) (*Plan, error) { return plan(o, false) }
+
+func plan(o Options, install bool) (*Plan, error) {
+	o.defaults()
+	path, err := SettingsPath(o)
+	if err != nil {
+		return nil, err
+	}
+	if install {
+		for _, b := range []string{o.WebSearchBin, o.WebFetchBin} {
+			if !filepath.IsAbs(b) {
+				return nil, fmt.Errorf("hook binary path %q is not absolute", b)
+			}
+		}
+	}
+	before, root, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Target: o.Target, Path: path, Before: before}
+	switch o.Target {
+	case CopilotCLI:
+		editCopilot(root, o, install, p)
+	default:
+		editClaude(root, o, install, p)
+		if o.Target == CopilotVSCode {
+			p.Notes = append(p.Notes, "VS Code agent hooks read Claude Code settings files (.claude/settings.json, ~/.claude/settings.json); they ignore matchers and run every hook for every tool, and webgate's hooks ignore the tools they do not handle.")
+		}
+	}
+	p.After = encodeJSON(root)
+	if before != nil && !p.Changed() {
+		p.After = before
+	} else if before == nil && len(root.keys) == 0 {
+		p.After = nil
+	}
+	return p, nil
+}

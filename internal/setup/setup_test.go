@@ -1,0 +1,283 @@
+package setup
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type env struct {
+	home, proj, ws, wf string
+}
+
+func newEnv(t *testing.T) env {
+	d := t.TempDir()
+	e := env{home: filepath.Join(d, "home"), proj: filepath.Join(d, "proj"), ws: filepath.Join(d, "bin", "websearch"), wf: filepath.Join(d, "bin", "webfetch")}
+	os.MkdirAll(filepath.Dir(e.ws), 0o755)
+	os.WriteFile(e.ws, []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(e.wf, []byte("#!/bin/sh\n"), 0o755)
+	return e
+}
+
+func (e env) opts(target Target) Options {
+	return Options{Target: target, Scope: User, Home: e.home, ProjectDir: e.proj, WebSearchBin: e.ws, WebFetchBin: e.wf,
+		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+}
+
+func install(t *testing.T, o Options) *Plan {
+	t.Helper()
+	p, err := PlanInstall(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(o.Now); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const userSettings = `{
+  "model": "sonnet",
+  "permissions": {"allow": ["Bash(ls:*)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/guard"}]}
+    ]
+  },
+  "zz_last": true
+}
+`
+
+func TestInstall_MergesIntoClaudeSettingsKeepingEverythingElse(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(userSettings), 0o600)
+
+	p := install(t, e.opts(ClaudeCode))
+	if p.Path != path {
+		t.Fatalf("path %s", p.Path)
+	}
+	data, _ := os.ReadFile(path)
+	text := string(data)
+	for _, want := range []string{`"model": "sonnet"`, `"Bash(ls:*)"`, `/usr/local/bin/guard`, `"zz_last": true`, e.ws, e.wf, `"matcher": "WebSearch"`, `"matcher": "WebFetch"`, `"args": []`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("settings lack %s:\n%s", want, text)
+		}
+	}
+	if strings.Index(text, `"model"`) > strings.Index(text, `"zz_last"`) {
+		t.Error("key order not kept")
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("result is not JSON: %v", err)
+	}
+	bak, err := os.ReadFile(path + ".bak")
+	if err != nil || string(bak) != userSettings {
+		t.Fatalf("backup missing or wrong: %v", err)
+	}
+	info, _ := os.Stat(path)
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", info.Mode().Perm())
+	}
+}
+
+func TestInstall_TwiceChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	install(t, e.opts(ClaudeCode))
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	first, _ := os.ReadFile(path)
+	p, err := PlanInstall(e.opts(ClaudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Changed() || p.Diff() != "" {
+		t.Fatalf("second install would change the file:\n%s", p.Diff())
+	}
+	if b, _ := p.Apply(nil); b != "" {
+		t.Error("a no-op apply wrote a backup")
+	}
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) {
+		t.Fatal("file changed")
+	}
+}
+
+func TestInstall_CollapsesDuplicatesAndReportsLegacyHooks(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"hooks":{"PreToolUse":[
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/old/place/websearch"}]},
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`"}]},
+	 {"matcher":"WebSearch|WebFetch","hooks":[{"type":"command","command":"node ~/.claude/hooks/websearch-custom.cjs"}]}
+	]}}`), 0o600)
+	p := install(t, e.opts(ClaudeCode))
+	found := strings.Join(p.Found, "\n")
+	for _, want := range []string{"duplicate webgate websearch", "websearch-custom.cjs", "does not exist"} {
+		if !strings.Contains(found, want) {
+			t.Errorf("report lacks %q:\n%s", want, found)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "websearch\""); n != 1 {
+		t.Errorf("%d websearch entries after install:\n%s", n, data)
+	}
+	if strings.Contains(string(data), "/old/place") {
+		t.Error("stale path kept")
+	}
+	if !strings.Contains(string(data), "websearch-custom.cjs") {
+		t.Error("the legacy hook was removed; it must only be reported")
+	}
+}
+
+func TestInstall_LeavesInvalidJSONUntouched(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	broken := []byte(`{"hooks": {`)
+	os.WriteFile(path, broken, 0o600)
+	_, err := PlanInstall(e.opts(ClaudeCode))
+	if !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v", err)
+	}
+	data, _ := os.ReadFile(path)
+	if string(data) != string(broken) {
+		t.Fatal("file touched")
+	}
+	if _, err := os.Stat(path + ".bak"); err == nil {
+		t.Fatal("backup written for an invalid file")
+	}
+}
+
+func TestDryRunDiff_ShowsTheAddedEntries(t *testing.T) {
+	e := newEnv(t)
+	p, err := PlanInstall(e.opts(ClaudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Diff()
+	if !strings.Contains(d, "+++ ") || !strings.Contains(d, `+      "PreToolUse": [`) && !strings.Contains(d, `"PreToolUse"`) {
+		t.Fatalf("diff:\n%s", d)
+	}
+	if _, err := os.Stat(p.Path); err == nil {
+		t.Fatal("planning wrote the file")
+	}
+}
+
+func TestUninstall_RemovesOnlyWebgateEntries(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(userSettings), 0o600)
+	o := e.opts(ClaudeCode)
+	o.MCPTools = []string{"mcp__ccs-websearch__WebSearch"}
+	o.SessionStart = true
+	install(t, o)
+	p, err := PlanUninstall(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(o.Now); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	var got, want any
+	json.Unmarshal(data, &got)
+	json.Unmarshal([]byte(userSettings), &want)
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	if string(gb) != string(wb) {
+		t.Fatalf("uninstall left\n%s\nwant\n%s", data, userSettings)
+	}
+	if _, err := os.Stat(path + ".20260102T030405Z.bak"); err != nil {
+		t.Error("second backup did not get a timestamped name")
+	}
+}
+
+func TestInstall_RegistersMCPCompanionAndSessionStart(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	o.Scope = Project
+	o.MCPTools = []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_ccs_websearch__WebSearch"}
+	o.SessionStart = true
+	p := install(t, o)
+	if p.Path != filepath.Join(e.proj, ".claude", "settings.json") {
+		t.Fatalf("path %s", p.Path)
+	}
+	data, _ := os.ReadFile(p.Path)
+	for _, want := range []string{`"PostToolUse"`, `"PostToolUseFailure"`, `"SessionStart"`, `"mcp__ccs-websearch__WebSearch|mcp__plugin_ccs_websearch__WebSearch"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("lacks %s:\n%s", want, data)
+		}
+	}
+}
+
+func TestInstall_CopilotCLIWritesItsOwnHooksFile(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(CopilotCLI)
+	o.Scope = Project
+	p := install(t, o)
+	if p.Path != filepath.Join(e.proj, ".github", "hooks", "webgate.json") {
+		t.Fatalf("path %s", p.Path)
+	}
+	var f struct {
+		Version int `json:"version"`
+		Hooks   map[string][]struct {
+			Type, Bash, Powershell string
+			TimeoutSec             int
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(p.Path)
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Version != 1 || len(f.Hooks["preToolUse"]) != 1 || f.Hooks["preToolUse"][0].Bash != e.wf || f.Hooks["preToolUse"][0].TimeoutSec == 0 {
+		t.Fatalf("file:\n%s", data)
+	}
+	if len(p.Notes) == 0 {
+		t.Error("no note about the missing web search tool")
+	}
+	again, _ := PlanInstall(o)
+	if again.Changed() {
+		t.Fatal("second install changes the file")
+	}
+	un, _ := PlanUninstall(o)
+	un.Apply(nil)
+	data, _ = os.ReadFile(p.Path)
+	if strings.Contains(string(data), "webfetch") {
+		t.Fatalf("uninstall left our entry:\n%s", data)
+	}
+}
+
+func TestInstall_VSCodeUsesClaudeSettingsAndSaysSo(t *testing.T) {
+	e := newEnv(t)
+	p, err := PlanInstall(e.opts(CopilotVSCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(p.Path, filepath.Join(".claude", "settings.json")) || len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "Claude Code settings") {
+		t.Fatalf("plan %+v", p)
+	}
+}
+
+func TestHookBinary_RecognisesOurCommandsOnly(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"/usr/local/bin/websearch":           "websearch",
+		`"/path with space/webfetch" --x`:    "webfetch",
+		"C:/tools/websearch.exe":             "websearch",
+		"/opt/webgate-webfetch":              "webfetch",
+		"node websearch-custom.cjs":          "",
+		"/usr/bin/websearcher":               "",
+		"":                                   "",
+		"${CLAUDE_PLUGIN_ROOT}/bin/webfetch": "webfetch",
+	} {
+		if got := hookBinary(cmd); got != want {
+			t.Errorf("hookBinary(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
