@@ -145,7 +145,7 @@ type Block struct {
 	Input json.RawMessage `json:"input,omitempty"`
 	// ToolUseID, Content and IsError are set for "tool_result" blocks.
 	ToolUseID string  `json:"tool_use_id,omitempty"`
-	Content   Content `json:"content,omitempty"`
+	Content   Content `json:"content,omitzero"`
 	IsError   bool    `json:"is_error,omitempty"`
 }
 
@@ -218,8 +218,45 @@ type ToolResult struct {
 	After []string
 }
 
-// Text returns the tool_result content as one string.
+// Text returns the tool_result content as one string, exactly as sent.
 func (r ToolResult) Text() string { return r.Content.Text() }
+
+// Body returns the tool_result content without the <system-reminder>
+// blocks the CLI appends to it (such as the remaining-token count), with
+// surrounding white space trimmed: the tool's own answer.
+func (r ToolResult) Body() string {
+	return strings.TrimSpace(reminderRE.ReplaceAllString(r.Text(), ""))
+}
+
+// Reminders returns the inner text of every <system-reminder> inside the
+// tool_result content and in the text blocks after it, in order. Hook
+// additional context arrives here, for example
+// "PostToolUse:<tool> hook additional context: C".
+func (r ToolResult) Reminders() []string {
+	out := reminders(r.Text())
+	for _, s := range r.After {
+		out = append(out, reminders(s)...)
+	}
+	return out
+}
+
+// HasReminder reports whether one of r's reminders contains substr.
+func (r ToolResult) HasReminder(substr string) bool {
+	for _, s := range r.Reminders() {
+		if strings.Contains(s, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+func reminders(s string) []string {
+	var out []string
+	for _, sm := range reminderRE.FindAllStringSubmatch(s, -1) {
+		out = append(out, sm[1])
+	}
+	return out
+}
 
 // NewFakeAPI starts a fake Messages API on 127.0.0.1 that answers main-loop
 // requests with turns, in order. It is closed when the test ends; the test
@@ -363,11 +400,8 @@ func (r Request) SystemReminders() []string {
 			continue
 		}
 		for _, b := range m.Content.Blocks {
-			for _, s := range []string{b.Text, b.Content.Text()} {
-				for _, sm := range reminderRE.FindAllStringSubmatch(s, -1) {
-					out = append(out, sm[1])
-				}
-			}
+			out = append(out, reminders(b.Text)...)
+			out = append(out, reminders(b.Content.Text())...)
 		}
 	}
 	return out

@@ -25,6 +25,20 @@ func newLoopbackServer(t testing.TB, h http.Handler) *httptest.Server {
 	return s
 }
 
+// newLoopbackServerTLS starts an httptest TLS server bound to 127.0.0.1.
+func newLoopbackServerTLS(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on 127.0.0.1: %v", err)
+	}
+	s := httptest.NewUnstartedServer(h)
+	_ = s.Listener.Close()
+	s.Listener = ln
+	s.StartTLS()
+	return s
+}
+
 // RefusingProxy is an HTTP proxy on 127.0.0.1 that refuses every request
 // with 403 and records its request line. The CLI's HTTP_PROXY and
 // HTTPS_PROXY point at it, so any attempt to reach a host other than
