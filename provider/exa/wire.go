@@ -1,0 +1,377 @@
+package exa
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file holds Exa's wire types. Requests are encoded from plain structs
+// with omitempty; responses are decoded tolerantly: a leaf field of an
+// unexpected type (a number where a string was expected, an object echoed
+// where text was expected) decodes to its zero value instead of failing the
+// whole response. Only a body that is not a JSON object, or a "results" or
+// "statuses" that is not an array, is malformed.
+
+// searchRequest is the body of POST /search.
+type searchRequest struct {
+	Query              string          `json:"query"`
+	Type               string          `json:"type,omitempty"`
+	Category           string          `json:"category,omitempty"`
+	NumResults         int             `json:"numResults,omitempty"`
+	IncludeDomains     []string        `json:"includeDomains,omitempty"`
+	ExcludeDomains     []string        `json:"excludeDomains,omitempty"`
+	StartPublishedDate string          `json:"startPublishedDate,omitempty"`
+	UserLocation       string          `json:"userLocation,omitempty"`
+	Contents           contentsOptions `json:"contents"`
+}
+
+// contentsRequest is the body of POST /contents: the URLs plus the contents
+// options at the top level.
+type contentsRequest struct {
+	URLs []string `json:"urls"`
+	contentsOptions
+}
+
+// contentsOptions is Exa's ContentsRequest: what to return for each page.
+type contentsOptions struct {
+	Text             *textOptions `json:"text,omitempty"`
+	Highlights       any          `json:"highlights,omitempty"`
+	MaxAgeHours      *int         `json:"maxAgeHours,omitempty"`
+	LivecrawlTimeout int          `json:"livecrawlTimeout,omitempty"`
+}
+
+type textOptions struct {
+	MaxCharacters int `json:"maxCharacters"`
+}
+
+type highlightOptions struct {
+	Query         string `json:"query,omitempty"`
+	MaxCharacters int    `json:"maxCharacters,omitempty"`
+}
+
+// searchResponse is the 200 body of POST /search.
+type searchResponse struct {
+	RequestID          flexString   `json:"requestId"`
+	Results            []wireResult `json:"results"`
+	SearchType         flexString   `json:"searchType"`
+	ResolvedSearchType flexString   `json:"resolvedSearchType"`
+	Output             *wireOutput  `json:"output"`
+	CostDollars        *costDollars `json:"costDollars"`
+}
+
+// resolvedType returns the search type Exa used: searchType (the OpenAPI
+// name) or resolvedSearchType (what the Python SDK reads).
+func (r *searchResponse) resolvedType() string {
+	if r.SearchType != "" {
+		return string(r.SearchType)
+	}
+	return string(r.ResolvedSearchType)
+}
+
+// contentsResponse is the 200 body of POST /contents.
+type contentsResponse struct {
+	RequestID   flexString   `json:"requestId"`
+	Results     []wireResult `json:"results"`
+	Statuses    []wireStatus `json:"statuses"`
+	CostDollars *costDollars `json:"costDollars"`
+}
+
+// wireResult is Exa's ResultWithContent. The nullable fields decode to "" or
+// nil.
+type wireResult struct {
+	ID            flexString  `json:"id"`
+	URL           flexString  `json:"url"`
+	Title         flexString  `json:"title"`
+	PublishedDate flexString  `json:"publishedDate"`
+	Author        flexString  `json:"author"`
+	Score         *flexFloat  `json:"score"`
+	Text          flexString  `json:"text"`
+	Highlights    flexStrings `json:"highlights"`
+	Summary       flexString  `json:"summary"`
+}
+
+// UnmarshalJSON decodes a result, treating anything but an object (null, a
+// string) as an empty result.
+func (r *wireResult) UnmarshalJSON(data []byte) error {
+	*r = wireResult(decodeLoose[plainResult](data))
+	return nil
+}
+
+// wireStatus is one entry of the statuses[] array of /contents.
+type wireStatus struct {
+	ID     flexString  `json:"id"`
+	Status flexString  `json:"status"`
+	Source flexString  `json:"source"`
+	Error  *crawlError `json:"error"`
+}
+
+// UnmarshalJSON decodes a status, treating anything but an object as empty.
+func (s *wireStatus) UnmarshalJSON(data []byte) error {
+	*s = wireStatus(decodeLoose[plainStatus](data))
+	return nil
+}
+
+// crawlError is the error of a failed URL in statuses[]. HTTPStatusCode is
+// the status the target site answered, when known.
+type crawlError struct {
+	Tag            flexString `json:"tag"`
+	HTTPStatusCode *flexFloat `json:"httpStatusCode"`
+}
+
+// UnmarshalJSON decodes a crawl error; a bare string is taken as the tag.
+func (e *crawlError) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*e = crawlError{Tag: flexString(s)}
+		return nil
+	}
+	*e = crawlError(decodeLoose[plainCrawlError](data))
+	return nil
+}
+
+// wireOutput is the synthesized output of deep searches. Content is a
+// string, or an object when an output schema was sent.
+type wireOutput struct {
+	Content json.RawMessage `json:"content"`
+}
+
+// UnmarshalJSON decodes the output, ignoring anything but an object.
+func (o *wireOutput) UnmarshalJSON(data []byte) error {
+	*o = wireOutput(decodeLoose[plainOutput](data))
+	return nil
+}
+
+// text returns the output as text: the string itself, or the compact JSON
+// of an object.
+func (o *wireOutput) text() string {
+	if o == nil || len(o.Content) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(o.Content, &s) == nil {
+		return s
+	}
+	if !isObject(o.Content) {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, o.Content) != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// costDollars accepts both shapes Exa has used: the newer
+// {total, search:{…}, contents:{…}} and the older
+// {total, breakDown:[…], perRequestPrices:{…}, perPagePrices:{…}}. Only the
+// total is read; the rest is kept raw.
+type costDollars struct {
+	Total            flexFloat       `json:"total"`
+	Search           json.RawMessage `json:"search"`
+	Contents         json.RawMessage `json:"contents"`
+	BreakDown        json.RawMessage `json:"breakDown"`
+	PerRequestPrices json.RawMessage `json:"perRequestPrices"`
+	PerPagePrices    json.RawMessage `json:"perPagePrices"`
+}
+
+// UnmarshalJSON decodes the cost, ignoring anything but an object.
+func (c *costDollars) UnmarshalJSON(data []byte) error {
+	*c = costDollars(decodeLoose[plainCost](data))
+	return nil
+}
+
+// errorEnvelope is Exa's error body: {"requestId","error","tag"}. Error is
+// kept raw because some answers carry an object there.
+type errorEnvelope struct {
+	RequestID flexString      `json:"requestId"`
+	Error     json.RawMessage `json:"error"`
+	Tag       flexString      `json:"tag"`
+}
+
+// message returns the human-readable error message: the string itself, or
+// the "message" or "error" member of an object.
+func (e *errorEnvelope) message() string {
+	if len(e.Error) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(e.Error, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Message flexString `json:"message"`
+		Error   flexString `json:"error"`
+	}
+	if isObject(e.Error) && json.Unmarshal(e.Error, &obj) == nil {
+		if obj.Message != "" {
+			return string(obj.Message)
+		}
+		return string(obj.Error)
+	}
+	return ""
+}
+
+// failed reports whether a 2xx body is in fact an error: it carries a tag,
+// a non-empty error string or an error object.
+func (e *errorEnvelope) failed() bool {
+	if strings.TrimSpace(string(e.Tag)) != "" {
+		return true
+	}
+	raw := bytes.TrimSpace(e.Error)
+	switch {
+	case len(raw) == 0, bytes.Equal(raw, []byte("null")), bytes.Equal(raw, []byte("false")):
+		return false
+	case isObject(raw):
+		return true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s) != ""
+	}
+	return false
+}
+
+// decodeEnvelope reads an error envelope from any body; a body that is not
+// a JSON object gives an empty envelope.
+func decodeEnvelope(body []byte) errorEnvelope {
+	return decodeLoose[errorEnvelope](body)
+}
+
+// Method-less copies of the tolerant types, for decodeLoose.
+type (
+	plainResult     wireResult
+	plainStatus     wireStatus
+	plainCrawlError crawlError
+	plainOutput     wireOutput
+	plainCost       costDollars
+)
+
+var errMalformed = errors.New("malformed response body")
+
+// decodeSearch decodes a /search response body.
+func decodeSearch(body []byte) (*searchResponse, error) {
+	if !isObject(body) {
+		return nil, errMalformed
+	}
+	var r searchResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, errMalformed
+	}
+	return &r, nil
+}
+
+// decodeContents decodes a /contents response body.
+func decodeContents(body []byte) (*contentsResponse, error) {
+	if !isObject(body) {
+		return nil, errMalformed
+	}
+	var r contentsResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, errMalformed
+	}
+	return &r, nil
+}
+
+// decodeLoose decodes data into a P when data is a JSON object of the
+// right shape, and returns the zero P otherwise. The UnmarshalJSON methods
+// of this file use it with a method-less copy of their own type, so that a null,
+// a string or a mistyped member yields an empty value instead of failing
+// the enclosing response.
+func decodeLoose[P any](data []byte) P {
+	var p P
+	if !isObject(data) || json.Unmarshal(data, &p) != nil {
+		var zero P
+		return zero
+	}
+	return p
+}
+
+// isObject reports whether data is (syntactically, at first glance) a JSON
+// object.
+func isObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) >= 2 && data[0] == '{' && data[len(data)-1] == '}'
+}
+
+// flexString decodes a JSON string; null and values of any other type
+// decode to "".
+type flexString string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *flexString) UnmarshalJSON(data []byte) error {
+	var v string
+	if json.Unmarshal(data, &v) != nil {
+		v = ""
+	}
+	*s = flexString(v)
+	return nil
+}
+
+// flexFloat decodes a JSON number, or a string holding one; anything else
+// decodes to 0.
+type flexFloat float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *flexFloat) UnmarshalJSON(data []byte) error {
+	*f = 0
+	var v float64
+	if json.Unmarshal(data, &v) == nil {
+		*f = flexFloat(v)
+		return nil
+	}
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			*f = flexFloat(v)
+		}
+	}
+	return nil
+}
+
+// flexStrings decodes an array of strings, skipping non-string items; a
+// single string becomes a one-item list, anything else (true, an object)
+// an empty one.
+type flexStrings []string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (l *flexStrings) UnmarshalJSON(data []byte) error {
+	*l = nil
+	var one string
+	if json.Unmarshal(data, &one) == nil {
+		if one != "" {
+			*l = flexStrings{one}
+		}
+		return nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(data, &items) != nil {
+		return nil
+	}
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) == nil {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// parsePublished parses Exa's publishedDate: an ISO 8601 timestamp or a
+// plain date. It returns the zero time when the value is empty or
+// unparseable.
+func parsePublished(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
