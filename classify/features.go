@@ -10,8 +10,8 @@ import (
 )
 
 // features holds everything measured on one page in a single walk over
-// the parsed tree. Word counts are in half-word units internally (see
-// countWords) and exposed as float64 words.
+// the parsed tree. Word counts are float64 because dense scripts count
+// half a word per character (see countWords).
 type features struct {
 	title string
 
@@ -25,19 +25,17 @@ type features struct {
 	longestPara   float64 // words of the longest text block
 	paraWords     float64 // words in the long text blocks
 	clusterWords  float64 // best container score (readability-style parent/grandparent sum)
-	clusterParas  int     // long paragraphs directly under the best container
+	clusterParas  int     // long paragraphs inside the best container
+	clusterTotal  float64 // all visible words inside the best container
+	clusterLinks  float64 // link words inside the best container
+	clusterHLinks int     // linked headings inside the best container
 	links         int     // <a href> that navigate (not "#..." or "javascript:")
 	listItems     int     // <li>
-	headings      int     // <h1>..<h6>
-	headingLinks  int     // headings that contain a navigating link
-	articles      int     // <article> elements
+	headingLinks  int     // headings whose text is mostly a navigating link
 	linkBlocks    int     // short blocks dominated by a link (teaser / menu items)
-	bodyElements  int     // elements in <body> other than script/style/noscript/template/link/meta
-	forms         int     // <input>, <select>, <button>, <textarea>
-	images        int     // <img>
 	bindings      int     // unrendered {{ ... }} template bindings in visible text
 	loaderText    bool    // visible text looks like a "Loading..." placeholder
-	jsNotice      bool    // noscript or visible text asks to enable JavaScript
+	jsNotice      bool    // noscript text, or the little visible text, asks to enable JavaScript
 	jsNoticeText  string  // the notice, shortened
 	scripts       int     // <script> elements that hold or load code
 	scriptSrc     int     // <script src=...>
@@ -45,9 +43,9 @@ type features struct {
 	inlineScript  int     // bytes of inline script code (excluding JSON data blocks)
 	dataBytes     int     // bytes of JSON state / data blocks
 	dataMarkers   []string
-	jsonLD        int    // <script type="application/ld+json"> blocks
-	articleMeta   bool   // og:type=article or JSON-LD Article/NewsArticle/BlogPosting/...
-	listingMeta   bool   // JSON-LD ItemList/CollectionPage/SearchResultsPage
+	jsonLD        int     // <script type="application/ld+json"> blocks
+	articleMeta   bool    // og:type=article or JSON-LD Article/NewsArticle/BlogPosting/...
+	listingMeta   bool    // JSON-LD ItemList/CollectionPage/SearchResultsPage
 	mounts        []mount // candidate client-side mount points
 }
 
@@ -55,9 +53,14 @@ type features struct {
 // renders into.
 type mount struct {
 	desc  string  // "div#root", "app-root"
+	known bool    // a name a framework generates, not only a name pattern
 	words float64 // visible words inside it
 	elems int     // descendant elements (excluding scripts)
 }
+
+// maxDepth bounds how deep the walk descends, so hostile nesting cannot
+// exhaust the stack.
+const maxDepth = 1000
 
 // Threshold on what counts as a "long" paragraph: the corpus labelling uses
 // 25 words, a common choice in boilerplate-removal tools.
@@ -77,7 +80,6 @@ type walker struct {
 	f        *features
 	blocks   []*block
 	scores   map[*html.Node]float64
-	direct   map[*html.Node]int
 	mountStk []int
 	inLink   int
 	inChrome int
@@ -87,7 +89,8 @@ type walker struct {
 	hidden   int
 	noscript int
 	nsText   strings.Builder
-	scratch  []byte
+	lead     strings.Builder // the first visible text, for loader detection
+	depth    int
 }
 
 // Block-level elements: text is attributed to the nearest one of these.
@@ -127,9 +130,9 @@ var mountTags = map[string]bool{
 	"flutter-view": true, "flt-glass-pane": true, "my-app": true, "ui-view": true,
 }
 
-func isMount(n *html.Node) (string, bool) {
+func isMount(n *html.Node) (desc string, known, ok bool) {
 	if mountTags[n.Data] {
-		return n.Data, true
+		return n.Data, true, true
 	}
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
@@ -138,15 +141,17 @@ func isMount(n *html.Node) (string, bool) {
 		switch a.Key {
 		case "id":
 			id := strings.ToLower(strings.TrimSpace(a.Val))
-			if mountIDs[id] || strings.HasSuffix(id, "-app") || strings.HasSuffix(id, "-root") ||
-				strings.HasPrefix(id, "app-") && len(id) <= 12 {
-				return n.Data + "#" + a.Val, true
+			if mountIDs[id] {
+				return n.Data + "#" + a.Val, true, true
+			}
+			if strings.HasSuffix(id, "-app") || strings.HasSuffix(id, "-root") || strings.HasSuffix(id, "_app") || strings.HasSuffix(id, "_root") {
+				return n.Data + "#" + a.Val, false, true
 			}
 		case "ng-app", "data-reactroot", "ng-view", "ui-view", "data-v-app", "data-server-rendered":
-			return n.Data + "[" + a.Key + "]", true
+			return n.Data + "[" + a.Key + "]", true, true
 		}
 	}
-	return "", false
+	return "", false, false
 }
 
 func attr(n *html.Node, key string) (string, bool) {
@@ -161,9 +166,6 @@ func attr(n *html.Node, key string) (string, bool) {
 func isHiddenElement(n *html.Node) bool {
 	if _, ok := attr(n, "hidden"); ok {
 		return true
-	}
-	if v, ok := attr(n, "aria-hidden"); ok && v == "true" && n.DataAtom != atom.Body {
-		return false // aria-hidden content is still rendered; keep it
 	}
 	if v, ok := attr(n, "style"); ok {
 		s := strings.ToLower(v)
@@ -195,7 +197,6 @@ func extract(doc *html.Node) *features {
 	w := &walker{
 		f:      &features{},
 		scores: make(map[*html.Node]float64),
-		direct: make(map[*html.Node]int),
 	}
 	w.walk(doc, nil)
 	w.finish()
@@ -214,6 +215,11 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		}
 		return
 	}
+	if w.depth >= maxDepth {
+		return
+	}
+	w.depth++
+	defer func() { w.depth-- }()
 	f := w.f
 	switch n.DataAtom {
 	case atom.Head:
@@ -233,6 +239,9 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		w.script(n)
 		return
 	case atom.Style, atom.Template, atom.Link, atom.Iframe, atom.Object, atom.Svg, atom.Math:
+		return
+	case atom.Select, atom.Datalist, atom.Textarea:
+		// Option lists and form values are not prose.
 		return
 	case atom.Noscript:
 		// Text in <noscript> is what users without JavaScript would see; it
@@ -258,9 +267,6 @@ func (w *walker) walk(n *html.Node, cur *block) {
 	}
 
 	inBody := f.bodyFound
-	if inBody && n.DataAtom != atom.Body {
-		f.bodyElements++
-	}
 	switch n.DataAtom {
 	case atom.A:
 		if isNavLink(n) {
@@ -270,18 +276,19 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		}
 	case atom.Li:
 		f.listItems++
-	case atom.Article:
-		f.articles++
-	case atom.Img:
-		f.images++
-	case atom.Input, atom.Select, atom.Button, atom.Textarea:
-		f.forms++
 	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
 		w.inChrome++
 		defer func() { w.inChrome-- }()
 	case atom.P:
 		w.inP++
 		defer func() { w.inP-- }()
+	}
+	if n.DataAtom != atom.Nav && n.DataAtom != atom.Header && n.DataAtom != atom.Footer && n.DataAtom != atom.Aside {
+		switch r, _ := attr(n, "role"); r {
+		case "navigation", "banner", "contentinfo", "complementary":
+			w.inChrome++
+			defer func() { w.inChrome-- }()
+		}
 	}
 	if n.DataAtom == atom.Main || n.DataAtom == atom.Article {
 		w.inMain++
@@ -291,8 +298,8 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		defer func() { w.inMain-- }()
 	}
 	if inBody {
-		if desc, ok := isMount(n); ok {
-			f.mounts = append(f.mounts, mount{desc: desc})
+		if desc, known, ok := isMount(n); ok {
+			f.mounts = append(f.mounts, mount{desc: desc, known: known})
 			w.mountStk = append(w.mountStk, len(f.mounts)-1)
 			defer func() { w.mountStk = w.mountStk[:len(w.mountStk)-1] }()
 		}
@@ -307,26 +314,14 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			w.walk(c, b)
 		}
-		if b.heading && hasNavLink(n) {
+		if b.heading && b.linkWords*2 > b.words {
 			f.headingLinks++
-		}
-		if b.heading {
-			f.headings++
 		}
 		return
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, cur)
 	}
-}
-
-func hasNavLink(n *html.Node) bool {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && (c.DataAtom == atom.A && isNavLink(c) || hasNavLink(c)) {
-			return true
-		}
-	}
-	return false
 }
 
 func (w *walker) text(n *html.Node, cur *block) {
@@ -355,6 +350,10 @@ func (w *walker) text(n *html.Node, cur *block) {
 	cur.words += words
 	for _, i := range w.mountStk {
 		f.mounts[i].words += words
+	}
+	if w.lead.Len() < 512 {
+		w.lead.WriteString(n.Data)
+		w.lead.WriteByte(' ')
 	}
 	if strings.Contains(n.Data, "{{") && strings.Contains(n.Data, "}}") {
 		f.bindings++
@@ -540,6 +539,39 @@ func (w *walker) jsonLDTypes(body string) {
 	}
 }
 
+// Container scoring gives a text block's words to its parent in full, to
+// its grandparent by half and to the next ancestor by a third, as
+// readability tools do.
+var ancestorDivisor = [3]float64{1, 2, 3}
+
+// bestStats measures the best container: its words, its link words, its
+// linked headings and the long paragraphs it holds.
+func (w *walker) bestStats(best *html.Node) {
+	f := w.f
+	for _, b := range w.blocks {
+		if !isDescendant(b.node, best) {
+			continue
+		}
+		f.clusterTotal += b.words
+		f.clusterLinks += b.linkWords
+		if b.heading && b.linkWords*2 > b.words {
+			f.clusterHLinks++
+		}
+		if !b.heading && !b.chrome && b.words-b.linkWords >= longParaWords && b.linkWords/b.words < 0.5 {
+			f.clusterParas++
+		}
+	}
+}
+
+func isDescendant(n, anc *html.Node) bool {
+	for p := n; p != nil; p = p.Parent {
+		if p == anc {
+			return true
+		}
+	}
+	return false
+}
+
 // finish computes the paragraph and cluster statistics from the blocks.
 func (w *walker) finish() {
 	f := w.f
@@ -566,27 +598,46 @@ func (w *walker) finish() {
 		// parent in full and its grandparent by half, so a container whose
 		// children are many paragraphs outscores a list of separate teasers.
 		p := b.node.Parent
-		if p != nil {
-			w.scores[p] += own
-			if own >= longParaWords {
-				w.direct[p]++
-			}
-			if g := p.Parent; g != nil {
-				w.scores[g] += own / 2
-			}
+		for level := 0; p != nil && level < 3; level++ {
+			w.scores[p] += own / ancestorDivisor[level]
+			p = p.Parent
 		}
 	}
 	var best *html.Node
 	for n, s := range w.scores {
-		if s > f.clusterWords || s == f.clusterWords && best != nil && w.direct[n] > w.direct[best] {
+		if s > f.clusterWords || s == f.clusterWords && best != nil && n.Data < best.Data {
 			f.clusterWords = s
 			best = n
 		}
 	}
 	if best != nil {
-		f.clusterParas = w.direct[best]
+		w.bestStats(best)
 	}
 	f.visibleWords = round1(f.visibleWords)
+	if f.visibleWords < 50 {
+		lead := w.lead.String()
+		f.loaderText = hasLoaderText(lead)
+		if !f.jsNotice && hasJSNotice(lead) {
+			f.jsNotice = true
+			f.jsNoticeText = shorten(lead, 60)
+		}
+	}
+}
+
+// loaderPhrases are placeholder texts shown while an application loads.
+var loaderPhrases = []string{
+	"loading", "please wait", "chargement", "cargando", "carregando", "wird geladen",
+	"laden…", "laden...", "caricamento", "загрузка", "読み込み中", "加载中", "載入中", "로딩",
+}
+
+func hasLoaderText(s string) bool {
+	l := strings.ToLower(s)
+	for _, p := range loaderPhrases {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func round1(x float64) float64 { return float64(int(x*10+0.5)) / 10 }

@@ -1,0 +1,81 @@
+// Package classify decides, from a page's initial HTML alone, how that page
+// can be read: fetched and extracted as text, skimmed as a page of links, or
+// only rendered in a browser.
+//
+// It looks at the HTML as served, before any JavaScript runs, and returns a
+// [Result] holding one [Class], a confidence in [0, 1] and the [Signal]s
+// behind the decision, so a user can see why. The classifier is
+// deterministic, reads no environment or global state, uses no lists of
+// host names, and never panics: any byte sequence, however broken, gets a
+// class.
+//
+//	res, err := classify.Classify(resp.Body)
+//	if err != nil { ... } // only read errors
+//	fmt.Println(res.Class, res.Confidence)
+//	for _, s := range res.Signals { fmt.Println(" ", s) }
+//
+// # Classes
+//
+//   - [FetchReadable]: the initial HTML already holds one main body of text —
+//     an article, blog post, essay, paper, documentation or book chapter.
+//     Server-rendered framework pages whose mount point is already full
+//     (Next.js #__next with __NEXT_DATA__, Nuxt #__nuxt, Gatsby ___gatsby)
+//     belong here.
+//   - [TemplateHeavy]: navigation, link lists, teasers, product or thread
+//     listings and portal blocks, with no single substantial body: homepages,
+//     category, tag and search pages, forum indexes, shop listings, and blog
+//     or news indexes made of short teasers.
+//   - [BrowserRenderRequired]: the content appears only after JavaScript
+//     runs: an empty mount point (#root, #app, #__nuxt, <app-root>…), a body
+//     that is only a bundle or bootstrap script, or visible text that is only
+//     a loader, unrendered {{ }} bindings or a skeleton, with the data kept
+//     in script JSON.
+//
+// # How the decision is made
+//
+// One walk over the parsed document measures the page; text is attributed
+// to its nearest block element (p, div, li, td, …). Words are counted as
+// runs of letters; in scripts written without spaces (Chinese, Japanese,
+// Thai, Burmese, …) two characters count as one word so thresholds hold
+// across languages. Text in script, style, template, noscript, select and
+// hidden elements is not visible text.
+//
+// The page is FetchReadable when it has a main body: the best text
+// container scores at least 150 words. Scoring follows readability tools:
+// each block of prose (8+ words, mostly not links) credits its parent in
+// full, its grandparent by half and the next ancestor by a third, so one
+// container of consecutive paragraphs outscores a list of separate
+// excerpts. The body is rejected when it is a list of teasers (at least one
+// linked heading per two long paragraphs inside it) or when a short body
+// (under 400 words) sits on a page where half the words are links.
+//
+// Otherwise the page is BrowserRenderRequired when it has scripts and
+// either almost no text outside page chrome (under 50 words outside
+// nav/header/footer/aside, with few links or some sign of an application),
+// or little text (under 300 words) together with signs of a client-side
+// application: an empty mount point, a "please enable JavaScript" notice,
+// unrendered template bindings, framework state in scripts (__NEXT_DATA__,
+// __NUXT__, Apollo or Redux state, ytInitialData, JSON data blocks), module
+// scripts, many external scripts, loader text, or far more inline code than
+// text. With an empty, well-known mount point the page needs no low link
+// count; otherwise it needs fewer than 20 links (many links mean a page of
+// navigation).
+//
+// Everything else is TemplateHeavy.
+//
+// # Signals
+//
+// Result.Signals lists the measurements: body_words, body_paragraphs,
+// body_linked_headings, visible_words, content_words (outside page chrome),
+// p_words, long_paragraphs (25+ words), link_density, links, list_items,
+// link_blocks (short link-dominated blocks), scripts, inline_script_bytes,
+// and when present state_data, mounts, empty_mounts, js_notice,
+// template_bindings, metadata (JSON-LD and og:type) and app_evidence. The
+// signals that decided come first, with a note saying how.
+//
+// # Limits
+//
+// Input beyond [Options].MaxBytes (default [DefaultMaxBytes], 4 MiB) is
+// ignored and the result is marked Truncated. Elements nested deeper than
+// 1000 levels are not examined.
+package classify

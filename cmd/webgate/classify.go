@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/webgate-dev/webgate/classify"
+)
+
+func classifyCommand() command {
+	return command{
+		name:    "classify",
+		summary: "Classify HTML pages as fetch-readable, template-heavy or browser-render-required",
+		run:     runClassify,
+	}
+}
+
+const classifyDescription = `
+Classify reads each page's initial HTML (as served, before JavaScript runs)
+and prints one line per file: FILE<TAB>CLASS<TAB>CONFIDENCE. Use "-" to read
+standard input. With -v the signals behind each decision follow, indented.
+
+With --corpus DIR it instead evaluates a labelled corpus: DIR/labels.tsv is a
+tab-separated file with a header row whose first two columns are the page
+path (relative to DIR) and its expected class; it prints per-class accuracy
+and the confusion matrix.
+
+Exit status: 0 on success, 1 if a file could not be read (the others are
+still printed), 2 for a bad command line.`
+
+const classifyExamples = `  webgate classify page.html
+  curl -s https://example.org/ | webgate classify -v -
+  webgate classify -v fixtures/*/*.html
+  webgate classify --corpus ../shared/corpus
+  webgate classify --corpus ../shared/corpus -v   # also list the misses`
+
+func runClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("classify", "[flags] FILE...", classifyDescription, classifyExamples, stderr)
+	verbose := fs.Bool("v", false, "print the signals behind each decision (with --corpus: list misclassified pages)")
+	corpus := fs.String("corpus", "", "evaluate the labelled corpus in `DIR` (reads DIR/labels.tsv)")
+	maxBytes := fs.Int64("max-bytes", classify.DefaultMaxBytes, "classify at most this many `bytes` of each page; the rest is ignored")
+	files, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if *maxBytes <= 0 {
+		fmt.Fprintf(stderr, "webgate classify: --max-bytes must be positive, got %d\n", *maxBytes)
+		return exitUsage
+	}
+	c := classify.New(&classify.Options{MaxBytes: *maxBytes})
+	if *corpus != "" {
+		if len(files) > 0 {
+			fmt.Fprintln(stderr, "webgate classify: give either --corpus DIR or files, not both")
+			return exitUsage
+		}
+		return evalCorpus(ctx, c, *corpus, *verbose, stdout, stderr)
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "webgate classify: no files given (use - for standard input)")
+		fs.Usage()
+		return exitUsage
+	}
+	code := exitOK
+	for _, name := range files {
+		if err := ctx.Err(); err != nil {
+			fmt.Fprintf(stderr, "webgate classify: %v\n", err)
+			return exitFail
+		}
+		res, err := classifyFile(c, name, stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "webgate classify: %v\n", err)
+			code = exitFail
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\n", name, res.Class, strconv.FormatFloat(res.Confidence, 'f', 2, 64))
+		if *verbose {
+			printSignals(stdout, res)
+		}
+	}
+	return code
+}
+
+func classifyFile(c *classify.Classifier, name string, stdin io.Reader) (classify.Result, error) {
+	if name == "-" {
+		res, err := c.Classify(stdin)
+		if err != nil {
+			return res, fmt.Errorf("standard input: %w", err)
+		}
+		return res, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return classify.Result{}, cleanPathError(err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return classify.Result{}, fmt.Errorf("%s: is a directory", name)
+	}
+	res, err := c.Classify(f)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
+	}
+	return res, nil
+}
+
+// cleanPathError turns "open x: no such file or directory" into
+// "x: no such file or directory".
+func cleanPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func printSignals(w io.Writer, res classify.Result) {
+	if res.Title != "" {
+		fmt.Fprintf(w, "    title: %s\n", res.Title)
+	}
+	for _, s := range res.Signals {
+		fmt.Fprintf(w, "    %s\n", s)
+	}
+}
+
+func evalCorpus(ctx context.Context, c *classify.Classifier, dir string, verbose bool, stdout, stderr io.Writer) int {
+	f, err := os.Open(filepath.Join(dir, "labels.tsv"))
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate classify: corpus: %v\n", cleanPathError(err))
+		return exitFail
+	}
+	labels, err := classify.ReadLabels(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate classify: corpus: %v\n", err)
+		return exitFail
+	}
+	if len(labels) == 0 {
+		fmt.Fprintf(stderr, "webgate classify: corpus: %s has no labelled pages\n", filepath.Join(dir, "labels.tsv"))
+		return exitFail
+	}
+	var m classify.Confusion
+	code := exitOK
+	var misses []string
+	for _, l := range labels {
+		if err := ctx.Err(); err != nil {
+			fmt.Fprintf(stderr, "webgate classify: %v\n", err)
+			return exitFail
+		}
+		res, err := classifyFile(c, filepath.Join(dir, filepath.FromSlash(l.File)), nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "webgate classify: corpus: %v\n", err)
+			code = exitFail
+			continue
+		}
+		m.Add(l.Class, res.Class)
+		if res.Class != l.Class {
+			misses = append(misses, fmt.Sprintf("%s\texpected %s\tgot %s\t%.2f", l.File, l.Class, res.Class, res.Confidence))
+		}
+	}
+	fmt.Fprint(stdout, m.String())
+	if verbose && len(misses) > 0 {
+		fmt.Fprintf(stdout, "\nmisclassified (%d):\n", len(misses))
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for _, s := range misses {
+			fmt.Fprintf(tw, "  %s\n", s)
+		}
+		tw.Flush()
+	}
+	return code
+}

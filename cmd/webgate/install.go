@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/webgate-dev/webgate/internal/setup"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*s = append(*s, p)
+		}
+	}
+	return nil
+}
+
+type setupFlags struct {
+	target, scope, binDir, projectDir string
+	dryRun, sessionStart              bool
+	mcpTools                          stringList
+}
+
+func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
+	fs.StringVar(&f.target, "target", "claude-code", "where to register: claude-code, copilot-cli, copilot-vscode or all")
+	fs.StringVar(&f.scope, "scope", "user", "user (your settings) or project (the project's settings)")
+	fs.StringVar(&f.projectDir, "project-dir", "", "project root for --scope project (default: the current directory)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the change as a diff and write nothing")
+	if install {
+		fs.StringVar(&f.binDir, "bin-dir", "", "directory holding the websearch and webfetch binaries (default: next to webgate, else $PATH)")
+		fs.Var(&f.mcpTools, "mcp-tool", "an MCP search tool to accompany with provider results, e.g. mcp__ccs-websearch__WebSearch (repeatable)")
+		fs.BoolVar(&f.sessionStart, "session-start", false, "also register the SessionStart hook that lists docs indexes and tool routes")
+	}
+}
+
+func (f *setupFlags) targets() ([]setup.Target, error) {
+	if f.target == "all" {
+		return []setup.Target{setup.ClaudeCode, setup.CopilotCLI}, nil
+	}
+	for _, t := range setup.Targets {
+		if string(t) == f.target {
+			return []setup.Target{t}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode or all)", f.target)
+}
+
+func (f *setupFlags) options() (setup.Options, error) {
+	var o setup.Options
+	switch f.scope {
+	case "user":
+		o.Scope = setup.User
+	case "project":
+		o.Scope = setup.Project
+	default:
+		return o, fmt.Errorf("unknown --scope %q (want user or project)", f.scope)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil && o.Scope == setup.User {
+		return o, fmt.Errorf("cannot find your home directory: %v", err)
+	}
+	o.Home = home
+	o.ClaudeConfigDir = os.Getenv("CLAUDE_CONFIG_DIR")
+	o.ProjectDir = f.projectDir
+	if o.ProjectDir == "" {
+		o.ProjectDir, _ = os.Getwd()
+	}
+	o.MCPTools = f.mcpTools
+	o.SessionStart = f.sessionStart
+	return o, nil
+}
+
+// findHookBinaries locates the websearch and webfetch binaries: in dir when
+// given, else next to the running webgate binary, else on $PATH.
+func findHookBinaries(dir string) (ws, wf string, err error) {
+	var dirs []string
+	if dir != "" {
+		dirs = []string{dir}
+	} else if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dirs = []string{filepath.Dir(exe)}
+	}
+	find := func(name string) string {
+		for _, d := range dirs {
+			p := filepath.Join(d, name)
+			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+				abs, _ := filepath.Abs(p)
+				return abs
+			}
+		}
+		if dir == "" {
+			if p, err := exec.LookPath(name); err == nil {
+				abs, _ := filepath.Abs(p)
+				return abs
+			}
+		}
+		return ""
+	}
+	ws, wf = find("websearch"), find("webfetch")
+	if ws == "" || wf == "" {
+		where := "next to webgate or on $PATH"
+		if dir != "" {
+			where = "in " + dir
+		}
+		return "", "", fmt.Errorf("the websearch and webfetch hook binaries were not found %s; build them with 'make install' (or 'go install ./hooks/... ./cmd/webgate') or pass --bin-dir", where)
+	}
+	return ws, wf, nil
+}
+
+func installCommand() command {
+	return command{name: "install", summary: "register the hooks with Claude Code, Copilot CLI or VS Code", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runSetup(args, stdout, stderr, true)
+	}}
+}
+
+func uninstallCommand() command {
+	return command{name: "uninstall", summary: "remove webgate's hooks (and only those) from the settings", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runSetup(args, stdout, stderr, false)
+	}}
+}
+
+func runSetup(args []string, stdout, stderr io.Writer, install bool) int {
+	name := "install"
+	if !install {
+		name = "uninstall"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f setupFlags
+	f.register(fs, install)
+	fs.Usage = func() {
+		if install {
+			fmt.Fprint(stderr, `Usage: webgate install [--target T] [--scope user|project] [--dry-run] [--mcp-tool NAME] [--session-start]
+
+Registers the websearch and webfetch hooks by merging them into the target's
+settings file. Everything else in the file is kept, a backup is written next
+to it first, and running it twice changes nothing. Duplicate webgate entries
+are collapsed; entries of the older Node hooks are reported.
+
+Targets:
+  claude-code     ~/.claude/settings.json (or .claude/settings.json with --scope project)
+  copilot-cli     ~/.copilot/hooks/webgate.json (or .github/hooks/webgate.json)
+  copilot-vscode  VS Code agent hooks read the Claude Code settings files
+  all             claude-code and copilot-cli
+
+Examples:
+  webgate install --target claude-code --dry-run
+  webgate install --target claude-code
+  webgate install --target all --scope project
+  webgate install --mcp-tool mcp__ccs-websearch__WebSearch
+
+Flags:
+`)
+		} else {
+			fmt.Fprint(stderr, `Usage: webgate uninstall [--target T] [--scope user|project] [--dry-run]
+
+Removes webgate's hook entries, and only those, from the target's settings
+file (a backup is written first).
+
+Examples:
+  webgate uninstall --target claude-code --dry-run
+  webgate uninstall --target all
+
+Flags:
+`)
+		}
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "webgate %s: unexpected argument %q\n", name, fs.Arg(0))
+		return exitUsage
+	}
+	targets, err := f.targets()
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
+		return exitUsage
+	}
+	o, err := f.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
+		return exitUsage
+	}
+	if install {
+		o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "webgate install: %v\n", err)
+			return exitFail
+		}
+	}
+	code := exitOK
+	for _, t := range targets {
+		o.Target = t
+		var p *setup.Plan
+		if install {
+			p, err = setup.PlanInstall(o)
+		} else {
+			p, err = setup.PlanUninstall(o)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "webgate %s: %s: %v\n", name, t, err)
+			code = exitFail
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", t, p.Path)
+		for _, n := range p.Notes {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
+		}
+		for _, fnd := range p.Found {
+			fmt.Fprintf(stdout, "  found: %s\n", fnd)
+		}
+		switch {
+		case !p.Changed():
+			if install {
+				fmt.Fprintln(stdout, "  already up to date")
+			} else {
+				fmt.Fprintln(stdout, "  nothing to remove")
+			}
+		case f.dryRun:
+			fmt.Fprint(stdout, indent(p.Diff(), "  "))
+			fmt.Fprintln(stdout, "  (dry run: nothing written)")
+		default:
+			backup, err := p.Apply(nil)
+			if err != nil {
+				fmt.Fprintf(stderr, "webgate %s: %s: %v\n", name, p.Path, err)
+				code = exitFail
+				continue
+			}
+			if backup != "" {
+				fmt.Fprintf(stdout, "  backup: %s\n", backup)
+			}
+			if install {
+				fmt.Fprintln(stdout, "  hooks registered")
+			} else {
+				fmt.Fprintln(stdout, "  hooks removed")
+			}
+		}
+	}
+	if install && code == exitOK && !f.dryRun {
+		fmt.Fprintln(stdout, "Next: run 'webgate doctor' to check keys, configuration and the hooks.")
+	}
+	return code
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}

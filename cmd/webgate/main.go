@@ -1,0 +1,188 @@
+// Command webgate is the command-line front end of webgate: it classifies
+// pages and, through further subcommands, installs and inspects the hooks.
+//
+// Usage:
+//
+//	webgate <command> [flags] [args]
+//	webgate help [command]
+//	webgate --version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// version is the release version, set at build time with
+//
+//	go build -ldflags "-X main.version=v1.2.3" ./cmd/webgate
+//
+// When left at "dev", the module version recorded in the binary's build
+// information is used if there is one.
+var version = "dev"
+
+// Exit codes shared by all commands.
+const (
+	exitOK    = 0 // success
+	exitFail  = 1 // the command ran but something failed (unreadable file, …)
+	exitUsage = 2 // bad command line
+)
+
+// command is one subcommand. run receives the arguments after the command
+// name and returns the process exit code; it must not call os.Exit and must
+// write only to the given streams, so tests can drive it with buffers.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// commands lists every subcommand. To add one, write its constructor in its
+// own file (see classify.go) and add one line here.
+func commands() []command {
+	cmds := []command{
+		classifyCommand(),
+		installCommand(),
+		uninstallCommand(),
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	return cmds
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to a subcommand and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if args[0] == "help" && len(args) > 1 {
+			c, ok := lookup(args[1])
+			if !ok {
+				fmt.Fprintf(stderr, "webgate: unknown command %q\n", args[1])
+				return exitUsage
+			}
+			return c.run(ctx, []string{"-h"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "webgate %s\n", versionString())
+		return exitOK
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "webgate: unknown command %q\nRun 'webgate help' for the list of commands.\n", args[0])
+		return exitUsage
+	}
+	return c.run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "webgate %s: web search and page reading for coding agents\n\n", versionString())
+	fmt.Fprintf(w, "Usage:\n  webgate <command> [flags] [args]\n\nCommands:\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(tw, "  help\tShow help for webgate or a command\n")
+	tw.Flush()
+	fmt.Fprintf(w, "\nRun 'webgate help <command>' or 'webgate <command> --help' for details.\n")
+	fmt.Fprintf(w, "Flags:\n  --version  print the version and exit\n")
+}
+
+func versionString() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
+
+// newFlagSet returns a FlagSet for a subcommand whose help shows the usage
+// line, a description, the flags and examples.
+func newFlagSet(name, usageLine, description, examples string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("webgate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: webgate %s %s\n\n%s\n\nFlags:\n", name, usageLine, strings.TrimSpace(description))
+		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+	}
+	return fs
+}
+
+// parseArgs parses flags that may appear before, between or after
+// positional arguments (webgate classify a.html -v) and returns the
+// positional ones. Everything after "--" is positional. A help request
+// (-h, -help, --help) prints the usage to stdout and returns flag.ErrHelp;
+// other errors are explained on the FlagSet's output (stderr).
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	var pos, rest []string
+	for i, a := range args {
+		if a == "--" {
+			rest = args[i+1:]
+			args = args[:i]
+			break
+		}
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return nil, flag.ErrHelp
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return append(pos, rest...), nil
+}
+
+// flagExit maps a flag parsing error to an exit code: 0 for --help, 2 for
+// anything else (the FlagSet has already explained the problem).
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}

@@ -1,0 +1,177 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/exa"
+	"github.com/webgate-dev/webgate/provider/tavily"
+	"github.com/webgate-dev/webgate/provider/websearchapi"
+)
+
+func enumOf(t *testing.T, key string) []string {
+	t.Helper()
+	for _, s := range Settings() {
+		if s.Key == key {
+			return s.Enum
+		}
+	}
+	t.Fatalf("no setting %s", key)
+	return nil
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func TestSettings_AcceptExactlyTheValuesTheBackendsAccept(t *testing.T) {
+	modes := make([]string, len(policy.Modes))
+	for i, m := range policy.Modes {
+		modes[i] = string(m)
+	}
+	tests := []struct {
+		key  string
+		want []string
+	}{
+		{"search.mode", modes},
+		{"providers.tavily.search_depth", tavily.SearchDepths},
+		{"providers.tavily.topic", tavily.Topics},
+		{"providers.tavily.extract_depth", tavily.ExtractDepths},
+		{"providers.exa.search_type", exa.Types},
+		{"providers.exa.category", append([]string{""}, exa.Categories...)},
+		{"providers.tavily.key_order", []string{string(provider.Shuffle), string(provider.RoundRobin)}},
+	}
+	for _, tt := range tests {
+		if got := enumOf(t, tt.key); !sameSet(got, tt.want) {
+			t.Errorf("%s accepts %v, the backend %v", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestDefault_MatchesTheBackendDefaults(t *testing.T) {
+	d := Default()
+	p := d.Providers
+	if p.Tavily.BaseURL != tavily.DefaultBaseURL || p.Tavily.SearchDepth != tavily.DefaultSearchDepth ||
+		p.Tavily.Topic != tavily.DefaultTopic || p.Tavily.MaxResults != tavily.DefaultMaxResults ||
+		p.Tavily.ExtractDepth != tavily.DefaultExtractDepth {
+		t.Errorf("tavily defaults %+v differ from the backend's", p.Tavily)
+	}
+	if p.Exa.BaseURL != exa.DefaultBaseURL || p.Exa.SearchType != exa.DefaultType || p.Exa.MaxResults != exa.DefaultNumResults {
+		t.Errorf("exa defaults %+v differ from the backend's", p.Exa)
+	}
+	if p.WebSearchAPI.BaseURL != websearchapi.DefaultBaseURL || p.WebSearchAPI.MaxResults != websearchapi.DefaultMaxResults ||
+		p.WebSearchAPI.ScrapeEngine != websearchapi.DefaultScrapeEngine {
+		t.Errorf("websearchapi defaults %+v differ from the backend's", p.WebSearchAPI)
+	}
+	if d.Search.Mode != string(policy.DefaultSearchMode) || d.Search.Timeout != policy.DefaultBudget {
+		t.Errorf("search defaults %+v differ from the policy's", d.Search)
+	}
+	if !slices.Equal(d.Search.Providers, policy.DefaultSearchOrder(false)) {
+		t.Errorf("search order %v differs from the policy's %v", d.Search.Providers, policy.DefaultSearchOrder(false))
+	}
+}
+
+func TestSearcher_FailsWithErrNoProvidersWhenNoProviderHasKeys(t *testing.T) {
+	c := mustLoad(t, "", "EXA_API_KEY=e1", "WEBGATE_SEARCH_PROVIDERS=tavily,websearchapi")
+	if _, err := c.Searcher(); !errors.Is(err, ErrNoProviders) {
+		t.Errorf("Searcher error = %v, want ErrNoProviders", err)
+	}
+	c = mustLoad(t, "")
+	if _, err := c.Extractor(); !errors.Is(err, ErrNoProviders) {
+		t.Errorf("Extractor error = %v, want ErrNoProviders", err)
+	}
+}
+
+func TestSearcher_CombinesOnlyTheProvidersWithKeysInOrder(t *testing.T) {
+	c := mustLoad(t, "", "TAVILY_API_KEY=t1", "EXA_API_KEY=e1", "CLAUDE_WEB_HOOKS_SEARCH_MODE=fallback",
+		"CLAUDE_WEB_HOOKS_SEARCH_PRIMARY=exa")
+	if got := c.SearchProviders(); !slices.Equal(got, []string{Exa, Tavily}) {
+		t.Errorf("SearchProviders = %v, want exa, tavily", got)
+	}
+	s, err := c.Searcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := provider.NameOf(s); got != "fallback(exa,tavily)" {
+		t.Errorf("searcher = %s, want fallback(exa,tavily)", got)
+	}
+}
+
+func TestExtractor_KeepsTheConfiguredOrderWhenThePrimaryHasNoKeys(t *testing.T) {
+	c := mustLoad(t, "", "TAVILY_API_KEY=t1", "WEBSEARCHAPI_API_KEY=w1",
+		"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PRIMARY=exa")
+	if got := c.ExtractProviders(); !slices.Equal(got, []string{WebSearchAPI, Tavily}) {
+		t.Errorf("ExtractProviders = %v", got)
+	}
+	if got := c.ExtractPolicyConfig().Primary; got != WebSearchAPI {
+		t.Errorf("policy primary = %q, want the first provider with keys", got)
+	}
+	e, err := c.Extractor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := provider.NameOf(e); got != "extraction(websearchapi,tavily)" {
+		t.Errorf("extractor = %s", got)
+	}
+	c = mustLoad(t, "", "TAVILY_API_KEY=t1", "WEBSEARCHAPI_API_KEY=w1")
+	if got := c.ExtractPolicyConfig().Primary; got != "" {
+		t.Errorf("policy primary = %q, want empty (random start) without a configured primary", got)
+	}
+}
+
+// TestSearcher_SearchesThroughTheConfiguredBaseURLWithEveryKey runs a real
+// search against a loopback server speaking Tavily's wire format, with a
+// two-key pool read from the environment.
+func TestSearcher_SearchesThroughTheConfiguredBaseURLWithEveryKey(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		_ = json.Unmarshal(body, &req)
+		mu.Lock()
+		seen[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]++
+		mu.Unlock()
+		if r.URL.Path != "/search" || req["topic"] != "news" {
+			http.Error(w, `{"detail":{"error":"unexpected request"}}`, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"query":"go","results":[{"title":"Go","url":"https://go.dev/","content":"The Go language","score":0.9}],"response_time":0.1}`)
+	}))
+	defer srv.Close()
+
+	c := mustLoad(t, "", "TAVILY_API_KEY=key-a|key-b", "TAVILY_BASE_URL="+srv.URL, "TAVILY_TOPIC=news",
+		"WEBGATE_PROVIDERS_TAVILY_KEY_ORDER=round-robin", "WEBGATE_SEARCH_PROVIDERS=tavily")
+	s, err := c.Searcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res, err := s.Search(context.Background(), provider.Query{Text: "go"})
+		if err != nil {
+			t.Fatalf("Search: %v", err)
+		}
+		if len(res.Results) != 1 || res.Results[0].URL != "https://go.dev/" {
+			t.Fatalf("results = %+v", res.Results)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["key-a"] != 1 || seen["key-b"] != 1 {
+		t.Errorf("keys used %v, want each of the round-robin pair once", seen)
+	}
+}

@@ -1,0 +1,60 @@
+package config_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// A hook loads the configuration, reports what is wrong and carries on with
+// the rest: an invalid setting keeps its default.
+func ExampleLoad() {
+	cfg, err := config.Load(config.LoadOptions{
+		// LoadFromOS passes os.Environ() and the home directory instead.
+		Env: []string{
+			"TAVILY_API_KEY=tvly-one|tvly-two",
+			"CLAUDE_WEB_HOOKS_SEARCH_MODE=fallback",
+			"CLAUDE_WEB_HOOKS_SEARCH_TIMEOUT=10",
+			"WEBGATE_HOOKS_WEBSEARCH_BUDGET=soon",
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("mode:", cfg.Search.Mode)
+	fmt.Println("per provider:", cfg.Search.ProviderTimeout)
+	fmt.Println("hook budget:", cfg.Hooks.WebSearch.Budget)
+	fmt.Println("tavily keys:", cfg.KeyCount(config.Tavily))
+	fmt.Println("search with:", cfg.SearchProviders())
+	fmt.Println("sources:", cfg.Sources)
+	// Output:
+	// config: hooks.websearch.budget (env WEBGATE_HOOKS_WEBSEARCH_BUDGET): not a duration; want a Go duration such as 25s or 1m30s, or a number of seconds
+	// mode: fallback
+	// per provider: 10s
+	// hook budget: 25s
+	// tavily keys: 2
+	// search with: [tavily]
+	// sources: [defaults env CLAUDE_WEB_HOOKS_SEARCH_MODE env CLAUDE_WEB_HOOKS_SEARCH_TIMEOUT env TAVILY_API_KEY env WEBGATE_HOOKS_WEBSEARCH_BUDGET]
+}
+
+// Searcher builds the configured search policy over the providers that have
+// keys; with none, the hook steps aside.
+func ExampleConfig_Searcher() {
+	cfg, _ := config.Load(config.LoadOptions{Env: []string{
+		"TAVILY_API_KEY=tvly-one",
+		"WEBSEARCHAPI_API_KEY=wsa-one",
+	}})
+	s, err := cfg.Searcher()
+	if errors.Is(err, config.ErrNoProviders) {
+		fmt.Println("no provider configured: let the agent's own tool run")
+		return
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(provider.NameOf(s))
+	// Output: parallel(tavily,websearchapi)
+}
