@@ -1,11 +1,11 @@
 package config
 
 import (
-	"github.com/webgate-dev/webgate/routing"
 	"slices"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/routing"
 )
 
 // Provider names, as used in provider lists and under providers.

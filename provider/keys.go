@@ -15,12 +15,22 @@ import (
 // ("key#2"), so a Key can be logged or wrapped in errors without leaking the
 // secret; only [Key.Secret] returns the value, for the request header.
 type Key struct {
-	secret string
+	// The value sits behind a pointer to a string so that fmt, which
+	// cannot call String on an unexported field, prints an address rather
+	// than the secret when a Key is held in another type's unexported
+	// field (fmt dereferences pointers only to arrays, slices, structs and
+	// maps).
+	secret *string
 	index  int
 }
 
 // Secret returns the key's value. Call it only to set a request header.
-func (k Key) Secret() string { return k.secret }
+func (k Key) Secret() string {
+	if k.secret == nil {
+		return ""
+	}
+	return *k.secret
+}
 
 // Index returns the key's position in its pool, starting at 1.
 func (k Key) Index() int { return k.index }
@@ -100,7 +110,8 @@ func NewPool(keys []string, cfg *PoolConfig) *Pool {
 			continue
 		}
 		seen[k] = true
-		p.keys = append(p.keys, Key{secret: k, index: len(p.keys) + 1})
+		secret := k
+		p.keys = append(p.keys, Key{secret: &secret, index: len(p.keys) + 1})
 	}
 	return p
 }

@@ -1,11 +1,3 @@
-// Package providertest is the conformance suite every webgate backend runs.
-//
-// A backend's test describes its wire format in a [Wire] — how to build the
-// backend against a base URL, what its provider answers for each situation,
-// and how to check what the backend sends — and calls [Run]. Run starts a
-// fake HTTP server on 127.0.0.1 for each case and asserts the error kind, the
-// number of attempts, the elapsed-time bound, and that no API key appears in
-// any error.
 package providertest
 
 import (
