@@ -38,7 +38,7 @@ const (
 // Every field's koanf tag is its key in a configuration file; the env tag,
 // when present, overrides the environment variable name derived from the key
 // (see the package documentation), and the legacy tag lists older variable
-// names still accepted. The reference in docs/configuration.md is checked
+// names still accepted. The reference in the README is checked
 // against these tags by the package's tests.
 //
 // A loaded Config may be read from several goroutines at once; its methods

@@ -31,7 +31,7 @@
 // The names the older Node hooks read keep working unchanged:
 // TAVILY_API_KEY, EXA_API_KEY, WEBSEARCHAPI_API_KEY,
 // CLAUDE_WEB_HOOKS_SEARCH_MODE, CLAUDE_WEB_HOOKS_SEARCH_TIMEOUT and the
-// others listed in docs/configuration.md ([Settings] lists them too). When
+// others listed in the README ([Settings] lists them too). When
 // a WEBGATE_ variable and an older name are both set, the WEBGATE_ variable
 // wins. A variable set to an empty or blank value counts as unset.
 //
