@@ -255,3 +255,32 @@ func (s *StateStore) removeStale(current string) {
 		}
 	}
 }
+
+// Remembered reports, without changing anything, whether c repeats a call
+// denied in the session within the escape window, that is whether
+// [StateStore.Release] would release it now. It takes no lock and writes
+// nothing, so diagnostics can ask it freely; a missing or corrupt state
+// file counts as "not remembered".
+func (s *StateStore) Remembered(sessionID string, c Call) (bool, error) {
+	if s.Dir == "" {
+		return false, fmt.Errorf("%w: no state directory", ErrState)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, SessionFile(sessionID)))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", ErrState, err)
+	}
+	var st sessionState
+	if json.Unmarshal(data, &st) != nil {
+		return false, nil
+	}
+	now := s.now()
+	for _, d := range st.Denied {
+		if now.Sub(d.At) <= s.window() && !d.At.After(now.Add(time.Minute)) && d.Call.Same(c) {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -53,6 +53,9 @@ func commands() []command {
 		classifyCommand(),
 		installCommand(),
 		uninstallCommand(),
+		searchCommand(),
+		fetchCommand(),
+		mcpCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
