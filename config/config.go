@@ -250,7 +250,7 @@ type WebFetchHookConfig struct {
 	// AllowPrivate lets the probe fetch loopback and private-network
 	// addresses; off by default so that a fetched URL cannot reach
 	// internal services.
-	AllowPrivate bool `koanf:"allow_private"`
+	AllowPrivate bool `koanf:"allow_private" legacy:"WEBGATE_WEBFETCH_ALLOW_PRIVATE"`
 }
 
 // DocsConfig configures documentation routing. The routing itself lives

@@ -224,6 +224,7 @@ func TestLoad_AcceptsEveryLegacyVariable(t *testing.T) {
 			return c.Providers.WebSearchAPI.BaseURL == "http://127.0.0.1:9"
 		}},
 		{"WEBFETCH_PROBE_TIMEOUT=12", func(c *Config) bool { return c.Hooks.WebFetch.ProbeTimeout == 12*time.Second }},
+		{"WEBGATE_WEBFETCH_ALLOW_PRIVATE=1", func(c *Config) bool { return c.Hooks.WebFetch.AllowPrivate }},
 		{"WEBFETCH_PROBE_MAX_HTML_BYTES=262144", func(c *Config) bool { return c.Hooks.WebFetch.MaxBytes == 262144 }},
 	}
 	for _, tt := range tests {
