@@ -1,0 +1,132 @@
+//go:build linux || darwin
+
+package hooks_test
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// processStats runs the hook binary name b.N times with the payload and
+// env, and reports the median wall time ("ms-median"), the 90th percentile
+// ("ms-p90") and the largest peak resident set size of any run
+// ("MB-peak-rss").
+func processStats(b *testing.B, name string, payload []byte, env []string) {
+	bin := binary(b, name)
+	// One warm-up run, so the page cache holds the binary.
+	runOnce(b, bin, payload, env)
+	walls := make([]time.Duration, 0, b.N)
+	var peak int64
+	b.ResetTimer()
+	for range b.N {
+		wall, rss := runOnce(b, bin, payload, env)
+		walls = append(walls, wall)
+		peak = max(peak, rss)
+	}
+	b.StopTimer()
+	slices.Sort(walls)
+	b.ReportMetric(float64(walls[len(walls)/2].Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(walls[len(walls)*9/10].Microseconds())/1000, "ms-p90")
+	b.ReportMetric(float64(peak)/(1<<20), "MB-peak-rss")
+}
+
+// runOnce runs bin once and returns its wall time and peak RSS in bytes.
+func runOnce(b *testing.B, bin string, payload []byte, env []string) (time.Duration, int64) {
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(payload)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("run %s: %v", bin, err)
+	}
+	wall := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss)
+		if runtime.GOOS == "linux" {
+			rss *= 1024 // kilobytes on Linux, bytes on macOS
+		}
+	}
+	return wall, rss
+}
+
+func benchPayload(b *testing.B, name string) []byte {
+	p, err := os.ReadFile(filepath.Join("testdata", "payloads", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func benchEnv(b *testing.B, extra ...string) []string {
+	return append([]string{"HOME=" + b.TempDir(), "PATH=/usr/bin:/bin"}, extra...)
+}
+
+// BenchmarkProcess_PassThrough times the web search hook on a tool it does
+// not handle (VS Code runs it for every tool): configuration loading and
+// stepping aside, the whole process. Target: median ≤ 3 ms, peak RSS ≤ 20 MB.
+func BenchmarkProcess_PassThrough(b *testing.B) {
+	processStats(b, "websearch", benchPayload(b, "claude-bash-pre.json"), benchEnv(b, "TAVILY_API_KEY="+tavilyKey))
+}
+
+// BenchmarkProcess_PassThroughWebFetch is the same for the web fetch hook.
+func BenchmarkProcess_PassThroughWebFetch(b *testing.B) {
+	processStats(b, "webfetch", benchPayload(b, "vscode-editfiles-pre.json"), benchEnv(b, "TAVILY_API_KEY="+tavilyKey))
+}
+
+// BenchmarkProcess_NoKeys times the web search hook on WebSearch with no
+// keys configured (it steps aside with a systemMessage).
+func BenchmarkProcess_NoKeys(b *testing.B) {
+	processStats(b, "websearch", benchPayload(b, "claude-websearch-pre.json"), benchEnv(b))
+}
+
+// delayedFake wraps a providerFake so every answer takes delay, the
+// "slowest provider" the substitution overhead is measured against.
+func delayedFake(b *testing.B, delay time.Duration) *providerFake {
+	f := &providerFake{mode: map[string]string{"tavily": "ok", "exa": "ok", "wsapi": "ok"}, hits: map[string]int{}, auth: map[string]string{}}
+	s := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		f.serve(w, r)
+	}))
+	b.Cleanup(s.Close)
+	f.URL = s.URL
+	return f
+}
+
+// BenchmarkProcess_SearchSubstitution times a full web search
+// substitution against three loopback providers that each answer after
+// 20 ms (parallel mode). The overhead is ms-median minus 20. Target:
+// ≤ 10 ms over the slowest provider.
+func BenchmarkProcess_SearchSubstitution(b *testing.B) {
+	f := delayedFake(b, 20*time.Millisecond)
+	env := benchEnv(b,
+		"TAVILY_API_KEY="+tavilyKey, "EXA_API_KEY="+exaKey, "WEBSEARCHAPI_API_KEY="+wsapiKey,
+		"TAVILY_BASE_URL="+f.URL+"/tavily", "EXA_BASE_URL="+f.URL+"/exa", "WEBSEARCHAPI_BASE_URL="+f.URL+"/wsapi")
+	processStats(b, "websearch", benchPayload(b, "claude-websearch-pre.json"), env)
+}
+
+// BenchmarkProcess_WebFetchReadablePage times the web fetch hook probing a
+// readable loopback page and letting it through (no extraction).
+func BenchmarkProcess_WebFetchReadablePage(b *testing.B) {
+	page, err := os.ReadFile(filepath.Join("..", "fixtures", "readable", "docs-page.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write(page)
+	}))
+	b.Cleanup(s.Close)
+	payload := bytes.ReplaceAll(benchPayload(b, "claude-webfetch-pre.json"), []byte("{{URL}}"), []byte(s.URL+"/docs"))
+	processStats(b, "webfetch", payload, benchEnv(b, "WEBSEARCHAPI_API_KEY="+wsapiKey, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"))
+}

@@ -1,0 +1,55 @@
+// Package hooks implements the hook protocols of Claude Code, GitHub Copilot
+// CLI and VS Code agent hooks for webgate's two hooks: web search and web
+// fetch.
+//
+// # Protocol
+//
+// A hook process reads one JSON payload on stdin and answers with at most
+// one JSON object on stdout. [ParseInput] decodes every runtime's shape
+// leniently into an [Input]: Claude Code ("hook_event_name", "tool_name",
+// "tool_input"; Copilot CLI's PascalCase-event payloads are the same shape),
+// Copilot CLI's camelCase payloads ("toolName", "toolArgs" as a JSON string)
+// and VS Code ("hookEventName", "sessionId"). A handler returns a
+// [Decision], and [Decision.Write] renders it in the runtime's answer
+// format: hookSpecificOutput with hookEventName for Claude Code and VS Code,
+// a top-level permissionDecision for Copilot CLI.
+//
+// [Run] is the whole body of a hook binary: it reads stdin (capped at
+// [DefaultMaxInputBytes]), calls a [Handler], writes the decision, sends
+// diagnostics to stderr and always returns exit code 0. A hook never blocks
+// by exit code and never breaks the agent: on empty or malformed input, an
+// unhandled tool or event, missing keys, failing providers, a panic or an
+// exhausted time budget it steps aside (no decision), so the runtime's
+// native tool runs its normal course.
+//
+// # Handlers
+//
+// [HandleWebSearch] answers PreToolUse on the native web search tool by
+// denying it with provider-backed results as the reason (which Claude Code
+// hands to the model verbatim as the tool result), and adds a companion
+// result block to an MCP search tool's output on PostToolUse (or fallback
+// results on PostToolUseFailure). [HandleWebFetch] reads the page itself
+// ([Probe]), classifies it with package classify, lets readable pages
+// through to the native tool and answers app shells and template-heavy
+// pages with extracted content, keeping the parts most relevant to the
+// fetch prompt when the content is too long.
+//
+// Handlers are plain functions over a context, an [Input] and an
+// environment struct ([WebSearchEnv], [WebFetchEnv]) holding a
+// provider.Searcher or provider.Extractor and [Settings], so tests and other
+// programs call them without a process.
+//
+// # Safety
+//
+// The probe connects only to http and https URLs and checks every address
+// it dials ([CheckAddress]): loopback, private, link-local, unique-local,
+// CGNAT and cloud metadata addresses are refused unless
+// [ProbeConfig.AllowPrivate] is set (metadata endpoints stay refused even
+// then). Every network call runs inside the hook's time budget
+// ([Settings.Budget]). API keys listed in [Settings.Secrets] are scrubbed
+// from every output and diagnostic.
+//
+// This package never reads environment variables or files; the hook
+// binaries in hooks/websearch and hooks/webfetch load the configuration and
+// hand it over as structs.
+package hooks

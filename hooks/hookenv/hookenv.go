@@ -1,0 +1,246 @@
+// Package hookenv builds the environments of webgate's hook handlers from
+// the configuration (package config): settings, tool names, the probe, and
+// the provider policies over every provider that has keys.
+//
+// It is what the hook binaries in hooks/websearch and hooks/webfetch run:
+// [WebSearchHandler] and [WebFetchHandler] return a [hooks.Handler] that
+// loads the configuration, ignores tools and events the hook does not
+// handle before building any provider, and calls the hooks package's
+// handler. Package hooks itself stays free of configuration loading.
+package hookenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/policy"
+)
+
+// Loader loads the configuration; [config.LoadFromOS] in the binaries. It
+// returns a usable Config even with an error (see [config.Load]).
+type Loader func() (*config.Config, error)
+
+// WebSearchHandler returns the web search hook's handler: it loads the
+// configuration with load, and for events [hooks.WantsWebSearch] accepts
+// builds the search policy and calls [hooks.HandleWebSearch].
+func WebSearchHandler(load Loader) hooks.Handler {
+	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		cfg, err := load()
+		if cfg == nil {
+			cfg = config.Default()
+		}
+		s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
+		if !hooks.WantsWebSearch(in, s.Tools) {
+			return hooks.Decision{}
+		}
+		return hooks.HandleWebSearch(ctx, in, WebSearch(cfg, err))
+	}
+}
+
+// WebFetchHandler returns the web fetch hook's handler: it loads the
+// configuration with load, and for events [hooks.WantsWebFetch] accepts
+// builds the extraction policy and calls [hooks.HandleWebFetch].
+func WebFetchHandler(load Loader) hooks.Handler {
+	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		cfg, err := load()
+		if cfg == nil {
+			cfg = config.Default()
+		}
+		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
+		if !hooks.WantsWebFetch(in, s.Tools) {
+			return hooks.Decision{}
+		}
+		return hooks.HandleWebFetch(ctx, in, WebFetch(cfg, err))
+	}
+}
+
+// Settings maps the configuration's hook settings to [hooks.Settings]:
+// debug, the budget, the reason cap, the system message switch, the tool
+// names and the configuration sources for the debug trace. Secrets are not
+// filled in; [WebSearch] and [WebFetch] do that.
+func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools []string) hooks.Settings {
+	s := hooks.Settings{
+		Debug:          cfg.Debug,
+		Budget:         budget,
+		MaxReasonChars: cfg.Hooks.MaxReasonChars,
+		SystemMessage:  cfg.Hooks.SystemMessage,
+		Tools:          hooks.ToolNames{WebSearch: searchTools, WebFetch: fetchTools},
+	}
+	if cfg.Debug {
+		s.Trace = append(s.Trace, "configuration: "+strings.Join(cfg.Sources, ", "))
+	}
+	return s
+}
+
+// problems returns the configuration problems of a Load error, one line
+// each; they never contain a value.
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		out := make([]string, 0, len(ce.Problems))
+		for _, p := range ce.Problems {
+			out = append(out, p.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+// WebSearch returns the web search hook's environment for cfg; loadErr is
+// the error config.Load returned with it. Without search keys the
+// environment has no Searcher (the hook steps aside).
+func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
+	env := &hooks.WebSearchEnv{
+		Settings:   Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil),
+		MaxResults: cfg.Search.MaxResults,
+		Problems:   problems(loadErr),
+	}
+	env.Settings.Secrets = secrets(cfg)
+	if len(env.Problems) > 0 {
+		return env
+	}
+	names := cfg.SearchProviders()
+	if env.Settings.Debug {
+		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, names)+"; mode "+cfg.Search.Mode)
+	}
+	if len(names) == 0 {
+		return env
+	}
+	searchers, err := cfg.Searchers()
+	if err != nil {
+		env.Problems = append(env.Problems, err.Error())
+		return env
+	}
+	mode, err := policy.ParseMode(cfg.Search.Mode)
+	if err != nil {
+		env.Problems = append(env.Problems, err.Error())
+		return env
+	}
+	pc := cfg.SearchPolicyConfig()
+	if env.Settings.Debug {
+		var t traces
+		pc.Observer = t.observe
+		env.DebugLines = t.lines
+	}
+	s, err := policy.NewSearch(mode, searchers, pc)
+	if err != nil {
+		env.Problems = append(env.Problems, err.Error())
+		return env
+	}
+	env.Searcher = s
+	return env
+}
+
+// WebFetch returns the web fetch hook's environment for cfg; loadErr is
+// the error config.Load returned with it. Without extraction keys the
+// environment has no Extractor (the hook steps aside).
+func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
+	wf := cfg.Hooks.WebFetch
+	env := &hooks.WebFetchEnv{
+		Settings: Settings(cfg, wf.Budget, nil, wf.ToolNames),
+		Probe: hooks.ProbeConfig{
+			MaxBytes:     int64(wf.MaxBytes),
+			Timeout:      wf.ProbeTimeout,
+			AllowPrivate: wf.AllowPrivate,
+		},
+		Problems: problems(loadErr),
+	}
+	if wf.MaxBytes > 0 {
+		c := classify.New(&classify.Options{MaxBytes: int64(wf.MaxBytes)})
+		env.Classify = c.ClassifyBytes
+	}
+	env.Settings.Secrets = secrets(cfg)
+	if len(env.Problems) > 0 {
+		return env
+	}
+	names := cfg.ExtractProviders()
+	if env.Settings.Debug {
+		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, names))
+	}
+	if len(names) == 0 {
+		return env
+	}
+	extractors, err := cfg.Extractors()
+	if err != nil {
+		env.Problems = append(env.Problems, err.Error())
+		return env
+	}
+	pc := cfg.ExtractPolicyConfig()
+	if env.Settings.Debug {
+		var t traces
+		pc.Observer = t.observe
+		env.DebugLines = t.lines
+	}
+	x, err := policy.NewExtraction(extractors, pc)
+	if err != nil {
+		env.Problems = append(env.Problems, err.Error())
+		return env
+	}
+	env.Extractor = x
+	return env
+}
+
+// secrets returns the key values of every provider, for scrubbing.
+func secrets(cfg *config.Config) []string {
+	var out []string
+	for _, n := range config.ProviderNames {
+		pool := cfg.Pool(n)
+		if pool == nil {
+			continue
+		}
+		for _, k := range pool.Keys(context.Background()) {
+			out = append(out, k.Secret())
+		}
+	}
+	return out
+}
+
+// describe renders "tavily (2 keys), exa (1 key)" or "none".
+func describe(cfg *config.Config, names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		k := cfg.KeyCount(n)
+		unit := "keys"
+		if k == 1 {
+			unit = "key"
+		}
+		parts[i] = fmt.Sprintf("%s (%d %s)", n, k, unit)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// traces collects a policy observer's traces for the debug output.
+type traces struct {
+	mu  sync.Mutex
+	out []string
+}
+
+func (t *traces) observe(tr policy.Trace) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.out = append(t.out, "policy: "+tr.String())
+	for _, a := range tr.Attempts {
+		if a.Err != nil {
+			t.out = append(t.out, fmt.Sprintf("  %s: %v", a.Provider, a.Err))
+		}
+	}
+}
+
+func (t *traces) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.out...)
+}

@@ -1,0 +1,179 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+func TestCheckAddress_RefusesInternalAddresses(t *testing.T) {
+	tests := []struct {
+		addr         string
+		blocked      bool // with allowPrivate false
+		blockedAllow bool // with allowPrivate true
+	}{
+		{"93.184.215.14", false, false},
+		{"2606:2800:21f:cb07:6820:80da:af6b:8b2c", false, false},
+		{"8.8.8.8", false, false},
+		{"127.0.0.1", true, false},
+		{"127.10.0.1", true, false},
+		{"::1", true, false},
+		{"10.1.2.3", true, false},
+		{"172.16.0.1", true, false},
+		{"172.31.255.255", true, false},
+		{"172.32.0.1", false, false},
+		{"192.168.1.1", true, false},
+		{"169.254.1.1", true, false},
+		{"fe80::1", true, false},
+		{"fe80::1%eth0", true, false},
+		{"fd12:3456::1", true, false},
+		{"fc00::1", true, false},
+		{"100.64.0.1", true, false},
+		{"100.127.255.254", true, false},
+		{"0.0.0.0", true, false},
+		{"::", true, true},
+		{"::ffff:127.0.0.1", true, false},
+		{"::ffff:10.0.0.1", true, false},
+		{"::ffff:93.184.215.14", false, false},
+		{"64:ff9b::a00:1", true, false},     // NAT64 of 10.0.0.1
+		{"2002:a00:1::1", true, false},      // 6to4 of 10.0.0.1
+		{"2002:5db8:d70e::1", false, false}, // 6to4 of 93.184.215.14
+		{"169.254.169.254", true, true},
+		{"::ffff:169.254.169.254", true, true},
+		{"64:ff9b::a9fe:a9fe", true, true}, // NAT64 of 169.254.169.254
+		{"fd00:ec2::254", true, true},
+		{"100.100.100.200", true, true},
+		{"169.254.170.2", true, true},
+		{"224.0.0.1", true, true},
+		{"ff02::1", true, true},
+		{"255.255.255.255", true, true},
+		{"240.0.0.1", true, true},
+		{"192.0.2.1", true, true},
+	}
+	for _, tt := range tests {
+		a := netip.MustParseAddr(tt.addr)
+		if err := CheckAddress(a, false); (err != nil) != tt.blocked {
+			t.Errorf("CheckAddress(%s, false) = %v, want blocked %v", tt.addr, err, tt.blocked)
+		} else if err != nil && !errors.Is(err, ErrBlockedAddress) {
+			t.Errorf("CheckAddress(%s) error %v does not wrap ErrBlockedAddress", tt.addr, err)
+		}
+		if err := CheckAddress(a, true); (err != nil) != tt.blockedAllow {
+			t.Errorf("CheckAddress(%s, true) = %v, want blocked %v", tt.addr, err, tt.blockedAllow)
+		}
+	}
+	if CheckAddress(netip.Addr{}, true) == nil {
+		t.Error("the zero address was allowed")
+	}
+}
+
+func servePage(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestProbe_RefusesLoopbackUnlessAllowed(t *testing.T) {
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>hi</html>")) })
+	_, err := Probe(context.Background(), s.URL, ProbeConfig{})
+	if !errors.Is(err, ErrBlockedAddress) {
+		t.Fatalf("err = %v, want ErrBlockedAddress", err)
+	}
+	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true})
+	if err != nil || r.Status != 200 || !r.HTML() {
+		t.Fatalf("r = %+v, err %v", r, err)
+	}
+}
+
+func TestProbe_ChecksTheAddressOfEveryRedirect(t *testing.T) {
+	// A hostname that resolves to loopback is refused on the dialled
+	// address, not on the name.
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("x")) })
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	_, err := Probe(context.Background(), "http://localhost:"+port+"/", ProbeConfig{})
+	if !errors.Is(err, ErrBlockedAddress) {
+		t.Errorf("localhost: err = %v, want ErrBlockedAddress", err)
+	}
+}
+
+func TestProbe_SendsAnHonestUserAgentAndAcceptsHTML(t *testing.T) {
+	var ua, accept string
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		ua, accept = r.Header.Get("User-Agent"), r.Header.Get("Accept")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<p>x</p>"))
+	})
+	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ua, "webgate/") || !strings.Contains(ua, "(+https://github.com/webgate-dev/webgate)") || !strings.HasPrefix(accept, "text/html") {
+		t.Errorf("User-Agent %q, Accept %q", ua, accept)
+	}
+}
+
+func TestProbe_StopsAfterFiveRedirects(t *testing.T) {
+	var s *httptest.Server
+	s = servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		_, _ = fmtSscan(r.URL.Query().Get("n"), &n)
+		http.Redirect(w, r, s.URL+"/?n="+itoa(n+1), http.StatusFound)
+	})
+	_, err := Probe(context.Background(), s.URL+"/?n=0", ProbeConfig{AllowPrivate: true})
+	if err == nil || !strings.Contains(err.Error(), "redirects") {
+		t.Fatalf("err = %v, want a redirect limit error", err)
+	}
+	// Five redirects are fine.
+	s2 := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		_, _ = fmtSscan(r.URL.Query().Get("n"), &n)
+		if n == 5 {
+			_, _ = w.Write([]byte("<html>done</html>"))
+			return
+		}
+		http.Redirect(w, r, "/?n="+itoa(n+1), http.StatusFound)
+	})
+	if r, err := Probe(context.Background(), s2.URL+"/?n=0", ProbeConfig{AllowPrivate: true}); err != nil || !strings.HasSuffix(r.URL, "n=5") {
+		t.Fatalf("r = %+v, err = %v", r, err)
+	}
+}
+
+func TestProbe_RefusesNonHTTPSchemesAndRedirectsToThem(t *testing.T) {
+	for _, u := range []string{"file:///etc/passwd", "ftp://example.com/", "gopher://x", "javascript:alert(1)", "http://user:pw@example.com/", "/relative", "http://"} {
+		if _, err := Probe(context.Background(), u, ProbeConfig{}); !errors.Is(err, ErrUnsupportedURL) {
+			t.Errorf("Probe(%q) err = %v, want ErrUnsupportedURL", u, err)
+		}
+	}
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	})
+	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrUnsupportedURL) {
+		t.Errorf("redirect to file: err = %v", err)
+	}
+}
+
+func TestProbe_ReadsAtMostMaxBytes(t *testing.T) {
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(strings.Repeat("a", 10000)))
+	})
+	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true, MaxBytes: 1000})
+	if err != nil || len(r.Body) != 1000 || !r.Truncated {
+		t.Fatalf("len %d truncated %v err %v", len(r.Body), r.Truncated, err)
+	}
+}
+
+func TestProbe_SniffsTheTypeWhenTheHeaderIsMissing(t *testing.T) {
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = nil
+		_, _ = w.Write([]byte("%PDF-1.4 binary"))
+	})
+	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true})
+	if err != nil || r.HTML() || r.ContentType != "application/pdf" {
+		t.Fatalf("type %q err %v", r.ContentType, err)
+	}
+}

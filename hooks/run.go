@@ -1,0 +1,128 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Handler answers one decoded hook event. It must honour ctx; [Run] steps
+// aside when ctx ends before the handler returns.
+type Handler func(ctx context.Context, in *Input) Decision
+
+// drainLimit bounds how much of an oversized stdin is read and discarded, so
+// the writer on the other end of the pipe does not see a broken pipe.
+const drainLimit = 64 << 20
+
+// Run is the body of a hook binary. It reads one payload from stdin (at most
+// [DefaultMaxInputBytes]), decodes it with [ParseInput], calls h, and writes
+// h's decision to stdout as exactly one JSON object, or nothing. Every
+// diagnostic goes to stderr, prefixed "webgate: ".
+//
+// Run always returns 0, the exit code for the process: a hook never blocks
+// by exit code. Empty, malformed or oversized input, a panic in h, or ctx
+// ending before h returns all pass through (no output) with a note on
+// stderr.
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h Handler) (code int) {
+	logf := func(format string, args ...any) {
+		_, _ = fmt.Fprintf(stderr, "webgate: "+format+"\n", args...)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			logf("internal error, passing through: %v\n%s", r, debug.Stack())
+			code = 0
+		}
+	}()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, err := ReadInput(stdin, DefaultMaxInputBytes)
+	if err != nil {
+		if errors.Is(err, ErrInputTooLarge) {
+			_, _ = io.Copy(io.Discard, io.LimitReader(stdin, drainLimit))
+		}
+		logf("%v; passing through", err)
+		return 0
+	}
+	d := Guard(ctx, func(ctx context.Context) Decision { return h(ctx, in) })
+	for _, line := range d.Diagnostics {
+		for _, l := range strings.Split(strings.TrimRight(line, "\n"), "\n") {
+			logf("%s", l)
+		}
+	}
+	if err := d.Write(stdout, in); err != nil {
+		logf("writing the decision: %v", err)
+	}
+	return 0
+}
+
+// budgetGrace is how long Guard waits past the end of ctx for fn to return
+// on its own (and so keep its diagnostics) before stepping aside.
+const budgetGrace = 25 * time.Millisecond
+
+// Guard runs fn and returns its decision, or a pass-through decision when fn
+// panics or ctx ends before fn returns. It is how a hook keeps its overall
+// budget even when a call inside fn ignores its context: fn keeps running in
+// the background, but the hook answers and the process exits.
+func Guard(ctx context.Context, fn func(ctx context.Context) Decision) Decision {
+	done := make(chan Decision, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- passWith(fmt.Sprintf("internal error, passing through: %v\n%s", r, debug.Stack()))
+			}
+		}()
+		done <- fn(ctx)
+	}()
+	select {
+	case d := <-done:
+		return d
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(budgetGrace)
+	defer t.Stop()
+	select {
+	case d := <-done:
+		return d
+	case <-t.C:
+		return passWith(fmt.Sprintf("time budget exhausted (%v); passing through", context.Cause(ctx)))
+	}
+}
+
+// bounded calls fn and returns its results, or finished == false when ctx
+// ends (plus a short grace) before fn returns. A panic in fn becomes an
+// error.
+func bounded[T any](ctx context.Context, fn func(ctx context.Context) (T, error)) (v T, finished bool, err error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				var zero T
+				done <- result{zero, fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		v, err := fn(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, true, r.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(budgetGrace)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.v, true, r.err
+	case <-t.C:
+		return v, false, context.Cause(ctx)
+	}
+}

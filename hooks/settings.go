@@ -1,0 +1,128 @@
+package hooks
+
+import (
+	"path"
+	"slices"
+	"time"
+)
+
+// Defaults of [Settings] and [ProbeConfig].
+const (
+	// DefaultSearchBudget bounds the whole web search hook, network calls
+	// included; well under the 30 s hook timeout of Copilot CLI and VS Code.
+	DefaultSearchBudget = 15 * time.Second
+	// DefaultFetchBudget bounds the whole web fetch hook: probe plus
+	// extraction.
+	DefaultFetchBudget = 20 * time.Second
+	// DefaultMaxReasonChars caps a deny reason or added context.
+	DefaultMaxReasonChars = 8000
+	// MaxReasonCharsLimit is the largest accepted cap: Claude Code moves
+	// hook output of 10,000 characters or more into a file.
+	MaxReasonCharsLimit = 9500
+	// DefaultMaxResults is how many search results a hook asks for.
+	DefaultMaxResults = 8
+)
+
+// ToolNames are the tool names a hook acts on. A name may be a glob pattern
+// (path.Match syntax: "*", "?", "[…]"), which is how plugin-bundled MCP
+// servers ("mcp__plugin_<plugin>_<server>__WebSearch") are matched.
+type ToolNames struct {
+	// WebSearch are the native web search tools answered on PreToolUse.
+	WebSearch []string `koanf:"websearch"`
+	// WebFetch are the native web fetch tools answered on PreToolUse.
+	WebFetch []string `koanf:"webfetch"`
+	// MCPSearch are MCP search tools that get a companion result on
+	// PostToolUse and a fallback on PostToolUseFailure; PreToolUse is
+	// never touched.
+	MCPSearch []string `koanf:"mcp_search"`
+}
+
+// DefaultToolNames returns the names used when a [ToolNames] list is
+// empty: Claude Code's WebSearch and WebFetch, Copilot CLI's web_fetch
+// (Copilot has no web search tool), and the ccs-websearch MCP server's
+// WebSearch tool, bare or bundled in a plugin.
+func DefaultToolNames() ToolNames {
+	return ToolNames{
+		WebSearch: []string{"WebSearch"},
+		WebFetch:  []string{"WebFetch", "web_fetch"},
+		MCPSearch: []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"},
+	}
+}
+
+func (t ToolNames) withDefaults() ToolNames {
+	d := DefaultToolNames()
+	if len(t.WebSearch) == 0 {
+		t.WebSearch = d.WebSearch
+	}
+	if len(t.WebFetch) == 0 {
+		t.WebFetch = d.WebFetch
+	}
+	if len(t.MCPSearch) == 0 {
+		t.MCPSearch = d.MCPSearch
+	}
+	return t
+}
+
+// matchName reports whether name equals one of the patterns or matches it
+// as a glob.
+func matchName(patterns []string, name string) bool {
+	if name == "" {
+		return false
+	}
+	if slices.Contains(patterns, name) {
+		return true
+	}
+	for _, p := range patterns {
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Settings are the hook settings shared by both hooks. The zero value means
+// the defaults.
+type Settings struct {
+	// Debug adds a trace on stderr (configuration sources, providers tried,
+	// kinds, latencies) and a short diagnostic footer to the answer.
+	Debug bool `koanf:"debug"`
+	// Budget bounds the whole hook, every network call included; when it
+	// runs out the hook steps aside. Zero means the hook's default
+	// ([DefaultSearchBudget], [DefaultFetchBudget]).
+	Budget time.Duration `koanf:"budget"`
+	// MaxReasonChars caps the text handed to the model, in UTF-16 code
+	// units as the runtime counts them; zero means
+	// [DefaultMaxReasonChars], values above [MaxReasonCharsLimit] are
+	// lowered to it.
+	MaxReasonChars int `koanf:"max_reason_chars"`
+	// SystemMessage adds a one-line systemMessage for the user (never sent
+	// to the model) saying what the hook did: which provider answered, or,
+	// when it stepped aside because of a problem (no keys, invalid
+	// configuration, every provider failing, the budget running out), why.
+	SystemMessage bool `koanf:"system_message"`
+	// Tools are the tool names acted on.
+	Tools ToolNames `koanf:"tools"`
+	// Secrets are values (API keys) scrubbed from every output and
+	// diagnostic as a last line of defence.
+	Secrets []string `koanf:"-"`
+	// Trace holds lines describing how the configuration was loaded,
+	// printed to stderr in debug mode.
+	Trace []string `koanf:"-"`
+}
+
+func (s Settings) maxChars() int {
+	switch {
+	case s.MaxReasonChars <= 0:
+		return DefaultMaxReasonChars
+	case s.MaxReasonChars > MaxReasonCharsLimit:
+		return MaxReasonCharsLimit
+	}
+	return s.MaxReasonChars
+}
+
+func (s Settings) budget(def time.Duration) time.Duration {
+	if s.Budget > 0 {
+		return s.Budget
+	}
+	return def
+}

@@ -1,0 +1,275 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// WebFetchEnv is what [HandleWebFetch] works with. The zero value is
+// valid: with no Extractor every event passes through.
+type WebFetchEnv struct {
+	// Extractor reads pages the native tool cannot, usually a policy over
+	// every provider that has keys. Nil means no extraction provider has
+	// keys.
+	Extractor provider.Extractor
+	// Classify classifies a page's initial HTML; nil means
+	// [classify.ClassifyBytes].
+	Classify func(html []byte) classify.Result
+	// Settings are the hook settings.
+	Settings Settings
+	// Probe configures the hook's own read of the page.
+	Probe ProbeConfig
+	// Problems are configuration problems found while loading the
+	// settings; when there are any the hook passes through and reports
+	// them.
+	Problems []string
+	// Now returns the current time, for latencies; nil means time.Now.
+	Now func() time.Time
+	// DebugLines, when set, returns lines gathered while the hook ran
+	// (a policy observer's traces); in debug mode they join the trace.
+	DebugLines func() []string
+}
+
+func (e *WebFetchEnv) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// WantsWebFetch reports whether [HandleWebFetch] acts on in with these tool
+// names: PreToolUse on a web fetch tool.
+func WantsWebFetch(in *Input, tools ToolNames) bool {
+	return in != nil && in.Event == PreToolUse && matchName(tools.withDefaults().WebFetch, in.ToolName)
+}
+
+// refusedStatus reports whether an HTTP status means the site refused our
+// client (rather than the page not existing), so an extraction provider may
+// still read it.
+func refusedStatus(code int) bool {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable,
+		http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
+		return true
+	}
+	return code >= 500
+}
+
+// HandleWebFetch answers PreToolUse on a web fetch tool. It reads the page
+// itself ([Probe]); non-HTML content and pages the classifier finds
+// fetch-readable pass through to the native tool. Template-heavy and
+// browser-render-required pages, and pages the probe could not read
+// (timeout, TLS failure, a refusing status such as 403), are read with
+// env.Extractor and the native call is denied with the extracted content as
+// the reason. With no Extractor, a refused destination address, a failed
+// extraction, or the budget running out, it passes through.
+func HandleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
+	if env == nil {
+		env = &WebFetchEnv{}
+	}
+	if !WantsWebFetch(in, env.Settings.Tools) {
+		return Decision{}
+	}
+	return redactDecision(handleWebFetch(ctx, in, env), env.Settings.Secrets)
+}
+
+func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
+	s := env.Settings
+	var trace []string
+	if s.Debug {
+		trace = append(trace, s.Trace...)
+		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
+	}
+	pass := func(why string) Decision { return passWith(append(trace, why+"; passing through")...) }
+	stepAside := func(problem string) Decision {
+		d := pass(problem)
+		if s.SystemMessage {
+			d.SystemMessage = stepAsideMessage(in, problem)
+		}
+		return d
+	}
+	if len(env.Problems) > 0 {
+		return stepAside("invalid configuration: " + strings.Join(env.Problems, "; "))
+	}
+	args := in.FetchArgs()
+	if args.URL == "" {
+		return pass("the fetch call has no URL")
+	}
+	if env.Extractor == nil {
+		return pass("no extraction provider has an API key")
+	}
+	if _, err := checkURL(args.URL); err != nil {
+		return pass(err.Error())
+	}
+
+	budget := s.budget(DefaultFetchBudget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+
+	// The probe gets at most 40% of the budget so extraction has time left.
+	pc := env.Probe.withDefaults()
+	if limit := budget * 2 / 5; pc.Timeout > limit {
+		pc.Timeout = limit
+	}
+	start := env.now()
+	probe, finished, err := bounded(ctx, func(ctx context.Context) (*ProbeResult, error) {
+		return Probe(ctx, args.URL, pc)
+	})
+	if !finished {
+		return stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
+	}
+	var why string
+	switch {
+	case errors.Is(err, ErrBlockedAddress):
+		return pass("not probing " + args.URL + ": " + err.Error())
+	case errors.Is(err, ErrUnsupportedURL):
+		return pass(err.Error())
+	case err != nil:
+		why = "could not be read directly (" + probeError(err) + ")"
+		if s.Debug {
+			trace = append(trace, fmt.Sprintf("probe failed after %v: %v", env.now().Sub(start).Round(time.Millisecond), err))
+		}
+	case refusedStatus(probe.Status):
+		why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
+	case probe.Status < 200 || probe.Status > 299:
+		return pass(fmt.Sprintf("the page answered HTTP %d", probe.Status))
+	case !probe.HTML():
+		return pass("the page is not HTML (" + probe.ContentType + ")")
+	}
+	if err == nil && s.Debug {
+		trace = append(trace, fmt.Sprintf("probe: HTTP %d %s, %d bytes (truncated %v) in %v", probe.Status, probe.ContentType, len(probe.Body), probe.Truncated, env.now().Sub(start).Round(time.Millisecond)))
+	}
+	if why == "" {
+		classifyFn := env.Classify
+		if classifyFn == nil {
+			classifyFn = classify.ClassifyBytes
+		}
+		res := classifyFn(probe.Body)
+		if s.Debug {
+			var sig []string
+			for i, sg := range res.Signals {
+				if i == 4 {
+					break
+				}
+				sig = append(sig, sg.String())
+			}
+			trace = append(trace, fmt.Sprintf("classified %s: %s", args.URL, res), "signals: "+strings.Join(sig, "; "))
+		}
+		switch res.Class {
+		case classify.TemplateHeavy:
+			why = "is mostly navigation and page template"
+		case classify.BrowserRenderRequired:
+			why = "shows its content only after JavaScript runs"
+		default:
+			return pass(fmt.Sprintf("the page is %s", res))
+		}
+	}
+
+	xstart := env.now()
+	req := provider.ExtractRequest{URL: args.URL, Query: args.Prompt, Format: provider.Markdown}
+	page, finished, err := bounded(ctx, func(ctx context.Context) (*provider.Page, error) {
+		return env.Extractor.Extract(ctx, req)
+	})
+	xelapsed := env.now().Sub(xstart)
+	if s.Debug && env.DebugLines != nil {
+		trace = append(trace, env.DebugLines()...)
+	}
+	if !finished {
+		return stepAside(fmt.Sprintf("the extraction did not finish within the %v budget", budget))
+	}
+	if err == nil && (page == nil || strings.TrimSpace(page.Content) == "") {
+		err = &provider.Error{Provider: provider.NameOf(env.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
+	}
+	if err != nil {
+		fails := failuresOf(err)
+		if s.Debug {
+			for _, f := range fails {
+				trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
+			}
+		}
+		return stepAside("extraction failed: " + failureSummary(fails))
+	}
+	name := nameOr(page.Provider, env.Extractor)
+	if s.Debug {
+		trace = append(trace, fmt.Sprintf("extracted via %s: %d chars in %v", name, len(page.Content), xelapsed.Round(time.Millisecond)))
+	}
+	footer := ""
+	if s.Debug {
+		footer = fmt.Sprintf("[webgate debug: page %s; extracted via %s in %v]", why, name, xelapsed.Round(time.Millisecond))
+	}
+	d := Decision{Action: Deny, Reason: renderPage(args, page, why, name, footer, s.maxChars()), Diagnostics: trace}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with content extracted via %s (the page %s)", in.ToolName, name, why), 300)
+	}
+	return d
+}
+
+// probeError describes a probe failure in a few words.
+func probeError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), strings.Contains(msg, "Client.Timeout"), strings.Contains(msg, "timeout"):
+		return "timed out"
+	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "certificate"), strings.Contains(msg, "HTTPS client"):
+		return "TLS error"
+	case strings.Contains(msg, "redirects"):
+		return "too many redirects"
+	}
+	return shorten(msg, 120)
+}
+
+// renderPage renders extracted content as the deny reason: a header with
+// the title and URL, the content as Markdown, and a truncation notice when
+// it had to be cut.
+func renderPage(args FetchArgs, page *provider.Page, why, name, footer string, max int) string {
+	u := page.URL
+	if u == "" {
+		u = args.URL
+	}
+	var h strings.Builder
+	fmt.Fprintf(&h, "Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.\n", oneLine(u), name, why)
+	if t := shorten(page.Title, 200); t != "" {
+		fmt.Fprintf(&h, "Title: %s\n", t)
+	}
+	fmt.Fprintf(&h, "URL: %s\n", oneLine(u))
+	if args.Prompt != "" {
+		fmt.Fprintf(&h, "Request: %s\n", shorten(args.Prompt, 400))
+	}
+	h.WriteString("\n")
+	header := h.String()
+
+	tail := ""
+	if footer != "" {
+		tail = "\n\n" + footer
+	}
+	const noticeReserve = 200
+	room := max - textLen(header) - textLen(tail) - noticeReserve
+	if room < 200 {
+		room = 200
+	}
+	fit := fitContent(page.Content, args.Prompt, room)
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString(fit.Text)
+	if fit.Cut {
+		if fit.ByRelevance {
+			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: kept the parts most relevant to the request in page order; %d of %d sections omitted, marked %s.]", fit.Omitted, fit.Total, omissionMark)
+		} else {
+			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: only the beginning of the page is shown (%d of %d characters).]", textLen(fit.Text), textLen(strings.TrimSpace(page.Content)))
+		}
+	}
+	b.WriteString(tail)
+	return cutText(b.String(), max)
+}

@@ -1,0 +1,351 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// WebSearchEnv is what [HandleWebSearch] works with. The zero value is
+// valid: with no Searcher every event passes through.
+type WebSearchEnv struct {
+	// Searcher runs the search, usually a policy over every provider that
+	// has keys. Nil means no search provider has keys.
+	Searcher provider.Searcher
+	// Settings are the hook settings.
+	Settings Settings
+	// MaxResults is how many results to ask for; zero means
+	// [DefaultMaxResults].
+	MaxResults int
+	// Problems are configuration problems found while loading the
+	// settings; when there are any the hook passes through and reports
+	// them.
+	Problems []string
+	// Now returns the current time, for latencies; nil means time.Now.
+	Now func() time.Time
+	// DebugLines, when set, returns lines gathered while the hook ran
+	// (a policy observer's traces); in debug mode they join the trace.
+	DebugLines func() []string
+}
+
+func (e *WebSearchEnv) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// WantsWebSearch reports whether [HandleWebSearch] acts on in with these
+// tool names: PreToolUse on a web search tool, or PostToolUse /
+// PostToolUseFailure on an MCP search tool (not from Copilot CLI, which
+// cannot take either answer). Mains use it to skip building providers for
+// events the hook ignores.
+func WantsWebSearch(in *Input, tools ToolNames) bool {
+	if in == nil {
+		return false
+	}
+	tools = tools.withDefaults()
+	switch in.Event {
+	case PreToolUse:
+		return matchName(tools.WebSearch, in.ToolName)
+	case PostToolUse, PostToolUseFailure:
+		return in.Runtime != CopilotCLI && matchName(tools.MCPSearch, in.ToolName)
+	}
+	return false
+}
+
+// HandleWebSearch answers the web search hook's events:
+//
+//   - PreToolUse on a web search tool: search with env.Searcher and deny the
+//     native call with the results as the reason (which the model receives
+//     as the tool result);
+//   - PostToolUse on an MCP search tool: keep the tool's output and append
+//     a labelled companion result block (updatedMCPToolOutput);
+//   - PostToolUseFailure on an MCP search tool: add the provider-backed
+//     results, then the original error, as additional context.
+//
+// PreToolUse on an MCP search tool and every other tool or event pass
+// through silently. With no Searcher, configuration problems, every
+// provider failing, or the budget running out, it passes through with the
+// reason in Diagnostics and, when configured, a SystemMessage.
+func HandleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision {
+	if env == nil {
+		env = &WebSearchEnv{}
+	}
+	if !WantsWebSearch(in, env.Settings.Tools) {
+		return Decision{}
+	}
+	d := handleWebSearch(ctx, in, env)
+	return redactDecision(d, env.Settings.Secrets)
+}
+
+func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision {
+	s := env.Settings
+	var trace []string
+	if s.Debug {
+		trace = append(trace, s.Trace...)
+		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
+	}
+	stepAside := func(problem string) Decision {
+		d := passWith(append(trace, problem+"; passing through")...)
+		// After a successful MCP call the tool's own output stands; a
+		// missing companion block is not worth a notice.
+		if s.SystemMessage && in.Event != PostToolUse {
+			d.SystemMessage = stepAsideMessage(in, problem)
+		}
+		return d
+	}
+	if len(env.Problems) > 0 {
+		return stepAside("invalid configuration: " + strings.Join(env.Problems, "; "))
+	}
+	if env.Searcher == nil {
+		return stepAside("no search provider has an API key")
+	}
+	args := in.SearchArgs()
+	if len(args.Query) < 2 {
+		return passWith(append(trace, "the search call has no query; passing through")...)
+	}
+	q := provider.Query{
+		Text:           args.Query,
+		MaxResults:     env.MaxResults,
+		IncludeDomains: args.AllowedDomains,
+		ExcludeDomains: args.BlockedDomains,
+	}
+	if q.MaxResults <= 0 {
+		q.MaxResults = DefaultMaxResults
+	}
+
+	budget := s.budget(DefaultSearchBudget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	start := env.now()
+	res, finished, err := bounded(ctx, func(ctx context.Context) (*provider.Results, error) {
+		return env.Searcher.Search(ctx, q)
+	})
+	elapsed := env.now().Sub(start)
+	if s.Debug && env.DebugLines != nil {
+		trace = append(trace, env.DebugLines()...)
+	}
+	if !finished {
+		return stepAside(fmt.Sprintf("the search did not finish within the %v budget", budget))
+	}
+	if err == nil && res == nil {
+		err = errors.New("the search returned nothing")
+	}
+	if err != nil {
+		fails := failuresOf(err)
+		if s.Debug {
+			for _, f := range fails {
+				trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
+			}
+		}
+		problem := "every search provider failed"
+		if ctx.Err() != nil {
+			problem = fmt.Sprintf("the search did not finish within the %v budget", budget)
+		}
+		if len(fails) > 0 {
+			problem += ": " + failureSummary(fails)
+		} else {
+			problem += ": " + oneLine(err.Error())
+		}
+		return stepAside(problem)
+	}
+	if s.Debug {
+		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", nameOr(res.Provider, env.Searcher), len(res.Results), elapsed.Round(time.Millisecond)))
+		for _, f := range res.Failures {
+			trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
+		}
+	}
+	var footer string
+	if s.Debug {
+		footer = fmt.Sprintf("[webgate debug: %s, %d result(s), %v", nameOr(res.Provider, env.Searcher), len(res.Results), elapsed.Round(time.Millisecond))
+		if len(res.Failures) > 0 {
+			footer += "; failed: " + failureSummary(res.Failures)
+		}
+		footer += "]"
+	}
+	max := s.maxChars()
+	via := nameOr(res.Provider, env.Searcher)
+	var d Decision
+	var notice string
+	switch {
+	case in.Event == PreToolUse:
+		header := fmt.Sprintf("Web search results for query %q, from provider-backed search via webgate (%s), not the native %s tool.", args.Query, via, in.ToolName)
+		d = Decision{Action: Deny, Reason: renderResults(header, res, footer, max), Diagnostics: trace}
+		notice = fmt.Sprintf("webgate: %s answered with %d result(s) via %s", in.ToolName, len(res.Results), via)
+	case in.Event == PostToolUse:
+		d = companion(in, args.Query, res, footer, max, trace)
+		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", len(res.Results), via, in.ToolName)
+	default:
+		header := fmt.Sprintf("webgate fallback: the %s tool failed, so here are provider-backed web search results for query %q (via %s). The original error follows them.", in.ToolName, args.Query, via)
+		errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, 1500)
+		body := renderResults(header, res, footer, max-textLen(errText)-2)
+		d = Decision{Action: AddContext, Context: body + "\n\n" + errText, Diagnostics: trace}
+		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, len(res.Results), via)
+	}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(notice, 300)
+	}
+	return d
+}
+
+// companion builds the PostToolUse answer for an MCP search tool: the
+// original content followed by a labelled webgate result block.
+func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string) Decision {
+	header := fmt.Sprintf("[webgate companion results] Provider-backed web search results for query %q via webgate (%s), added after the %s tool's own results above.", query, res.Provider, in.ToolName)
+	text := renderResults(header, res, footer, max)
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	content, ok := contentArray(in.ToolResponse)
+	if !ok || in.Runtime == VSCode {
+		// The output's shape is unknown (or the runtime cannot replace it):
+		// add the companion block as context instead of guessing.
+		return Decision{Action: AddContext, Context: text, Diagnostics: trace}
+	}
+	return Decision{Action: ReplaceMCPOutput, MCPOutput: append(content, block), Diagnostics: trace}
+}
+
+// contentArray returns the MCP content blocks of a PostToolUse
+// tool_response: the array itself, a CallToolResult's "content", or a plain
+// string turned into one text block.
+func contentArray(resp json.RawMessage) ([]json.RawMessage, bool) {
+	if !present(resp) {
+		return nil, false
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(resp, &arr) == nil {
+		return arr, true
+	}
+	var obj struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(resp, &obj) == nil && obj.Content != nil {
+		return obj.Content, true
+	}
+	var s string
+	if json.Unmarshal(resp, &s) == nil {
+		b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+		return []json.RawMessage{b}, true
+	}
+	return nil, false
+}
+
+// renderResults renders a result list under header, within max UTF-16
+// code units: one block per result (title, URL, snippet), one line for the
+// providers that failed, a note when results were left out, the citation
+// reminder, then footer.
+func renderResults(header string, res *provider.Results, footer string, max int) string {
+	var tail []string
+	if len(res.Failures) > 0 {
+		tail = append(tail, "Providers that failed: "+failureSummary(res.Failures)+".")
+	}
+	reminder := "REMINDER: cite the sources you use in your answer as Markdown links, e.g. [title](url)."
+	if len(res.Results) == 0 {
+		reminder = "No results were found."
+	}
+	tail = append(tail, reminder)
+	if footer != "" {
+		tail = append(tail, footer)
+	}
+	tailText := strings.Join(tail, "\n")
+
+	var b strings.Builder
+	b.WriteString(oneLine(header))
+	b.WriteString("\n")
+	// Reserve room for the cut notice so adding it never overflows.
+	const cutReserve = 90
+	room := max - textLen(b.String()) - textLen(tailText) - 2 - cutReserve
+	shown := 0
+	for i, r := range res.Results {
+		block := renderResult(i+1, r)
+		if textLen(block) > room {
+			break
+		}
+		b.WriteString(block)
+		room -= textLen(block)
+		shown++
+	}
+	if shown < len(res.Results) {
+		fmt.Fprintf(&b, "\n[Results cut to fit the size limit: %d of %d shown.]\n", shown, len(res.Results))
+	}
+	b.WriteString("\n")
+	b.WriteString(tailText)
+	return cutText(b.String(), max)
+}
+
+func renderResult(n int, r provider.Result) string {
+	title := shorten(r.Title, 160)
+	if title == "" {
+		title = "(untitled)"
+	}
+	snippet := r.Snippet
+	if strings.TrimSpace(snippet) == "" {
+		snippet = r.Content
+	}
+	snippet = shorten(snippet, 320)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, oneLine(r.URL))
+	if snippet != "" {
+		fmt.Fprintf(&b, "   %s\n", snippet)
+	}
+	return b.String()
+}
+
+// failuresOf returns the per-provider failures carried by err: those of an
+// [policy.AllFailedError], else one per [*provider.Error] joined into
+// err, else one for err itself.
+func failuresOf(err error) []provider.Failure {
+	var all *policy.AllFailedError
+	if errors.As(err, &all) && len(all.Failures) > 0 {
+		return all.Failures
+	}
+	var out []provider.Failure
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *provider.Error
+		if errors.As(e, &pe) {
+			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e), Err: e})
+		}
+	}
+	walk(err)
+	if len(out) == 0 {
+		out = append(out, provider.Failure{Provider: "search", Kind: provider.KindOf(err), Err: err})
+	}
+	return out
+}
+
+// failureSummary renders failures as "tavily (auth-failed), exa (…)".
+func failureSummary(fails []provider.Failure) string {
+	parts := make([]string, 0, len(fails))
+	for _, f := range fails {
+		class := f.Kind.Class()
+		if f.TimedOut {
+			class += ", timed out"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", nameOr(f.Provider, nil), class))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func nameOr(name string, v any) string {
+	if name != "" {
+		return name
+	}
+	if v != nil {
+		if n := provider.NameOf(v); n != "unnamed" {
+			return n
+		}
+	}
+	return "search"
+}
