@@ -232,6 +232,10 @@ type WebSearchHookConfig struct {
 	// ToolNames are the tool names the hook answers for; other tools are
 	// left alone. Add the names other agents use for web search.
 	ToolNames []string `koanf:"tool_names"`
+	// MCPToolNames are MCP search tools (glob patterns allowed) whose
+	// results get a provider-backed companion on PostToolUse and a fallback
+	// on PostToolUseFailure.
+	MCPToolNames []string `koanf:"mcp_tool_names"`
 }
 
 // WebFetchHookConfig configures the web fetch hook.
@@ -334,8 +338,9 @@ func Default() *Config {
 			MaxReasonChars: DefaultMaxReasonChars,
 			SystemMessage:  true,
 			WebSearch: WebSearchHookConfig{
-				Budget:    25 * time.Second,
-				ToolNames: []string{"WebSearch"},
+				Budget:       25 * time.Second,
+				ToolNames:    []string{"WebSearch"},
+				MCPToolNames: []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"},
 			},
 			WebFetch: WebFetchHookConfig{
 				Budget:       25 * time.Second,

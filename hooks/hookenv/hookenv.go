@@ -37,6 +37,7 @@ func WebSearchHandler(load Loader) hooks.Handler {
 			cfg = config.Default()
 		}
 		s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
+		s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 		if !hooks.WantsWebSearch(in, s.Tools) {
 			return hooks.Decision{}
 		}
@@ -105,6 +106,7 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 		MaxResults: cfg.Search.MaxResults,
 		Problems:   problems(loadErr),
 	}
+	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 	env.Settings.Secrets = secrets(cfg)
 	if len(env.Problems) > 0 {
 		return env
