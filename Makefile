@@ -7,13 +7,13 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 
 # build puts webgate, websearch and webfetch in ./bin.
 build:
-	$(GO) build -trimpath -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch
+	$(GO) build -trimpath -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
 
 # install builds the three binaries into $(GOBIN) and runs 'webgate doctor'
 # (which exits non-zero, without failing the install, until keys are set).
 install:
-	$(GO) install -trimpath ./cmd/webgate ./hooks/websearch ./hooks/webfetch
-	@echo "installed webgate, websearch and webfetch in $(GOBIN)"
+	$(GO) install -trimpath ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
+	@echo "installed webgate, websearch, webfetch and webgate-hook in $(GOBIN)"
 	-$(GOBIN)/webgate doctor
 
 # test runs vet and the whole suite with the race detector. The end-to-end

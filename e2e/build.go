@@ -44,12 +44,28 @@ func (b *Builder) Build(t testing.TB, pkg string) string {
 			r.path += ".exe"
 		}
 		r.err = goBuild(r.path, pkg)
+		if r.err == nil && (pkg == hookPkgPrefix+"websearch" || pkg == hookPkgPrefix+"webfetch") {
+			// A hook front runs the worker installed next to it.
+			r.err = goBuild(filepath.Join(b.Dir, workerName()), workerPkg)
+		}
 		b.built[pkg] = r
 	}
 	if r.err != nil {
 		t.Fatalf("build %s: %v", pkg, r.err)
 	}
 	return r.path
+}
+
+const (
+	hookPkgPrefix = "github.com/webgate-dev/webgate/hooks/"
+	workerPkg     = "github.com/webgate-dev/webgate/hooks/webgate-hook"
+)
+
+func workerName() string {
+	if runtime.GOOS == "windows" {
+		return "webgate-hook.exe"
+	}
+	return "webgate-hook"
 }
 
 func goBuild(out, pkg string) error {

@@ -36,6 +36,8 @@ const (
 	PreToolUse         Event = "PreToolUse"
 	PostToolUse        Event = "PostToolUse"
 	PostToolUseFailure Event = "PostToolUseFailure"
+	// SessionStart starts (or resumes, clears or compacts) a session.
+	SessionStart Event = "SessionStart"
 )
 
 // DefaultMaxInputBytes caps how much of stdin [Run] reads: 4 MiB.
@@ -311,4 +313,16 @@ func stringList(m json.RawMessage) []string {
 		return nil
 	}
 	return out
+}
+
+// Command returns the shell command of a Bash tool call (tool_input's
+// "command"), or "" when there is none.
+func (in *Input) Command() string {
+	var raw struct {
+		Command string `json:"command"`
+	}
+	if len(in.ToolInput) > 0 {
+		_ = json.Unmarshal(in.ToolInput, &raw)
+	}
+	return strings.TrimSpace(raw.Command)
 }

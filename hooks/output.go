@@ -16,13 +16,15 @@ const (
 	// nothing is written.
 	Pass Action = iota
 	// Deny blocks a PreToolUse call; Reason becomes the tool result the
-	// model receives.
+	// model receives, and Context, when set, is added next to it
+	// (additionalContext; Copilot CLI gets it appended to the reason).
 	Deny
 	// ReplaceMCPOutput replaces an MCP tool's output on PostToolUse with
 	// MCPOutput (updatedMCPToolOutput).
 	ReplaceMCPOutput
 	// AddContext adds Context next to the tool result (additionalContext),
-	// on PostToolUse and PostToolUseFailure.
+	// on PreToolUse, PostToolUse and PostToolUseFailure, or to the session's
+	// first message on SessionStart.
 	AddContext
 )
 
@@ -49,7 +51,8 @@ type Decision struct {
 	// Reason is the deny reason: for Claude Code it is exactly the tool
 	// result the model receives.
 	Reason string
-	// Context is the additional context of AddContext.
+	// Context is the additional context of AddContext, or added to a
+	// Deny.
 	Context string
 	// MCPOutput is the replacement MCP content array of ReplaceMCPOutput.
 	MCPOutput []json.RawMessage
@@ -95,7 +98,13 @@ func (d Decision) Output(in *Input) any {
 	}
 	if in.Runtime == CopilotCLI {
 		if d.Action == Deny && in.Event == PreToolUse {
-			return copilotOutput{PermissionDecision: "deny", PermissionDecisionReason: d.Reason}
+			// Copilot CLI takes no additional context: it follows the
+			// reason.
+			reason := d.Reason
+			if d.Context != "" {
+				reason += "\n\n" + d.Context
+			}
+			return copilotOutput{PermissionDecision: "deny", PermissionDecisionReason: reason}
 		}
 		return nil
 	}
@@ -103,14 +112,14 @@ func (d Decision) Output(in *Input) any {
 	switch d.Action {
 	case Deny:
 		if in.Event == PreToolUse {
-			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, PermissionDecision: "deny", PermissionDecisionReason: d.Reason}
+			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, PermissionDecision: "deny", PermissionDecisionReason: d.Reason, AdditionalContext: d.Context}
 		}
 	case ReplaceMCPOutput:
 		if in.Event == PostToolUse && len(d.MCPOutput) > 0 {
 			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, UpdatedMCPToolOutput: d.MCPOutput}
 		}
 	case AddContext:
-		if (in.Event == PostToolUse || in.Event == PostToolUseFailure || in.Event == PreToolUse) && d.Context != "" {
+		if (in.Event == PostToolUse || in.Event == PostToolUseFailure || in.Event == PreToolUse || in.Event == SessionStart) && d.Context != "" {
 			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, AdditionalContext: d.Context}
 		}
 	}

@@ -40,13 +40,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binary returns the path of the built hook binary name ("websearch" or
-// "webfetch"), building both on first use.
+// binary returns the path of the built hook binary name ("websearch",
+// "webfetch" or the worker "webgate-hook"), building all three into one
+// directory on first use, as an install lays them out.
 func binary(t testing.TB, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		for _, n := range []string{"websearch", "webfetch"} {
+		for _, n := range []string{"websearch", "webfetch", "webgate-hook"} {
 			out := filepath.Join(binDir, n)
 			cmd := exec.Command(gobin, "build", "-o", out, "./"+n)
 			if msg, err := cmd.CombinedOutput(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type WebFetchEnv struct {
 	// DebugLines, when set, returns lines gathered while the hook ran
 	// (a policy observer's traces); in debug mode they join the trace.
 	DebugLines func() []string
+	// Routes are applied before the probe: Routes.Tools sends matching
+	// WebFetch URLs and Bash commands to a better tool.
+	Routes Routes
 }
 
 func (e *WebFetchEnv) now() time.Time {
@@ -63,8 +67,12 @@ func refusedStatus(code int) bool {
 	return code >= 500
 }
 
-// HandleWebFetch answers PreToolUse on a web fetch tool. It reads the page
-// itself ([Probe]); non-HTML content and pages the classifier finds
+// HandleWebFetch answers PreToolUse on a web fetch tool and on the shell
+// tool. First the tool routes (env.Routes.Tools) are consulted with the
+// fetch URL or the shell command: the first matching route denies the call
+// with its message (plus the route name, matched value and pattern in
+// debug mode). The shell tool gets nothing else. For a web fetch tool the
+// hook then reads the page itself ([Probe]); non-HTML content and pages the classifier finds
 // fetch-readable pass through to the native tool. Template-heavy and
 // browser-render-required pages, and pages the probe could not read
 // (timeout, TLS failure, a refusing status such as 403), are read with
@@ -75,10 +83,27 @@ func HandleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	if env == nil {
 		env = &WebFetchEnv{}
 	}
-	if !WantsWebFetch(in, env.Settings.Tools) {
+	shell := WantsShell(in)
+	if !shell && !WantsWebFetch(in, env.Settings.Tools) {
 		return Decision{}
 	}
-	return redactDecision(handleWebFetch(ctx, in, env), env.Settings.Secrets)
+	lines := env.Routes.warningLines()
+	if d, ok := routeTool(in, env.Routes, env.Settings); ok {
+		d.Diagnostics = slices.Concat(lines, routeTrace(in, env.Settings), d.Diagnostics)
+		return redactDecision(d, env.Settings.Secrets)
+	}
+	if shell {
+		return passWith(lines...)
+	}
+	d := handleWebFetch(ctx, in, env)
+	d.Diagnostics = append(lines, d.Diagnostics...)
+	return redactDecision(d, env.Settings.Secrets)
+}
+
+// WantsShell reports whether in is a PreToolUse on the shell tool
+// ([IsShellTool]), which [HandleWebFetch] answers with tool routes only.
+func WantsShell(in *Input) bool {
+	return in != nil && in.Event == PreToolUse && IsShellTool(in.ToolName)
 }
 
 func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {

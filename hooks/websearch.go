@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,13 @@ type WebSearchEnv struct {
 	// DebugLines, when set, returns lines gathered while the hook ran
 	// (a policy observer's traces); in debug mode they join the trace.
 	DebugLines func() []string
+	// Routes are applied before any provider: a query matching a docs
+	// database is denied with instructions to search the local index
+	// first.
+	Routes Routes
+	// SessionStart makes the hook answer SessionStart with an index of
+	// the routes ([HandleSessionStart]).
+	SessionStart bool
 }
 
 func (e *WebSearchEnv) now() time.Time {
@@ -70,6 +78,15 @@ func WantsWebSearch(in *Input, tools ToolNames) bool {
 //   - PostToolUseFailure on an MCP search tool: add the provider-backed
 //     results, then the original error, as additional context.
 //
+// Before any provider is called, env.Routes.Docs is consulted on
+// PreToolUse: a query naming a documented topic is denied with a short
+// reason and the MCP instructions as additional context, and the denial is
+// remembered in env.Routes.State for the session (see [NoSessionID]) so
+// that an identical retry within the escape window goes on to the
+// providers (or the native tool). When the denial cannot be recorded the
+// hook does not deny. With env.SessionStart, SessionStart is answered by
+// [HandleSessionStart].
+//
 // PreToolUse on an MCP search tool and every other tool or event pass
 // through silently. With no Searcher, configuration problems, every
 // provider failing, or the budget running out, it passes through with the
@@ -78,10 +95,24 @@ func HandleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 	if env == nil {
 		env = &WebSearchEnv{}
 	}
+	if in != nil && in.Event == SessionStart {
+		if !env.SessionStart {
+			return Decision{}
+		}
+		return HandleSessionStart(in, env.Routes, env.Settings)
+	}
 	if !WantsWebSearch(in, env.Settings.Tools) {
 		return Decision{}
 	}
-	d := handleWebSearch(ctx, in, env)
+	lines := env.Routes.warningLines()
+	d, ok, more := routeDocs(in, env.Routes, env.Settings)
+	if ok {
+		d.Diagnostics = slices.Concat(lines, routeTrace(in, env.Settings), d.Diagnostics)
+		return redactDecision(d, env.Settings.Secrets)
+	}
+	lines = append(lines, more...)
+	d = handleWebSearch(ctx, in, env)
+	d.Diagnostics = append(lines, d.Diagnostics...)
 	return redactDecision(d, env.Settings.Secrets)
 }
 

@@ -111,6 +111,9 @@ func findHookBinaries(dir string) (ws, wf string, err error) {
 		return ""
 	}
 	ws, wf = find("websearch"), find("webfetch")
+	if ws != "" && wf != "" && find("webgate-hook") == "" {
+		return "", "", fmt.Errorf("found websearch and webfetch but not the webgate-hook worker they run; build all three with 'make install' (or 'go install ./hooks/... ./cmd/webgate')")
+	}
 	if ws == "" || wf == "" {
 		where := "next to webgate or on $PATH"
 		if dir != "" {

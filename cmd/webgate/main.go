@@ -56,6 +56,9 @@ func commands() []command {
 		searchCommand(),
 		fetchCommand(),
 		mcpCommand(),
+		doctorCommand(),
+		explainCommand(),
+		routesCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -29,7 +29,9 @@ type Loader func() (*config.Config, error)
 
 // WebSearchHandler returns the web search hook's handler: it loads the
 // configuration with load, and for events [hooks.WantsWebSearch] accepts
-// builds the search policy and calls [hooks.HandleWebSearch].
+// builds the docs routes and the search policy and calls
+// [hooks.HandleWebSearch]. SessionStart is answered with the routes' index
+// when hooks.session_start is on, and ignored otherwise.
 func WebSearchHandler(load Loader) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		cfg, err := load()
@@ -38,6 +40,13 @@ func WebSearchHandler(load Loader) hooks.Handler {
 		}
 		s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
 		s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
+		if in != nil && in.Event == hooks.SessionStart {
+			if !cfg.Hooks.SessionStart {
+				return hooks.Decision{}
+			}
+			s.Secrets = secrets(cfg)
+			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
+		}
 		if !hooks.WantsWebSearch(in, s.Tools) {
 			return hooks.Decision{}
 		}
@@ -47,7 +56,9 @@ func WebSearchHandler(load Loader) hooks.Handler {
 
 // WebFetchHandler returns the web fetch hook's handler: it loads the
 // configuration with load, and for events [hooks.WantsWebFetch] accepts
-// builds the extraction policy and calls [hooks.HandleWebFetch].
+// builds the tool routes and the extraction policy and calls
+// [hooks.HandleWebFetch]. PreToolUse on the shell tool
+// ([hooks.WantsShell]) gets the tool routes alone, without any provider.
 func WebFetchHandler(load Loader) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		cfg, err := load()
@@ -55,6 +66,10 @@ func WebFetchHandler(load Loader) hooks.Handler {
 			cfg = config.Default()
 		}
 		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
+		if hooks.WantsShell(in) {
+			s.Secrets = secrets(cfg)
+			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
+		}
 		if !hooks.WantsWebFetch(in, s.Tools) {
 			return hooks.Decision{}
 		}
@@ -98,8 +113,9 @@ func problems(err error) []string {
 }
 
 // WebSearch returns the web search hook's environment for cfg; loadErr is
-// the error config.Load returned with it. Without search keys the
-// environment has no Searcher (the hook steps aside).
+// the error config.Load returned with it. Its Routes hold the docs routes
+// ([HookRoutes]). Without search keys the environment has no Searcher (the
+// hook steps aside after the routes).
 func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 	env := &hooks.WebSearchEnv{
 		Settings:   Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil),
@@ -108,6 +124,7 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 	}
 	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 	env.Settings.Secrets = secrets(cfg)
+	env.Routes = HookRoutes(cfg, true, false)
 	if len(env.Problems) > 0 {
 		return env
 	}
@@ -144,8 +161,9 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 }
 
 // WebFetch returns the web fetch hook's environment for cfg; loadErr is
-// the error config.Load returned with it. Without extraction keys the
-// environment has no Extractor (the hook steps aside).
+// the error config.Load returned with it. Its Routes hold the tool routes
+// ([HookRoutes]). Without extraction keys the environment has no Extractor
+// (the hook steps aside after the routes).
 func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 	wf := cfg.Hooks.WebFetch
 	env := &hooks.WebFetchEnv{
@@ -162,6 +180,7 @@ func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 		env.Classify = c.ClassifyBytes
 	}
 	env.Settings.Secrets = secrets(cfg)
+	env.Routes = HookRoutes(cfg, false, true)
 	if len(env.Problems) > 0 {
 		return env
 	}

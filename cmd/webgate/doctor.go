@@ -1,0 +1,561 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/setup"
+	"github.com/webgate-dev/webgate/routing"
+)
+
+func doctorCommand() command {
+	return command{
+		name:    "doctor",
+		summary: "Check configuration, keys, hook registration, binaries, state and routes",
+		run:     runDoctor,
+	}
+}
+
+const doctorDescription = `
+Doctor checks everything webgate needs and prints one line per check,
+marked OK, INFO, WARN or FAIL, with the fix for anything wrong:
+
+  configuration   where it came from (defaults, the file, the names of the
+                  environment variables used) and every invalid setting
+  keys            per provider, how many keys (never a key) and whether it
+                  is in the search and extraction orders; non-default base
+                  URLs
+  hooks           registration in Claude Code (user and project settings,
+                  which VS Code agent hooks also read) and Copilot CLI:
+                  registered, missing, duplicated, pointing at a missing
+                  binary, older Node hooks present
+  binaries        the websearch and webfetch hooks: where, executable,
+                  version
+  state           the state directory exists (or can be created) and is
+                  writable
+  routes          docs databases and tool routes loaded, invalid entries,
+                  inline route tests
+  dry run         what each hook would do with a sample WebSearch, WebFetch
+                  and (when Bash routes exist) Bash call
+
+Doctor is offline: it calls no provider and fetches no page, and says
+which providers would be called. With --live it runs the hook handlers
+in-process on the sample calls, within the hooks' budgets, calling the
+providers and fetching the sample URL.
+
+Exit status: 0 when nothing is broken (warnings allowed), 1 when a check
+failed (invalid configuration, no keys at all, hooks registered nowhere,
+a hook binary missing, the state directory not writable, failing route
+tests), 2 for a bad command line.`
+
+const doctorExamples = `  webgate doctor
+  webgate doctor --live                      # also call the providers once
+  webgate doctor --live --url https://example.org/docs
+  webgate doctor --json | jq '.checks[] | select(.status != "ok")'
+  webgate doctor --config ./webgate.toml --project-dir ~/src/app`
+
+// check is one line of the doctor's report.
+type check struct {
+	Section string `json:"section"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Detail  string `json:"detail"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// The statuses of a check, from best to worst.
+const (
+	statusOK   = "ok"
+	statusInfo = "info"
+	statusWarn = "warn"
+	statusFail = "fail"
+)
+
+type doctorFlags struct {
+	json, live             bool
+	configFile, binDir     string
+	projectDir, url, query string
+	versionTimeout         time.Duration
+	host                   hostEnv
+}
+
+type doctor struct {
+	f      doctorFlags
+	checks []check
+}
+
+func (d *doctor) add(section, name, status, detail, fix string) {
+	d.checks = append(d.checks, check{Section: section, Name: name, Status: status, Detail: detail, Fix: fix})
+}
+
+func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("doctor", "[flags]", doctorDescription, doctorExamples, stderr)
+	var f doctorFlags
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&f.live, "live", false, "run the hooks on the sample calls for real: calls the providers and fetches --url")
+	fs.StringVar(&f.configFile, "config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	fs.StringVar(&f.binDir, "bin-dir", "", "look for the hook binaries in this `directory` (default: next to webgate, else $PATH)")
+	fs.StringVar(&f.projectDir, "project-dir", "", "project root whose settings are checked (default: the current directory)")
+	fs.StringVar(&f.url, "url", "https://example.com/", "the `URL` of the sample WebFetch call")
+	fs.StringVar(&f.query, "query", "golang context cancellation", "the `query` of the sample WebSearch call")
+	rest, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "webgate doctor: unexpected argument %q\n", rest[0])
+		return exitUsage
+	}
+	f.host = currentHost()
+	if f.projectDir == "" {
+		f.projectDir = f.host.WorkDir
+	}
+	f.versionTimeout = 3 * time.Second
+	d := &doctor{f: f}
+
+	cfg, loadErr := f.host.loadConfig(f.configFile)
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	secrets := secretsOf(cfg)
+	out := &scrubWriter{w: stdout, secrets: secrets}
+	defer out.flush()
+
+	d.checkConfig(cfg, loadErr)
+	d.checkKeys(cfg)
+	ws, wf := d.checkBinaries(ctx)
+	d.checkRegistration(ws, wf)
+	d.checkState(cfg)
+	rs := loadRouteSet(cfg)
+	d.checkRoutes(rs)
+	d.dryRun(ctx, cfg, loadErr, rs)
+
+	failed := slices.ContainsFunc(d.checks, func(c check) bool { return c.Status == statusFail })
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			OK     bool    `json:"ok"`
+			Checks []check `json:"checks"`
+		}{!failed, d.checks})
+	} else {
+		d.print(out)
+	}
+	if failed {
+		return exitFail
+	}
+	return exitOK
+}
+
+// print writes the report as aligned sections.
+func (d *doctor) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	section := ""
+	counts := map[string]int{}
+	for _, c := range d.checks {
+		counts[c.Status]++
+		if c.Section != section {
+			if section != "" {
+				fmt.Fprintln(tw)
+			}
+			section = c.Section
+			fmt.Fprintf(tw, "%s\n", section)
+		}
+		fmt.Fprintf(tw, "  %-4s\t%s\t%s\n", strings.ToUpper(c.Status), c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(tw, "  \t\t→ %s\n", c.Fix)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	switch {
+	case counts[statusFail] > 0:
+		fmt.Fprintf(w, "%d failed, %d warning(s): webgate is not fully working; fix the FAIL lines above.\n", counts[statusFail], counts[statusWarn])
+	case counts[statusWarn] > 0:
+		fmt.Fprintf(w, "No failures, %d warning(s).\n", counts[statusWarn])
+	default:
+		fmt.Fprintln(w, "All checks passed.")
+	}
+}
+
+func (d *doctor) checkConfig(cfg *config.Config, loadErr error) {
+	const sec = "Configuration"
+	d.add(sec, "sources", statusOK, strings.Join(uniq(cfg.Sources), ", "), "")
+	problems := configProblems(loadErr)
+	for _, p := range problems {
+		d.add(sec, "invalid", statusFail, p, "correct that setting where the message says (see 'Settings' in the README); until then the hooks step aside")
+	}
+	if len(problems) == 0 {
+		d.add(sec, "settings", statusOK, "no invalid settings", "")
+	}
+	if cfg.Debug {
+		d.add(sec, "debug", statusInfo, "debug is on ("+cfg.Origin("debug")+"): the hooks write traces to stderr", "")
+	}
+}
+
+func uniq(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *doctor) checkKeys(cfg *config.Config) {
+	const sec = "Keys"
+	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
+	for _, n := range config.ProviderNames {
+		k := cfg.KeyCount(n)
+		var in []string
+		if i := slices.Index(searchOrder, n); i >= 0 {
+			in = append(in, fmt.Sprintf("search #%d", i+1))
+		}
+		if i := slices.Index(extractOrder, n); i >= 0 {
+			in = append(in, fmt.Sprintf("extraction #%d", i+1))
+		}
+		where := "in no order"
+		if len(in) > 0 {
+			where = "in order: " + strings.Join(in, ", ")
+		}
+		switch {
+		case k > 0 && len(in) == 0:
+			d.add(sec, n, statusWarn, fmt.Sprintf("%s, but %s", plural(k, "key"), where), "add "+n+" to search.providers or extract.providers, or remove its keys")
+		case k > 0:
+			d.add(sec, n, statusOK, fmt.Sprintf("%s (%s); %s", plural(k, "key"), cfg.Origin("providers."+n+".keys"), where), "")
+		default:
+			d.add(sec, n, statusInfo, "no keys; "+where+" (skipped)", "")
+		}
+	}
+	if len(cfg.Configured()) == 0 {
+		d.add(sec, "providers", statusFail, "no provider has keys: the hooks always step aside to the native tools",
+			"set at least one of TAVILY_API_KEY, WEBSEARCHAPI_API_KEY, EXA_API_KEY (or providers.NAME.keys in the config file), then run 'webgate doctor' again")
+	} else {
+		if ps := cfg.SearchProviders(); len(ps) > 0 {
+			d.add(sec, "search", statusOK, "mode "+cfg.Search.Mode+" via "+strings.Join(ps, ", "), "")
+		} else {
+			d.add(sec, "search", statusWarn, "no provider of the search order ("+strings.Join(searchOrder, ", ")+") has keys: WebSearch is not answered", "give keys to one of them, or set search.providers")
+		}
+		if ps := cfg.ExtractProviders(); len(ps) > 0 {
+			d.add(sec, "extraction", statusOK, "via "+strings.Join(ps, ", "), "")
+		} else {
+			d.add(sec, "extraction", statusWarn, "no provider of the extraction order ("+strings.Join(extractOrder, ", ")+") has keys: WebFetch is never answered", "give keys to one of them, or set extract.providers")
+		}
+	}
+	for _, b := range []struct{ name, got, def string }{
+		{config.Tavily, cfg.Providers.Tavily.BaseURL, config.DefaultTavilyBaseURL},
+		{config.Exa, cfg.Providers.Exa.BaseURL, config.DefaultExaBaseURL},
+		{config.WebSearchAPI, cfg.Providers.WebSearchAPI.BaseURL, config.DefaultWebSearchAPIBaseURL},
+	} {
+		if strings.TrimRight(b.got, "/") != b.def {
+			d.add(sec, b.name+" base URL", statusWarn, fmt.Sprintf("%s, not the default %s (%s)", safeURL(b.got), b.def, cfg.Origin("providers."+b.name+".base_url")), "unset it unless you mean to use another endpoint")
+		}
+	}
+}
+
+// safeURL prints a URL without user information, query or fragment.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// checkBinaries finds the hook binaries and asks each for its version.
+func (d *doctor) checkBinaries(ctx context.Context) (ws, wf hookBinary) {
+	const sec = "Hook binaries"
+	ws = d.f.host.findHook("websearch", d.f.binDir)
+	wf = d.f.host.findHook("webfetch", d.f.binDir)
+	for _, b := range []hookBinary{ws, wf} {
+		if b.Path == "" {
+			where := "next to webgate or on PATH"
+			if d.f.binDir != "" {
+				where = "in " + d.f.binDir
+			}
+			d.add(sec, b.Name, statusFail, "not found "+where, "build and install it: 'make install' or 'go install github.com/webgate-dev/webgate/hooks/"+b.Name+"@latest'")
+			continue
+		}
+		v, err := hookVersion(ctx, b.Path, d.f.host, d.f.versionTimeout)
+		switch {
+		case err != nil:
+			d.add(sec, b.Name, statusFail, fmt.Sprintf("%s (%s) does not run: %v", b.Path, b.Where, err), "reinstall it with 'make install'")
+		case v == "":
+			d.add(sec, b.Name, statusOK, fmt.Sprintf("%s (%s), executable; no version reported (this build does not support --version)", b.Path, b.Where), "")
+		default:
+			d.add(sec, b.Name, statusOK, fmt.Sprintf("%s (%s), executable, %s", b.Path, b.Where, v), "")
+		}
+	}
+	d.checkWorker(ws)
+	return ws, wf
+}
+
+// checkWorker checks the webgate-hook worker that the websearch and
+// webfetch fronts run: next to them, or on PATH.
+func (d *doctor) checkWorker(front hookBinary) {
+	const sec = "Hook binaries"
+	w := hookBinary{Name: "webgate-hook"}
+	if front.Path != "" {
+		w = d.f.host.findHook("webgate-hook", filepath.Dir(front.Path))
+	}
+	if w.Path == "" {
+		w = d.f.host.findHook("webgate-hook", "")
+	}
+	if w.Path == "" {
+		d.add(sec, "webgate-hook", statusFail, "the worker the hooks run was not found next to them or on PATH; without it every hook steps aside",
+			"install it next to websearch and webfetch: 'make install' or 'go install github.com/webgate-dev/webgate/hooks/webgate-hook@latest'")
+		return
+	}
+	d.add(sec, "webgate-hook", statusOK, fmt.Sprintf("%s (%s), the worker behind websearch and webfetch", w.Path, w.Where), "")
+}
+
+// hookVersion runs "BIN --version" with an empty stdin. A hook that does
+// not know the flag reads the empty payload and exits 0 without output, so
+// "" means "no version reported".
+func hookVersion(ctx context.Context, bin string, h hostEnv, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Stdin = bytes.NewReader(nil)
+	cmd.Env = h.Env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = io.Discard
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("no answer within %v", timeout)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return "", err
+		}
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	if line == "" || strings.HasPrefix(line, "{") {
+		return "", nil
+	}
+	return oneLineText(line), nil
+}
+
+// checkRegistration inspects each target's settings file.
+func (d *doctor) checkRegistration(ws, wf hookBinary) {
+	const sec = "Hook registration"
+	base := setup.Options{
+		Home:            d.f.host.Home,
+		ClaudeConfigDir: d.f.host.getenv("CLAUDE_CONFIG_DIR"),
+		ProjectDir:      d.f.projectDir,
+		WebSearchBin:    ws.Path,
+		WebFetchBin:     wf.Path,
+	}
+	registered := 0
+	for _, tc := range []struct {
+		target setup.Target
+		scope  setup.Scope
+	}{
+		{setup.ClaudeCode, setup.User}, {setup.ClaudeCode, setup.Project},
+		{setup.CopilotCLI, setup.User}, {setup.CopilotCLI, setup.Project},
+	} {
+		o := base
+		o.Target, o.Scope = tc.target, tc.scope
+		name := fmt.Sprintf("%s (%s)", tc.target, tc.scope)
+		install := fmt.Sprintf("webgate install --target %s --scope %s", tc.target, tc.scope)
+		if tc.scope == setup.Project && d.f.projectDir != "" {
+			install += " --project-dir " + d.f.projectDir
+		}
+		r, err := setup.Inspect(o)
+		if err != nil {
+			fix := "fix the file by hand; webgate install leaves it untouched until it is valid JSON"
+			if !errors.Is(err, setup.ErrInvalidSettings) {
+				fix = ""
+			}
+			d.add(sec, name, statusFail, err.Error(), fix)
+			continue
+		}
+		problems := 0
+		for _, dup := range r.Duplicates() {
+			d.add(sec, name, statusWarn, "duplicated: "+dup+" in "+r.Path+" (each call runs twice)", install+" (collapses them)")
+			problems++
+		}
+		for _, h := range r.MissingBinaries() {
+			d.add(sec, name, statusFail, fmt.Sprintf("%s %s entry points at %s, which does not exist", h.Event, h.Binary, h.Path), install)
+			problems++
+		}
+		for _, l := range r.Legacy {
+			d.add(sec, name, statusWarn, l+" in "+r.Path+"; it runs alongside webgate", "remove that entry from "+r.Path+" once webgate works")
+			problems++
+		}
+		switch {
+		case r.Registered():
+			registered++
+			if ws.Path != "" && wf.Path != "" {
+				if p, err := setup.PlanInstall(r.InstallOptions(o)); err == nil && p.Changed() && problems == 0 {
+					d.add(sec, name, statusWarn, "registered in "+r.Path+", but not as 'webgate install' would write it now (other binaries, matchers or timeouts)", install+" --dry-run   # shows the difference")
+					continue
+				}
+			}
+			if problems == 0 {
+				d.add(sec, name, statusOK, "registered in "+r.Path, "")
+			}
+		case len(r.Hooks) > 0:
+			d.add(sec, name, statusWarn, "partly registered in "+r.Path+": missing "+strings.Join(r.Absent(), ", "), install)
+		case r.Exists:
+			d.add(sec, name, statusInfo, "not registered ("+r.Path+" has no webgate hooks)", "to use webgate there: "+install)
+		default:
+			d.add(sec, name, statusInfo, "not registered (no "+r.Path+")", "to use webgate there: "+install)
+		}
+	}
+	d.add(sec, "copilot-vscode", statusInfo, "VS Code agent hooks read the Claude Code settings above (user and project)", "")
+	if registered == 0 {
+		d.add(sec, "any target", statusFail, "the hooks are not registered for any target", "webgate install --target claude-code (or --target all); a Claude Code plugin install registers them through the plugin instead")
+	}
+}
+
+// checkState checks that the state directory exists or can be created,
+// and is writable, by creating and removing a temporary file.
+func (d *doctor) checkState(cfg *config.Config) {
+	const sec = "State"
+	dir := cfg.StateDir
+	if dir == "" {
+		d.add(sec, "state_dir", statusFail, "no state directory (no home directory and no XDG_STATE_HOME)", "set state_dir in the config file or WEBGATE_STATE_DIR")
+		return
+	}
+	target, note := dir, "exists"
+	if info, err := os.Stat(dir); err != nil {
+		parent := filepath.Dir(dir)
+		for {
+			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
+				break
+			}
+			parent = filepath.Dir(parent)
+		}
+		target, note = parent, "does not exist yet; it will be created on first use under "+parent
+	} else if !info.IsDir() {
+		d.add(sec, "state_dir", statusFail, dir+" is not a directory", "remove it or set state_dir elsewhere")
+		return
+	}
+	f, err := os.CreateTemp(target, ".webgate-doctor-*")
+	if err != nil {
+		d.add(sec, "state_dir", statusFail, fmt.Sprintf("%s: not writable (%v)", dir, fileError(err)), "fix its permissions or set state_dir (WEBGATE_STATE_DIR) to a writable directory")
+		return
+	}
+	f.Close()
+	os.Remove(f.Name())
+	d.add(sec, "state_dir", statusOK, dir+": "+note+", writable", "")
+}
+
+func (d *doctor) checkRoutes(rs routeSet) {
+	const sec = "Routes"
+	for _, w := range rs.Warnings {
+		d.add(sec, "invalid", statusWarn, w, "fix or remove the entry; the others keep working")
+	}
+	if n := len(rs.Docs.Databases()); n > 0 {
+		d.add(sec, "docs", statusOK, fmt.Sprintf("%s loaded from %s", plural(n, "database"), strings.Join(rs.DocsSources, ", ")), "")
+	} else {
+		d.add(sec, "docs", statusInfo, "no docs databases configured", "")
+	}
+	routes := rs.Tools.Routes()
+	if len(routes) == 0 {
+		d.add(sec, "tool routes", statusInfo, "no tool routes configured", "")
+		return
+	}
+	d.add(sec, "tool routes", statusOK, fmt.Sprintf("%s loaded (%d WebFetch, %d Bash) from %s", plural(len(routes), "route"),
+		countRoutes(rs.Tools, routing.ToolWebFetch), countRoutes(rs.Tools, routing.ToolBash), strings.Join(rs.RouteSources, ", ")), "")
+	ran, failures := rs.Tools.RunTests()
+	switch {
+	case ran == 0:
+		d.add(sec, "route tests", statusInfo, "no inline route tests", "")
+	case len(failures) == 0:
+		d.add(sec, "route tests", statusOK, fmt.Sprintf("%d passed", ran), "")
+	default:
+		for _, fl := range failures {
+			d.add(sec, "route tests", statusFail, fl.String(), "")
+		}
+		d.add(sec, "route tests", statusFail, fmt.Sprintf("%d passed, %d failed", ran-len(failures), len(failures)), "'webgate routes test' shows each failure")
+	}
+}
+
+// dryRun shows what each hook would do with a sample call.
+func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, rs routeSet) {
+	sec := "Dry run (offline: no provider called, nothing fetched)"
+	if d.f.live {
+		sec = "Live run (hooks run in-process on sample calls)"
+	}
+	type sample struct {
+		name, tool, hook string
+		input            map[string]string
+	}
+	samples := []sample{
+		{"WebSearch", "WebSearch", "websearch", map[string]string{"query": d.f.query}},
+		{"WebFetch", "WebFetch", "webfetch", map[string]string{"url": d.f.url, "prompt": "What is this page about?"}},
+	}
+	if countRoutes(rs.Tools, routing.ToolBash) > 0 {
+		cmd := "curl -s https://api.github.com/repos/golang/go"
+		for _, rt := range rs.Tools.Routes() {
+			if rt.Tool == routing.ToolBash {
+				for _, tc := range rt.Tests {
+					if strings.EqualFold(tc.Expect, "block") {
+						cmd = tc.Input
+						break
+					}
+				}
+				break
+			}
+		}
+		samples = append(samples, sample{"Bash", "Bash", "", map[string]string{"command": cmd}})
+	}
+	for _, s := range samples {
+		payload := syntheticPayload(s.tool, s.input, "webgate-doctor")
+		in, err := hooks.ParseInput(payload)
+		if err != nil {
+			d.add(sec, s.name, statusFail, err.Error(), "")
+			continue
+		}
+		p := planFor(in, planInput{cfg: cfg, loadErr: loadErr, routes: rs, pageNote: "the page is read only with --live"})
+		subject := fmt.Sprintf("%q", p.Value)
+		if !d.f.live || s.hook == "" || p.Routed {
+			detail := subject + " → " + p.Decision + ": " + p.Why
+			switch {
+			case p.Decision == "depends":
+				detail = subject + " → depends on the page: " + p.Why
+			case loadErr != nil && p.Decision == "pass" && p.ToolRoute == nil:
+				detail = subject + " → pass: the hooks step aside while the configuration is invalid (see Configuration)"
+			}
+			if p.Decision == "deny" && len(p.Providers) > 0 && !d.f.live {
+				detail = subject + " → would call " + strings.Join(p.Providers, ", ") + " and deny with their results"
+			}
+			d.add(sec, s.name, statusInfo, detail, "")
+			continue
+		}
+		stdout, stderr := liveRun(ctx, s.hook, cfg, loadErr, payload)
+		dec, why := liveSummary(stdout, stderr)
+		status := statusOK
+		if dec == "pass" && len(p.Providers) > 0 && p.Decision != "pass" && !strings.Contains(why, "fetch-readable") && !strings.Contains(why, "not HTML") {
+			status = statusWarn
+		}
+		d.add(sec, s.name, status, subject+" → "+dec+": "+why, "")
+	}
+}

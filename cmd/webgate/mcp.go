@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webgate-dev/webgate/internal/mcpserver"
+)
+
+func mcpCommand() command {
+	return command{
+		name:    "mcp",
+		summary: "Serve web_search and web_fetch as an MCP server over stdio",
+		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return runMCP(ctx, currentHost(), args, stdin, stdout, stderr)
+		},
+	}
+}
+
+const mcpDescription = `
+webgate mcp runs an MCP server on standard input and output for agents that have no
+hooks. It offers two tools:
+
+  web_search {query, allowed_domains?, blocked_domains?, max_results?}
+      search with the configured providers and policy; a query matching a
+      local documentation index gets a note naming its MCP tool
+  web_fetch {url, prompt?}
+      read a page as Markdown: tool routes first, then the page itself
+      (SSRF-protected) when it is readable, else the extraction providers
+
+Configuration is the same as the hooks': the configuration file and the
+environment (TAVILY_API_KEY, EXA_API_KEY, WEBSEARCHAPI_API_KEY, WEBGATE_…),
+which an agent's MCP configuration usually sets in the server's "env".
+Failures are tool errors naming the failure class; diagnostics go to
+standard error.
+
+Exit status: 0 when the client closes the connection, 1 if the server
+fails, 2 for a bad command line.`
+
+const mcpExamples = `  claude mcp add webgate -e TAVILY_API_KEY=tvly-… -- webgate mcp
+  {"mcpServers": {"webgate": {"command": "webgate", "args": ["mcp"],
+                              "env": {"TAVILY_API_KEY": "tvly-…"}}}}`
+
+func runMCP(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp", "[flags]", mcpDescription, mcpExamples, stderr)
+	maxChars := fs.Int("max-chars", mcpserver.DefaultMaxChars, "cut web_fetch answers to about `N` characters")
+	verbose := fs.Bool("v", false, "log each tool call (tool, outcome, duration) to standard error; also on with debug = true")
+	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "webgate mcp: unexpected argument %q\n", pos[0])
+		return exitUsage
+	}
+	if *maxChars <= 0 {
+		fmt.Fprintf(stderr, "webgate mcp: --max-chars must be positive, got %d\n", *maxChars)
+		return exitUsage
+	}
+	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile})
+	printWarnings(stderr, "mcp", warnings)
+	var logger *slog.Logger
+	if *verbose || cfg.Debug {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	server := mcpserver.New(tools, &mcpserver.Options{Version: versionString(), MaxChars: *maxChars, Logger: logger})
+	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	if err := server.Run(ctx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "webgate mcp: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

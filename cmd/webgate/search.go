@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/webtools"
+)
+
+func searchCommand() command {
+	return command{
+		name:    "search",
+		summary: "Search the web with the configured providers",
+		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return runSearch(ctx, currentHost(), args, stdin, stdout, stderr)
+		},
+	}
+}
+
+const searchDescription = `
+Search runs QUERY (all arguments, joined by spaces) through the same
+providers and policy as the web search hook: the configuration file and the
+environment (TAVILY_API_KEY, EXA_API_KEY, WEBSEARCHAPI_API_KEY, WEBGATE_…)
+decide which providers are asked and how. It prints one block per result
+(title, URL, snippet), then the providers that failed, if any. When the
+query matches a local documentation index, a note names its MCP tool.
+
+With --json it prints the result as one JSON object: {"query", "provider",
+"results": [{"title", "url", "snippet", "published", "providers"}],
+"failed_providers": [{"provider", "class"}], "local_docs": […]}; a failure
+prints {"error": {"reason", "class", "message", "failed_providers"}}.
+
+` + exitCodesHelp
+
+const searchExamples = `  webgate search golang context cancellation
+  webgate search -n 3 --allow go.dev "range over func"
+  webgate search --json --mode fallback --provider exa,tavily "sqlite wal mode" | jq -r '.results[].url'`
+
+func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("search", "[flags] QUERY...", searchDescription, searchExamples, stderr)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	maxResults := new(int)
+	fs.IntVar(maxResults, "max-results", 0, "same as -n")
+	fs.IntVar(maxResults, "n", 0, fmt.Sprintf("return at most `N` results (1 to %d; default %d)", webtools.MaxResultsLimit, webtools.DefaultMaxResults))
+	var allow, block, providers listFlag
+	fs.Var(&allow, "allow", "only return results from `DOMAIN` and its subdomains (repeatable, or comma-separated)")
+	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
+	fs.Var(&providers, "provider", "ask only the providers `NAMES`, in this order (of "+strings.Join(config.ProviderNames, ", ")+")")
+	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
+	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (default: the configured search timeout)")
+	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	pos, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	switch {
+	case query == "":
+		fmt.Fprintln(stderr, "webgate search: no query given")
+		fs.Usage()
+		return exitUsage
+	case *maxResults < 0 || *maxResults > webtools.MaxResultsLimit:
+		fmt.Fprintf(stderr, "webgate search: -n must be between 1 and %d, got %d\n", webtools.MaxResultsLimit, *maxResults)
+		return exitUsage
+	case *mode != "" && !slices.Contains([]string{config.ModeParallel, config.ModeFallback, config.ModeSingle}, *mode):
+		fmt.Fprintf(stderr, "webgate search: --mode must be parallel, fallback or single, got %q\n", *mode)
+		return exitUsage
+	}
+	if bad := unknownProviders(providers); bad != "" {
+		fmt.Fprintf(stderr, "webgate search: unknown provider %q (want %s)\n", bad, strings.Join(config.ProviderNames, ", "))
+		return exitUsage
+	}
+
+	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, mode: *mode, searchProviders: providers})
+	printWarnings(stderr, "search", warnings)
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	stop := spinner(stderr, "searching")
+	res, err := tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults})
+	stop()
+	if err != nil {
+		if *asJSON {
+			writeJSON(stdout, jsonErrorOf(err))
+		}
+		fmt.Fprintf(stderr, "webgate search: %s\n", err)
+		return exitCode(err)
+	}
+	if *asJSON {
+		writeJSON(stdout, res)
+	} else {
+		fmt.Fprint(stdout, res.Text())
+	}
+	if len(res.Results) == 0 {
+		if !*asJSON {
+			fmt.Fprintf(stderr, "webgate search: no results (%v)\n", res.Elapsed.Round(time.Millisecond))
+		}
+		return exitNoResults
+	}
+	return exitOK
+}
+
+// unknownProviders returns the first name that is not a provider, or "".
+func unknownProviders(names []string) string {
+	for _, n := range names {
+		if !slices.Contains(config.ProviderNames, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,290 @@
+// Package gate is the front of webgate's hook binaries. VS Code agent hooks
+// and Copilot CLI run a hook for every tool call, so the common answer is
+// "not mine": the front reads the payload with nothing but encoding/json,
+// and only when the hook may act on it runs the worker binary
+// (webgate-hook), which links the providers, the classifier and the
+// configuration loader. A pass-through therefore costs the start-up of a
+// small program, not of the whole library.
+//
+// The front is conservative: whenever it cannot be sure the hook ignores a
+// payload (malformed input, tool names customised in a configuration file,
+// tool routes that may apply to a Bash command) it runs the worker, which
+// makes the real decision. Like the worker, it never writes to stdout on
+// its own, never fails, and always exits 0.
+//
+// This package must stay light: it imports only the standard library's
+// encoding, os and path packages.
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// The hooks a front can be.
+const (
+	WebSearch = "websearch"
+	WebFetch  = "webfetch"
+)
+
+// WorkerName is the file name of the worker binary, looked up next to the
+// front's own executable and then on $PATH. WorkerEnv, when set, names it
+// explicitly.
+const (
+	WorkerName = "webgate-hook"
+	WorkerEnv  = "WEBGATE_HOOK_WORKER"
+)
+
+// MaxInputBytes matches the hooks library's input cap; larger input is
+// refused by the front itself.
+const MaxInputBytes = 4 << 20
+
+// Default tool names, the same as the hooks library's defaults.
+var (
+	DefaultSearchTools = []string{"WebSearch"}
+	DefaultFetchTools  = []string{"WebFetch", "web_fetch"}
+	DefaultMCPTools    = []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"}
+)
+
+// Env looks up an environment variable; os.LookupEnv in the binaries.
+type Env func(string) (string, bool)
+
+// payload is the part of a hook payload the front reads. encoding/json
+// matches keys case-insensitively, and the two spellings differ by an
+// underscore, so each field catches its runtime's key.
+type payload struct {
+	HookEventName  string `json:"hook_event_name"`
+	HookEventCamel string `json:"hookEventName"`
+	ToolName       string `json:"tool_name"`
+	ToolNameCamel  string `json:"toolName"`
+}
+
+// Relevant reports whether the hook may act on the payload, so that the
+// worker has to run. It returns false only when the hook certainly ignores
+// it: an event the hook never handles, or a tool whose name is not one of
+// the hook's tools (defaults, or the names set in the environment). A
+// configuration file that sets tool names or tool routes makes every tool
+// event relevant, since the front does not parse configuration files.
+func Relevant(hook string, data []byte, env Env) bool {
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return true // let the worker explain what is wrong
+	}
+	event := strings.ToLower(first(p.HookEventName, p.HookEventCamel))
+	tool := first(p.ToolName, p.ToolNameCamel)
+	file := configFile(env)
+	custom := func(keys ...string) bool {
+		for _, k := range keys {
+			if bytes.Contains(file, []byte(k)) {
+				return true
+			}
+		}
+		return false
+	}
+	switch hook {
+	case WebSearch:
+		search := names(env, "WEBGATE_HOOKS_WEBSEARCH_TOOL_NAMES", DefaultSearchTools)
+		mcp := names(env, "WEBGATE_HOOKS_WEBSEARCH_MCP_TOOL_NAMES", DefaultMCPTools)
+		switch event {
+		case "sessionstart":
+			return true
+		case "pretooluse":
+			return match(search, tool) || custom("tool_names")
+		case "posttooluse", "posttoolusefailure":
+			return match(mcp, tool) || custom("mcp_tool_names")
+		case "":
+			// Copilot CLI's camelCase payloads carry no event name.
+			return tool != "" && (match(search, tool) || match(mcp, tool) || custom("tool_names"))
+		}
+		return false
+	case WebFetch:
+		fetch := names(env, "WEBGATE_HOOKS_WEBFETCH_TOOL_NAMES", DefaultFetchTools)
+		switch event {
+		case "pretooluse", "":
+			if tool == "" {
+				return event == ""
+			}
+			if match(fetch, tool) || custom("tool_names") {
+				return true
+			}
+			return strings.EqualFold(tool, "bash") && routesMayExist(env, file)
+		}
+		return false
+	}
+	return true
+}
+
+// routesMayExist reports whether tool routes may be configured: a routes
+// file named in the environment, or a configuration file that mentions
+// routes.
+func routesMayExist(env Env, file []byte) bool {
+	for _, k := range []string{"WEBGATE_TOOL_ROUTES", "WEBGATE_ROUTES_CONFIG"} {
+		if v, ok := env(k); ok && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return bytes.Contains(file, []byte("routes"))
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func names(env Env, key string, def []string) []string {
+	v, ok := env(key)
+	if !ok || strings.TrimSpace(v) == "" {
+		return def
+	}
+	var out []string
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// match mirrors the hooks library: an exact name or a path.Match glob.
+func match(patterns []string, name string) bool {
+	if name == "" {
+		return false
+	}
+	if slices.Contains(patterns, name) {
+		return true
+	}
+	for _, p := range patterns {
+		if ok, err := path.Match(p, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// configFile returns the content of webgate's configuration file, found as
+// the config package finds it (WEBGATE_CONFIG, else config.{toml,yaml,yml,json}
+// in $XDG_CONFIG_HOME/webgate or ~/.config/webgate), or nil.
+func configFile(env Env) []byte {
+	if p, ok := env("WEBGATE_CONFIG"); ok && strings.TrimSpace(p) != "" {
+		data, _ := os.ReadFile(expandHome(strings.TrimSpace(p), env))
+		return data
+	}
+	dir := ""
+	if x, ok := env("XDG_CONFIG_HOME"); ok && x != "" {
+		dir = filepath.Join(x, "webgate")
+	} else if h, ok := env("HOME"); ok && h != "" {
+		dir = filepath.Join(h, ".config", "webgate")
+	} else {
+		return nil
+	}
+	for _, n := range []string{"config.toml", "config.yaml", "config.yml", "config.json"} {
+		if data, err := os.ReadFile(filepath.Join(dir, n)); err == nil {
+			return data
+		}
+	}
+	return nil
+}
+
+func expandHome(p string, env Env) string {
+	if strings.HasPrefix(p, "~/") {
+		if h, ok := env("HOME"); ok && h != "" {
+			return filepath.Join(h, p[2:])
+		}
+	}
+	return p
+}
+
+// Worker returns the path of the worker binary: WorkerEnv, else WorkerName
+// next to the running executable, else on $PATH.
+func Worker(env Env) (string, error) {
+	if p, ok := env(WorkerEnv); ok && p != "" {
+		return p, nil
+	}
+	name := WorkerName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		p := filepath.Join(filepath.Dir(exe), name)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(WorkerName); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the %s binary was not found next to this hook or on $PATH; reinstall webgate (make install)", WorkerName)
+}
+
+// Version is the release version printed by --version; release builds set
+// it with -ldflags "-X github.com/webgate-dev/webgate/hooks/gate.Version=v1.2.3".
+// When it is "dev", the module version recorded in the binary is used if
+// there is one.
+var Version = "dev"
+
+// VersionString returns the version to print for a hook binary.
+func VersionString() string {
+	if Version == "dev" {
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+	}
+	return Version
+}
+
+// Main is the whole body of a front binary for hook: it reads the payload,
+// returns at once when the hook ignores it, and otherwise runs the worker
+// with the payload on its stdin and the front's stdout and stderr. It
+// always returns 0. With the single argument --version it prints the
+// version instead.
+func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+	if len(args) > 0 {
+		if args[0] == "--version" || args[0] == "-version" {
+			fmt.Fprintf(stdout, "%s (webgate) %s\n", hook, VersionString())
+			return 0
+		}
+		fmt.Fprintf(stderr, "webgate: %s takes no arguments (it reads a hook payload on stdin); ignoring %q\n", hook, args[0])
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, MaxInputBytes+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate: reading stdin: %v; passing through\n", err)
+		return 0
+	}
+	if len(data) > MaxInputBytes {
+		// Drain the rest so the writer does not see a broken pipe.
+		_, _ = io.Copy(io.Discard, io.LimitReader(stdin, 64<<20))
+		fmt.Fprintf(stderr, "webgate: hook input too large: more than %d bytes; passing through\n", MaxInputBytes)
+		return 0
+	}
+	if !Relevant(hook, data, env) {
+		return 0
+	}
+	worker, err := Worker(env)
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate: %v; passing through\n", err)
+		return 0
+	}
+	cmd := exec.Command(worker, hook)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(stderr, "webgate: %s worker: %v; passing through\n", hook, err)
+	}
+	return 0
+}

@@ -1,0 +1,129 @@
+package gate
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envOf(kv ...string) Env {
+	m := map[string]string{}
+	for _, s := range kv {
+		k, v, _ := strings.Cut(s, "=")
+		m[k] = v
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestRelevant_PassesOnlyWhatTheHookMayHandle(t *testing.T) {
+	home := t.TempDir()
+	base := "HOME=" + home
+	cases := []struct {
+		hook, payload string
+		env           []string
+		want          bool
+	}{
+		{WebSearch, `{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"x"}}`, nil, true},
+		{WebSearch, `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{}}`, nil, false},
+		{WebSearch, `{"hook_event_name":"PreToolUse","tool_name":"WebFetch"}`, nil, false},
+		{WebSearch, `{"hook_event_name":"PreToolUse","tool_name":"mcp__ccs-websearch__WebSearch"}`, nil, false},
+		{WebSearch, `{"hook_event_name":"PostToolUse","tool_name":"mcp__ccs-websearch__WebSearch"}`, nil, true},
+		{WebSearch, `{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__plugin_x_ccs-websearch__WebSearch"}`, nil, true},
+		{WebSearch, `{"hook_event_name":"PostToolUse","tool_name":"Bash"}`, nil, false},
+		{WebSearch, `{"hook_event_name":"SessionStart","source":"startup"}`, nil, true},
+		{WebSearch, `{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`, nil, false},
+		{WebSearch, `{"hookEventName":"PreToolUse","tool_name":"editFiles"}`, nil, false},
+		{WebSearch, `{"hookEventName":"PreToolUse","tool_name":"WebSearch"}`, nil, true},
+		{WebSearch, `{"sessionId":"s","toolName":"bash","toolArgs":"{}"}`, nil, false},
+		{WebSearch, `{"hook_event_name":"PreToolUse","tool_name":"web_search"}`, []string{"WEBGATE_HOOKS_WEBSEARCH_TOOL_NAMES=WebSearch,web_search"}, true},
+		{WebSearch, `not json`, nil, true},
+		{WebFetch, `{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://x"}}`, nil, true},
+		{WebFetch, `{"sessionId":"s","toolName":"web_fetch","toolArgs":"{\"url\":\"https://x\"}"}`, nil, true},
+		{WebFetch, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, nil, false},
+		{WebFetch, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, []string{"WEBGATE_TOOL_ROUTES=/etc/routes.json"}, true},
+		{WebFetch, `{"sessionId":"s","toolName":"bash","toolArgs":"{}"}`, []string{"WEBGATE_TOOL_ROUTES=/r.json"}, true},
+		{WebFetch, `{"hook_event_name":"PostToolUse","tool_name":"WebFetch"}`, nil, false},
+		{WebFetch, `{"hook_event_name":"SessionStart"}`, nil, false},
+		{WebFetch, `[]`, nil, true},
+	}
+	for _, c := range cases {
+		env := envOf(append([]string{base}, c.env...)...)
+		if got := Relevant(c.hook, []byte(c.payload), env); got != c.want {
+			t.Errorf("%s %s %v: Relevant = %v, want %v", c.hook, c.payload, c.env, got, c.want)
+		}
+	}
+}
+
+func TestRelevant_AConfigFileWithCustomNamesOrRoutesSendsToolEventsToTheWorker(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "webgate")
+	os.MkdirAll(dir, 0o755)
+	bash := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"curl x"}}`)
+	other := []byte(`{"hook_event_name":"PreToolUse","tool_name":"my_search"}`)
+	env := envOf("HOME=" + home)
+	if Relevant(WebFetch, bash, env) || Relevant(WebSearch, other, env) {
+		t.Fatal("relevant without a configuration file")
+	}
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[[routes.tool_routes]]\nname='x'\n"), 0o600)
+	if !Relevant(WebFetch, bash, env) {
+		t.Error("Bash not sent to the worker although the file configures routes")
+	}
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[hooks.websearch]\ntool_names=['my_search']\n"), 0o600)
+	if !Relevant(WebSearch, other, env) {
+		t.Error("a custom tool name in the file was not sent to the worker")
+	}
+	named := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(named, []byte("routes:\n  config: /r.json\n"), 0o600)
+	if !Relevant(WebFetch, bash, envOf("HOME="+home, "WEBGATE_CONFIG="+named)) {
+		t.Error("WEBGATE_CONFIG not read")
+	}
+}
+
+func TestMain_StepsAsideSilentlyForIgnoredEventsAndOversizedInput(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main(WebSearch, nil, strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Read"}`), &out, &errb, envOf("HOME="+t.TempDir()))
+	if code != 0 || out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("code %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	big := strings.NewReader(`{"x":"` + strings.Repeat("a", MaxInputBytes) + `"}`)
+	code = Main(WebSearch, nil, big, &out, &errb, envOf())
+	if code != 0 || out.Len() != 0 || !strings.Contains(errb.String(), "too large") {
+		t.Fatalf("code %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+	if big.Len() != 0 {
+		t.Error("oversized stdin not drained")
+	}
+}
+
+func TestMain_SaysSoWhenTheWorkerIsMissing(t *testing.T) {
+	var out, errb bytes.Buffer
+	t.Setenv("PATH", t.TempDir())
+	code := Main(WebSearch, nil, strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"q"}}`), &out, &errb, envOf("HOME="+t.TempDir()))
+	if code != 0 || out.Len() != 0 || !strings.Contains(errb.String(), "webgate-hook") {
+		t.Fatalf("code %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+}
+
+func TestMain_HandsRelevantPayloadsToTheWorker(t *testing.T) {
+	dir := t.TempDir()
+	worker := filepath.Join(dir, "worker.sh")
+	os.WriteFile(worker, []byte("#!/bin/sh\necho \"arg=$1\"\ncat\n"), 0o755)
+	var out, errb bytes.Buffer
+	in := `{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://x"}}`
+	code := Main(WebFetch, nil, strings.NewReader(in), &out, &errb, envOf("HOME="+dir, WorkerEnv+"="+worker))
+	if code != 0 || out.String() != "arg=webfetch\n"+in {
+		t.Fatalf("code %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+}
+
+func TestMain_PrintsItsVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main(WebFetch, []string{"--version"}, strings.NewReader(""), &out, &errb, envOf()); code != 0 {
+		t.Fatal(code)
+	}
+	if !strings.HasPrefix(out.String(), "webfetch (webgate) ") {
+		t.Fatalf("stdout %q", out.String())
+	}
+}

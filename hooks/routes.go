@@ -1,0 +1,151 @@
+package hooks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/routing"
+)
+
+// NoSessionID is the session id used for the docs routes' escape hatch
+// when a payload carries none (neither "session_id" nor "sessionId"). All
+// such calls share one memory: an identical retry from any of them within
+// the escape window goes through.
+const NoSessionID = "no-session"
+
+// Routes are the routing rules a hook applies before any provider is
+// called; they need no provider keys. The zero value routes nothing.
+type Routes struct {
+	// Docs sends web searches about documented topics to local
+	// documentation indexes (web search hook, PreToolUse).
+	Docs *routing.DocsRouter
+	// Tools sends WebFetch URLs and Bash commands to better tools (web
+	// fetch hook, PreToolUse).
+	Tools *routing.ToolRouter
+	// State remembers docs-route denials per session, so that an
+	// identical retry within the escape window goes through. Without it
+	// docs routes never deny.
+	State *routing.StateStore
+	// Warnings describe routing configuration that could not be used (an
+	// unreadable file, a dropped entry); they are written to stderr
+	// whenever the routes are consulted.
+	Warnings []string
+}
+
+// IsShellTool reports whether name is the agent's shell tool: "Bash" in
+// Claude Code, "bash" in Copilot CLI (compared case-insensitively). Only
+// tool routes act on it.
+func IsShellTool(name string) bool { return strings.EqualFold(name, routing.ToolBash) }
+
+// warningLines renders the routing warnings for stderr.
+func (r Routes) warningLines() []string {
+	out := make([]string, 0, len(r.Warnings))
+	for _, w := range r.Warnings {
+		out = append(out, "routing: warning: "+w)
+	}
+	return out
+}
+
+// routeTrace is the start of the debug trace of a routed call: the
+// configuration sources and the event.
+func routeTrace(in *Input, s Settings) []string {
+	if !s.Debug {
+		return nil
+	}
+	return append(slices.Clone(s.Trace), fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
+}
+
+// routeTool returns the denial of the first tool route matching a
+// PreToolUse on a web fetch tool (its URL) or the shell tool (its
+// command), and whether one matched.
+func routeTool(in *Input, r Routes, s Settings) (Decision, bool) {
+	if in.Event != PreToolUse || r.Tools == nil {
+		return Decision{}, false
+	}
+	tool, value := routing.ToolWebFetch, ""
+	if IsShellTool(in.ToolName) {
+		tool, value = routing.ToolBash, in.Command()
+	} else {
+		value = in.FetchArgs().URL
+	}
+	rt, ok := r.Tools.Match(tool, value)
+	if !ok {
+		return Decision{}, false
+	}
+	d := Decision{Action: Deny, Reason: cutText(rt.Reason(value, s.Debug), s.maxChars())}
+	if s.Debug {
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("tool route %s matched %s %s; denying", rt.Name, in.ToolName, shorten(value, 200)))
+	}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent elsewhere by tool route %s", in.ToolName, rt.Name), 300)
+	}
+	return d, true
+}
+
+// routeDocs applies the docs routes to a PreToolUse on a web search tool:
+// it returns the denial with the MCP instructions as additional context
+// and true when the query matched a database and the denial was recorded;
+// otherwise false and the lines to log (a released retry in debug mode, a
+// state that could not be written).
+func routeDocs(in *Input, r Routes, s Settings) (Decision, bool, []string) {
+	if in.Event != PreToolUse || r.Docs == nil {
+		return Decision{}, false, nil
+	}
+	args := in.SearchArgs()
+	session := in.SessionID
+	if session == "" {
+		session = NoSessionID
+	}
+	call := routing.Call{Query: args.Query, AllowedDomains: args.AllowedDomains, BlockedDomains: args.BlockedDomains}
+	den, matched, deny, err := r.Docs.Route(r.State, session, call)
+	if len(matched) == 0 {
+		return Decision{}, false, nil
+	}
+	paths := make([]string, len(matched))
+	for i, m := range matched {
+		paths[i] = m.Path
+	}
+	if err != nil {
+		return Decision{}, false, []string{fmt.Sprintf("routing: warning: docs route matched %s but its denial could not be recorded (%v); not denying", strings.Join(paths, ", "), err)}
+	}
+	if !deny {
+		var lines []string
+		if s.Debug {
+			lines = append(lines, fmt.Sprintf("docs route: identical retry in session %q released (%s); going on", session, strings.Join(paths, ", ")))
+		}
+		return Decision{}, false, lines
+	}
+	max := s.maxChars()
+	d := Decision{Action: Deny, Reason: cutText(den.Reason, max), Context: cutText(den.Context, max)}
+	if s.Debug {
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("docs route: query %q matched %s; denying, an identical retry within %v goes through", args.Query, strings.Join(paths, ", "), window(r.State)))
+	}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent to %d local documentation index(es)", in.ToolName, len(matched)), 300)
+	}
+	return d, true, nil
+}
+
+func window(st *routing.StateStore) time.Duration {
+	if st != nil && st.EscapeWindow > 0 {
+		return st.EscapeWindow
+	}
+	return routing.DefaultEscapeWindow
+}
+
+// HandleSessionStart answers SessionStart with an index of the docs
+// databases and tool routes (one line each, [routing.SessionIndex]) as
+// additional context, or passes through when there are none. Copilot CLI's
+// camelCase runtime takes no context and gets nothing.
+func HandleSessionStart(in *Input, r Routes, s Settings) Decision {
+	if in == nil || in.Event != SessionStart {
+		return Decision{}
+	}
+	index := routing.SessionIndex(r.Docs, r.Tools)
+	if index == "" {
+		return passWith(r.warningLines()...)
+	}
+	return redactDecision(Decision{Action: AddContext, Context: cutText(index, s.maxChars()), Diagnostics: r.warningLines()}, s.Secrets)
+}

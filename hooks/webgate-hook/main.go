@@ -1,0 +1,46 @@
+// Command webgate-hook is the worker behind webgate's hook binaries: the
+// websearch and webfetch fronts run it, with the hook payload on stdin,
+// whenever the hook may act on an event. It can also be registered
+// directly as "webgate-hook websearch" or "webgate-hook webfetch".
+//
+// It reads one hook payload on stdin, writes at most one JSON object on
+// stdout and always exits 0; see package hooks. Configuration comes from
+// the environment and webgate's configuration file (package config).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/hooks/hookenv"
+)
+
+func main() {
+	var h hooks.Handler
+	switch hook := firstArg(); hook {
+	case "websearch":
+		h = hookenv.WebSearchHandler(config.LoadFromOS)
+	case "webfetch":
+		h = hookenv.WebFetchHandler(config.LoadFromOS)
+	case "--version", "-version":
+		fmt.Printf("webgate-hook (webgate) %s\n", gate.VersionString())
+		os.Exit(0)
+	default:
+		fmt.Fprintf(os.Stderr, "webgate: webgate-hook needs websearch or webfetch as its argument, not %q; passing through\n", hook)
+		_, _ = io.Copy(io.Discard, io.LimitReader(os.Stdin, 64<<20))
+		os.Exit(0)
+	}
+	os.Exit(hooks.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, h))
+}
+
+func firstArg() string {
+	if len(os.Args) > 1 {
+		return os.Args[1]
+	}
+	return ""
+}

@@ -1,0 +1,213 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// Tool names.
+const (
+	SearchTool = "web_search"
+	FetchTool  = "web_fetch"
+)
+
+// DefaultMaxChars caps a web_fetch answer: about 8,000 tokens, below the
+// size at which agents warn about large tool output.
+const DefaultMaxChars = 30000
+
+// Options configure a server. The zero value means the defaults.
+type Options struct {
+	// Version is the server version announced to clients; empty means
+	// "dev".
+	Version string
+	// MaxChars caps the text of a web_fetch answer; 0 means
+	// [DefaultMaxChars].
+	MaxChars int
+	// Logger receives one line per tool call (tool, outcome, duration);
+	// nil means no logging. It never receives queries, page content or
+	// keys.
+	Logger *slog.Logger
+}
+
+// SearchInput is the input of the web_search tool.
+type SearchInput struct {
+	Query          string   `json:"query" jsonschema:"What to search the web for."`
+	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only return results from these domains and their subdomains, e.g. [\"go.dev\"]."`
+	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never return results from these domains."`
+	MaxResults     int      `json:"max_results,omitempty" jsonschema:"How many results to return (default 8)."`
+}
+
+// FetchInput is the input of the web_fetch tool.
+type FetchInput struct {
+	URL    string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
+	Prompt string `json:"prompt,omitempty" jsonschema:"What you want from the page. When the page is long, the parts most relevant to it are kept."`
+}
+
+const searchDescription = `Search the web. Returns the title, URL and a snippet of each result, best first. ` +
+	`Use it for current information and for anything outside your training data; cite the URLs you use. ` +
+	`To read a result in full, pass its URL to web_fetch.`
+
+const fetchDescription = `Read a web page and return its content as Markdown (title, headings, text, lists, links, code). ` +
+	`Pages that need JavaScript or are mostly navigation are read through an extraction service. ` +
+	`Only public http and https URLs are fetched.`
+
+const instructions = `webgate gives web access: web_search finds pages, web_fetch reads one page as Markdown.`
+
+// New returns an MCP server offering web_search and web_fetch over tools.
+// Run it with [mcp.Server.Run] on a transport ([mcp.StdioTransport] for
+// agents). Failures are tool errors (isError results) whose text names the
+// failure class; a handler never crashes the server.
+func New(tools *webtools.Tools, opts *Options) *mcp.Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.MaxChars <= 0 {
+		o.MaxChars = DefaultMaxChars
+	}
+	if tools == nil {
+		tools = &webtools.Tools{}
+	}
+	h := &handlers{tools: tools, opts: o}
+	s := mcp.NewServer(&mcp.Implementation{Name: "webgate", Title: "webgate web search and fetch", Version: o.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        SearchTool,
+		Title:       "Web search",
+		Description: searchDescription,
+		InputSchema: searchSchema(),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	}, h.search)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        FetchTool,
+		Title:       "Web fetch",
+		Description: fetchDescription,
+		InputSchema: fetchSchema(),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	}, h.fetch)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// searchSchema is SearchInput's schema with bounds an agent can see.
+func searchSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[SearchInput](nil)
+	if err != nil {
+		panic(err) // a static type; covered by the tests
+	}
+	s.Properties["query"].MinLength = ptr(1)
+	s.Properties["max_results"].Minimum = ptr(1.0)
+	s.Properties["max_results"].Maximum = ptr(float64(webtools.MaxResultsLimit))
+	return s
+}
+
+func fetchSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[FetchInput](nil)
+	if err != nil {
+		panic(err) // a static type; covered by the tests
+	}
+	s.Properties["url"].MinLength = ptr(1)
+	return s
+}
+
+type handlers struct {
+	tools *webtools.Tools
+	opts  Options
+}
+
+func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (res *mcp.CallToolResult, _ any, _ error) {
+	start := time.Now()
+	defer h.recover(SearchTool, &res)
+	out, err := h.tools.Search(ctx, webtools.SearchRequest{
+		Query:          in.Query,
+		AllowedDomains: in.AllowedDomains,
+		BlockedDomains: in.BlockedDomains,
+		MaxResults:     in.MaxResults,
+	})
+	if err != nil {
+		h.log(SearchTool, start, "error", reasonOf(err))
+		return toolError(SearchTool, err), nil, nil
+	}
+	h.log(SearchTool, start, "ok", fmt.Sprintf("%d result(s) via %s", len(out.Results), out.Provider))
+	return textResult(out.Text()), nil, nil
+}
+
+func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput) (res *mcp.CallToolResult, _ any, _ error) {
+	start := time.Now()
+	defer h.recover(FetchTool, &res)
+	out, err := h.tools.Fetch(ctx, webtools.FetchRequest{URL: in.URL, Prompt: in.Prompt})
+	if err != nil {
+		h.log(FetchTool, start, "error", reasonOf(err))
+		return toolError(FetchTool, err), nil, nil
+	}
+	h.log(FetchTool, start, "ok", out.Summary())
+	return textResult(out.Text(h.opts.MaxChars)), nil, nil
+}
+
+// recover turns a panic in a handler into a tool error.
+func (h *handlers) recover(tool string, res **mcp.CallToolResult) {
+	if r := recover(); r != nil {
+		if h.opts.Logger != nil {
+			h.opts.Logger.Error("tool panicked", "tool", tool)
+		}
+		*res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+			Text: fmt.Sprintf("%s failed (unknown): internal error in webgate.", tool),
+		}}}
+	}
+}
+
+func (h *handlers) log(tool string, start time.Time, outcome, detail string) {
+	if h.opts.Logger == nil {
+		return
+	}
+	h.opts.Logger.Info("tool call", "tool", tool, "outcome", outcome, "detail", detail, "elapsed", time.Since(start).Round(time.Millisecond))
+}
+
+func reasonOf(err error) string {
+	var e *webtools.Error
+	if errors.As(err, &e) {
+		if e.Class != "" {
+			return string(e.Reason) + " " + string(e.Class)
+		}
+		return string(e.Reason)
+	}
+	return "unknown"
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// toolError renders err as a tool error. The text starts with the tool and
+// a short label (the failure class for provider failures), then the
+// message.
+func toolError(tool string, err error) *mcp.CallToolResult {
+	label := string(provider.ClassUnknown)
+	msg := "An unexpected error occurred."
+	var e *webtools.Error
+	if errors.As(err, &e) {
+		msg = e.Message
+		switch e.Reason {
+		case webtools.ProviderFailed:
+			label = string(e.Class)
+		default:
+			label = string(e.Reason)
+		}
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+		Text: fmt.Sprintf("%s failed (%s): %s", tool, label, msg),
+	}}}
+}

@@ -1,0 +1,216 @@
+package setup
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Registration is what one settings file holds of webgate's hooks, read by
+// [Inspect] without changing anything.
+type Registration struct {
+	// Target and Path say which file was read.
+	Target Target
+	Path   string
+	// Exists reports whether the file exists.
+	Exists bool
+	// Hooks lists every webgate hook entry, in file order.
+	Hooks []RegisteredHook
+	// Legacy describes each entry of the older Node hooks, one line each.
+	Legacy []string
+	// MCPTools are the MCP tools webgate's PostToolUse entries match (Claude
+	// Code settings; Copilot CLI entries name no tools).
+	MCPTools []string
+	// SessionStart reports a webgate SessionStart entry.
+	SessionStart bool
+}
+
+// RegisteredHook is one webgate hook entry of a settings file.
+type RegisteredHook struct {
+	// Event is the hook event as the file spells it ("PreToolUse",
+	// "preToolUse").
+	Event string
+	// Matcher is the entry's matcher; "" for Copilot CLI, which has none.
+	Matcher string
+	// Binary is "websearch" or "webfetch".
+	Binary string
+	// Command is the command line as written.
+	Command string
+	// Path is the executable the command runs.
+	Path string
+	// Missing reports that Path does not exist.
+	Missing bool
+}
+
+// Inspect reads the settings file of o.Target in o.Scope and reports
+// webgate's entries in it. A missing file gives an empty Registration; a
+// file that is not valid JSON gives an error wrapping
+// [ErrInvalidSettings]. Nothing is written.
+func Inspect(o Options) (*Registration, error) {
+	o.defaults()
+	path, err := SettingsPath(o)
+	if err != nil {
+		return nil, err
+	}
+	before, root, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registration{Target: o.Target, Path: path, Exists: before != nil}
+	hooksV, _ := root.get("hooks")
+	hooks, ok := hooksV.(*object)
+	if !ok {
+		return r, nil
+	}
+	add := func(event, matcher, cmd string) {
+		if s := legacyScript(cmd); s != "" {
+			m := ""
+			if o.Target != CopilotCLI {
+				m = " for " + quoteMatcher(matcher)
+			}
+			r.Legacy = append(r.Legacy, fmt.Sprintf("%s: older Node hook %s%s", event, s, m))
+		}
+		bin := hookBinary(cmd)
+		if bin == "" {
+			return
+		}
+		h := RegisteredHook{Event: event, Binary: bin, Command: cmd, Path: firstField(cmd)}
+		h.Matcher = matcher
+		if _, err := os.Stat(h.Path); err != nil {
+			h.Missing = true
+		}
+		r.Hooks = append(r.Hooks, h)
+		switch {
+		case strings.EqualFold(event, "SessionStart"):
+			r.SessionStart = true
+		case strings.EqualFold(event, "PostToolUse") || strings.EqualFold(event, "PostToolUseFailure"):
+			for _, t := range strings.Split(h.Matcher, "|") {
+				if t = strings.TrimSpace(t); t != "" && !contains(r.MCPTools, t) {
+					r.MCPTools = append(r.MCPTools, t)
+				}
+			}
+		}
+	}
+	for _, event := range hooks.keys {
+		list, _ := hooks.vals[event].([]any)
+		for _, item := range list {
+			ho, ok := item.(*object)
+			if !ok {
+				continue
+			}
+			if o.Target == CopilotCLI {
+				cmd, _ := ho.vals["bash"].(string)
+				add(event, "", cmd)
+				continue
+			}
+			inner, _ := ho.vals["hooks"].([]any)
+			for _, h := range inner {
+				if hh, ok := h.(*object); ok {
+					cmd, _ := hh.vals["command"].(string)
+					m, _ := ho.vals["matcher"].(string)
+					add(event, m, cmd)
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+func quoteMatcher(m string) string {
+	if m == "" {
+		return `"*"`
+	}
+	return fmt.Sprintf("%q", m)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// required returns the entries webgate needs in r's target, as
+// "event binary" pairs.
+func (r *Registration) required() [][2]string {
+	if r.Target == CopilotCLI {
+		return [][2]string{{"preToolUse", "webfetch"}}
+	}
+	return [][2]string{{"PreToolUse", "websearch"}, {"PreToolUse", "webfetch"}}
+}
+
+func (r *Registration) count(event, bin string) int {
+	n := 0
+	for _, h := range r.Hooks {
+		if h.Event == event && h.Binary == bin {
+			n++
+		}
+	}
+	return n
+}
+
+// Registered reports whether every entry webgate needs is present: the
+// PreToolUse websearch and webfetch hooks in Claude Code settings, the
+// preToolUse webfetch hook in a Copilot CLI hooks file.
+func (r *Registration) Registered() bool { return len(r.Absent()) == 0 }
+
+// Absent lists the needed entries that are missing, as "EVENT BINARY".
+func (r *Registration) Absent() []string {
+	var out []string
+	for _, q := range r.required() {
+		if r.count(q[0], q[1]) == 0 {
+			out = append(out, q[0]+" "+q[1])
+		}
+	}
+	return out
+}
+
+// Duplicates lists the entries registered more than once, as
+// "EVENT BINARY (N entries)".
+func (r *Registration) Duplicates() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range r.Hooks {
+		key := h.Event + " " + h.Binary
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if n := r.count(h.Event, h.Binary); n > 1 {
+			out = append(out, fmt.Sprintf("%s (%d entries)", key, n))
+		}
+	}
+	return out
+}
+
+// MissingBinaries lists the entries whose executable does not exist.
+func (r *Registration) MissingBinaries() []RegisteredHook {
+	var out []RegisteredHook
+	for _, h := range r.Hooks {
+		if h.Missing {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// InstallOptions returns o with what the file already registers beyond
+// the two PreToolUse hooks (the MCP companion tools, the SessionStart
+// hook), so that [PlanInstall] with them reports a change only when the
+// registration itself is out of date. For Copilot CLI, whose entries name
+// no tools, a registered postToolUse hook is carried over as the tool "*".
+func (r *Registration) InstallOptions(o Options) Options {
+	o.MCPTools = append([]string(nil), r.MCPTools...)
+	o.SessionStart = r.SessionStart
+	if r.Target == CopilotCLI && len(o.MCPTools) == 0 {
+		for _, h := range r.Hooks {
+			if strings.EqualFold(h.Event, "postToolUse") {
+				o.MCPTools = []string{"*"}
+				break
+			}
+		}
+	}
+	return o
+}

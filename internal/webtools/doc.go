@@ -1,0 +1,35 @@
+// Package webtools is what webgate's MCP server and its search and fetch
+// commands share: one web search and one page read, built from the same
+// pieces the hooks use, returning typed results with a text rendering for
+// agents and terminals.
+//
+// # Search
+//
+// [Tools.Search] runs a query through the configured search policy (any
+// provider.Searcher) and notes the local documentation indexes the query
+// matches ([routing.DocsRouter]); unlike the hooks, it never refuses to
+// search, since a caller of a tool has no way to insist.
+//
+// # Fetch
+//
+// [Tools.Fetch] answers from a matching tool route first
+// ([routing.ToolRouter]). Otherwise it reads the page itself with the hooks'
+// SSRF-protected probe ([hooks.Probe]) and classifies its HTML (package
+// classify). Fetch-readable pages are converted to Markdown here
+// ([ConvertHTML]); template-heavy and browser-render-required pages, and
+// pages the probe could not read, go to the extraction policy. When
+// extraction fails, the page's own text is returned with a note if there is
+// enough of it.
+//
+// # Errors
+//
+// Failures are [*Error] values with a [Reason] (bad input, not configured,
+// provider failed, page unavailable) that frontends map to exit codes or
+// tool errors. Their messages name each failed provider's user-facing class
+// (auth-failed, credit-or-quota-failed, transient-provider-failed, unknown)
+// and never contain an API key; [Tools.Secrets] are scrubbed from every
+// message and content as a last line of defence.
+//
+// This package never reads the environment or files: the frontends load
+// the configuration and hand over built values.
+package webtools

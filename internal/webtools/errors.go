@@ -1,0 +1,150 @@
+package webtools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// Reason says why a search or fetch gave no answer. Frontends map it to
+// their own signal: an exit code, a tool error.
+type Reason string
+
+// The reasons of an [*Error].
+const (
+	// BadInput: the request itself is unusable (no query, a URL that is
+	// not http or https, a refused destination address).
+	BadInput Reason = "bad-input"
+	// NotConfigured: no provider has an API key for what was needed.
+	NotConfigured Reason = "not-configured"
+	// ProviderFailed: every provider that was tried failed; Class says
+	// how.
+	ProviderFailed Reason = "provider-failed"
+	// PageUnavailable: the page could not be read and no provider was
+	// asked (a 404, for example).
+	PageUnavailable Reason = "page-unavailable"
+)
+
+// Error is the error [Tools.Search] and [Tools.Fetch] return. Its message is
+// meant for the agent or user as is: it names the user-facing failure class
+// of every provider that failed and never contains an API key.
+type Error struct {
+	Reason Reason
+	// Class is the overall user-facing failure class when Reason is
+	// [ProviderFailed]; empty otherwise.
+	Class provider.Class
+	// Failures lists each provider that failed, with its class.
+	Failures []Failure
+	// Message says what went wrong, in one or two sentences.
+	Message string
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// ReasonOf returns the [Reason] of err when it is an [*Error], and "" for
+// nil or any other error.
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
+}
+
+// Failure is one provider that failed, as shown to users.
+type Failure struct {
+	Provider string         `json:"provider"`
+	Class    provider.Class `json:"class"`
+	TimedOut bool           `json:"timed_out,omitempty"`
+}
+
+// String renders the failure as "tavily (auth-failed)".
+func (f Failure) String() string {
+	s := f.Provider + " (" + string(f.Class)
+	if f.TimedOut {
+		s += ", timed out"
+	}
+	return s + ")"
+}
+
+func failureList(fs []Failure) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func failuresFrom(fs []provider.Failure) []Failure {
+	out := make([]Failure, 0, len(fs))
+	for _, f := range fs {
+		k := f.Kind
+		if k == "" {
+			k = provider.KindOf(f.Err)
+		}
+		name := f.Provider
+		if name == "" {
+			name = "provider"
+		}
+		out = append(out, Failure{Provider: name, Class: k.Class(), TimedOut: f.TimedOut})
+	}
+	return out
+}
+
+// failuresOf returns the per-provider failures carried by err: those of a
+// policy's [policy.AllFailedError], else one per [*provider.Error] in err's
+// tree, else one for err itself.
+func failuresOf(err error, fallbackName string) []Failure {
+	var all *policy.AllFailedError
+	if errors.As(err, &all) && len(all.Failures) > 0 {
+		return failuresFrom(all.Failures)
+	}
+	var out []provider.Failure
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *provider.Error
+		if errors.As(e, &pe) {
+			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e)})
+		}
+	}
+	walk(err)
+	if len(out) == 0 {
+		out = append(out, provider.Failure{Provider: fallbackName, Kind: provider.KindOf(err)})
+	}
+	return failuresFrom(out)
+}
+
+// providerError builds the [ProviderFailed] error for err, a failed search
+// or extraction.
+func providerError(op string, err error, fallbackName string) *Error {
+	fails := failuresOf(err, fallbackName)
+	class := provider.ClassOf(err)
+	msg := fmt.Sprintf("%s failed (%s): %s.", op, class, failureList(fails))
+	if hint := classHint(class); hint != "" {
+		msg += " " + hint
+	}
+	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg}
+}
+
+// classHint says what a user can do about a failure class.
+func classHint(c provider.Class) string {
+	switch c {
+	case provider.ClassAuthFailed:
+		return "Check the API keys: the provider rejected them."
+	case provider.ClassCreditOrQuota:
+		return "The provider account is out of credits or over its quota."
+	case provider.ClassTransientFailed:
+		return "This may pass; try again shortly."
+	}
+	return ""
+}

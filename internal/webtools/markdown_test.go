@@ -1,0 +1,94 @@
+package webtools_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/webgate-dev/webgate/internal/fakeweb"
+	"github.com/webgate-dev/webgate/internal/webtools"
+)
+
+func TestConvertHTML_KeepsTheArticleAndDropsPageChrome(t *testing.T) {
+	doc := webtools.ConvertHTML(fakeweb.Fixture(t, "readable/blog-article.html"), "https://notes.example/2024/02/ice/")
+	if doc.Title != "Measuring the ice on the mill river | Field Notes" {
+		t.Errorf("title = %q", doc.Title)
+	}
+	if !strings.HasPrefix(doc.Markdown, "# Measuring the ice on the mill river\n\nBy Ruth Okafor") {
+		t.Errorf("content does not start with the article heading:\n%s", doc.Markdown)
+	}
+	for _, want := range []string{"## What the town decided", "[rivers](https://notes.example/tags/rivers/)"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("content lacks %q", want)
+		}
+	}
+	for _, noise := range []string{"Archive", "Related posts", "Counting swifts", "static site generator", "BlogPosting", "highlight.js"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("content keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
+
+func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
+	page := `<html><head><title> T </title><style>p{}</style></head><body>
+	<h2>Steps <a href="#steps">¶</a></h2>
+	<ol start="3"><li>First <b>bold</b></li><li>Second<ul><li>nested <a href="/x?a=(1)">link</a></li></ul></li></ol>
+	<pre class="language-go"><code>func main() {
+	fmt.Println("hi")
+}</code></pre>
+	<blockquote><p>Quoted</p><p>twice</p></blockquote>
+	<p>Line one<br>line two and <code>x := 1</code>, <em>em</em>.<i> i</i></p>
+	<table><tr><th>A</th><th>B|C</th></tr><tr><td>1</td></tr></table>
+	<p hidden>hidden text</p><div aria-hidden="true">aria hidden</div>
+	<a href="javascript:alert(1)">js link</a>
+	</body></html>`
+	doc := webtools.ConvertHTML([]byte(page), "https://example.org/dir/page")
+	want := "## Steps\n\n" +
+		"3. First **bold**\n4. Second\n  - nested [link](https://example.org/x?a=%281%29)\n\n" +
+		"```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
+		"> Quoted\n> \n> twice\n\n" +
+		"Line one  \nline two and `x := 1`, *em*. *i*\n\n" +
+		"| A | B\\|C |\n| --- | --- |\n| 1 |  |\n\n" +
+		"js link"
+	if doc.Markdown != want {
+		t.Errorf("markdown =\n%s\n---- want ----\n%s", doc.Markdown, want)
+	}
+	if doc.Title != "T" {
+		t.Errorf("title = %q", doc.Title)
+	}
+}
+
+func TestConvertHTML_NeverFailsOnBrokenOrEmptyInput(t *testing.T) {
+	for _, in := range []string{"", "<", "<html><body><div><p>unclosed", "\x00\xff binary", strings.Repeat("<div>", 5000) + "deep"} {
+		doc := webtools.ConvertHTML([]byte(in), "")
+		_ = doc.Markdown
+	}
+	if d := webtools.ConvertHTML([]byte(strings.Repeat("<div>", 5000)+"deep"), ""); d.Markdown != "" && !strings.Contains(d.Markdown, "deep") {
+		t.Errorf("deep nesting lost its text: %q", d.Markdown)
+	}
+}
+
+func FuzzConvertHTML(f *testing.F) {
+	f.Add([]byte("<p>hello <a href='/x'>x</a></p>"), "https://example.org/")
+	f.Add([]byte("<ul><li><ol><li><pre>x</pre></li></ol></li></ul>"), "")
+	f.Fuzz(func(t *testing.T, page []byte, base string) {
+		_ = webtools.ConvertHTML(page, base)
+	})
+}
+
+// ConvertHTML turns a page's main content into Markdown; relative links
+// are resolved against the page's URL, and navigation is dropped.
+func ExampleConvertHTML() {
+	page := `<html><head><title>Release notes</title></head><body>
+	<nav><a href="/">Home</a></nav>
+	<main><h1>Version 2</h1><p>Adds <code>--json</code>. See <a href="/docs/cli">the CLI docs</a>.</p></main>
+	</body></html>`
+	doc := webtools.ConvertHTML([]byte(page), "https://example.org/releases/")
+	fmt.Println(doc.Title)
+	fmt.Println(doc.Markdown)
+	// Output:
+	// Release notes
+	// # Version 2
+	//
+	// Adds `--json`. See [the CLI docs](https://example.org/docs/cli).
+}
