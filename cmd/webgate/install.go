@@ -29,7 +29,7 @@ func (s *stringList) Set(v string) error {
 
 type setupFlags struct {
 	target, scope, binDir, projectDir string
-	dryRun, sessionStart              bool
+	dryRun, sessionStart, bashRoutes  bool
 	mcpTools                          stringList
 }
 
@@ -42,6 +42,7 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 		fs.StringVar(&f.binDir, "bin-dir", "", "directory holding the websearch and webfetch binaries (default: next to webgate, else $PATH)")
 		fs.Var(&f.mcpTools, "mcp-tool", "an MCP search tool to accompany with provider results, e.g. mcp__ccs-websearch__WebSearch (repeatable)")
 		fs.BoolVar(&f.sessionStart, "session-start", false, "also register the SessionStart hook that lists docs indexes and tool routes")
+		fs.BoolVar(&f.bashRoutes, "tool-routes", false, "also run the webfetch hook on Bash, so tool routes apply to Bash commands")
 	}
 }
 
@@ -79,6 +80,7 @@ func (f *setupFlags) options() (setup.Options, error) {
 	}
 	o.MCPTools = f.mcpTools
 	o.SessionStart = f.sessionStart
+	o.BashRoutes = f.bashRoutes
 	return o, nil
 }
 
@@ -165,6 +167,7 @@ Examples:
   webgate install --target claude-code
   webgate install --target all --scope project
   webgate install --mcp-tool mcp__ccs-websearch__WebSearch
+  webgate install --tool-routes --session-start
 
 Flags:
 `)

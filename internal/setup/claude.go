@@ -47,9 +47,13 @@ type claudeEntry struct {
 }
 
 func claudeEntries(o Options) []claudeEntry {
+	fetch := "WebFetch"
+	if o.BashRoutes {
+		fetch = "WebFetch|Bash"
+	}
 	es := []claudeEntry{
 		{"PreToolUse", "WebSearch", "websearch", o.WebSearchBin, o.SearchTimeout},
-		{"PreToolUse", "WebFetch", "webfetch", o.WebFetchBin, o.FetchTimeout},
+		{"PreToolUse", fetch, "webfetch", o.WebFetchBin, o.FetchTimeout},
 	}
 	if len(o.MCPTools) > 0 {
 		m := strings.Join(o.MCPTools, "|")

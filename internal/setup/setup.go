@@ -55,6 +55,9 @@ type Options struct {
 	// SessionStart registers the SessionStart hook that tells the agent
 	// about configured documentation indexes and tool routes.
 	SessionStart bool
+	// BashRoutes registers the webfetch hook for Bash too, so that tool
+	// routes apply to Bash commands (Claude Code matcher "WebFetch|Bash").
+	BashRoutes bool
 	// SearchTimeout and FetchTimeout are the hook timeouts in seconds
 	// written into the settings; defaults 30 and 45.
 	SearchTimeout, FetchTimeout int

@@ -281,3 +281,21 @@ func TestHookBinary_RecognisesOurCommandsOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestInstall_ToolRoutesAddBashToTheWebFetchMatcher(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	install(t, o)
+	o.BashRoutes = true
+	p := install(t, o)
+	data, _ := os.ReadFile(p.Path)
+	if !strings.Contains(string(data), `"matcher": "WebFetch|Bash"`) || strings.Count(string(data), e.wf) != 1 {
+		t.Fatalf("settings:\n%s", data)
+	}
+	o.BashRoutes = false
+	p = install(t, o)
+	data, _ = os.ReadFile(p.Path)
+	if strings.Contains(string(data), "|Bash") {
+		t.Fatalf("Bash kept after reinstalling without tool routes:\n%s", data)
+	}
+}
