@@ -10,8 +10,8 @@ import (
 // omissionMark stands where selectRelevant left text out.
 const omissionMark = "[…]"
 
-// fitResult is the outcome of fitting content into a size cap.
-type fitResult struct {
+// Fit is the outcome of fitting content into a size cap with [FitContent].
+type Fit struct {
 	// Text is the content that fits.
 	Text string
 	// Cut is true when anything was left out.
@@ -24,20 +24,21 @@ type fitResult struct {
 	Omitted, Total int
 }
 
-// fitContent returns content within max UTF-16 code units. Content that
+// FitContent returns content within max UTF-16 code units (as Claude Code
+// counts its output caps). Content that
 // fits is returned as is. Otherwise, when prompt has useful terms that occur
 // in the content, the paragraphs and sections most relevant to the prompt
 // are kept in their original order with omissionMark where text was left
 // out; else the beginning is kept, cut at a paragraph or line boundary.
-func fitContent(content, prompt string, max int) fitResult {
+func FitContent(content, prompt string, max int) Fit {
 	content = strings.TrimSpace(content)
 	if textLen(content) <= max {
-		return fitResult{Text: content}
+		return Fit{Text: content}
 	}
 	if r, ok := selectRelevant(content, prompt, max); ok {
 		return r
 	}
-	return fitResult{Text: cutAtBoundary(content, max), Cut: true}
+	return Fit{Text: cutAtBoundary(content, max), Cut: true}
 }
 
 // cutAtBoundary cuts s to max code units, preferring the last paragraph or
@@ -92,14 +93,14 @@ func isHeading(p string) bool {
 
 // selectRelevant keeps the blocks of content that best match prompt's
 // terms. It reports false when the prompt has no term found in the content.
-func selectRelevant(content, prompt string, max int) (fitResult, bool) {
+func selectRelevant(content, prompt string, max int) (Fit, bool) {
 	terms := promptTerms(prompt)
 	if len(terms) == 0 {
-		return fitResult{}, false
+		return Fit{}, false
 	}
 	texts := splitBlocks(content)
 	if len(texts) < 2 {
-		return fitResult{}, false
+		return Fit{}, false
 	}
 	blocks := make([]block, len(texts))
 	df := map[string]int{}
@@ -118,7 +119,7 @@ func selectRelevant(content, prompt string, max int) (fitResult, bool) {
 		tfs[i] = tf
 	}
 	if len(df) == 0 {
-		return fitResult{}, false
+		return Fit{}, false
 	}
 	n := float64(len(texts))
 	for i := range blocks {
@@ -201,7 +202,7 @@ func selectRelevant(content, prompt string, max int) (fitResult, bool) {
 	if gap {
 		b.WriteString("\n\n" + omissionMark)
 	}
-	return fitResult{Text: cutText(b.String(), max), Cut: true, ByRelevance: true, Omitted: omitted, Total: len(blocks)}, true
+	return Fit{Text: cutText(b.String(), max), Cut: true, ByRelevance: true, Omitted: omitted, Total: len(blocks)}, true
 }
 
 // stopwords are frequent English words that say nothing about relevance,

@@ -25,7 +25,7 @@ func longDoc() string {
 }
 
 func TestFitContent_KeepsShortContentAsIs(t *testing.T) {
-	r := fitContent("  # T\n\nshort  ", "anything", 100)
+	r := FitContent("  # T\n\nshort  ", "anything", 100)
 	if r.Text != "# T\n\nshort" || r.Cut {
 		t.Errorf("got %+v", r)
 	}
@@ -33,7 +33,7 @@ func TestFitContent_KeepsShortContentAsIs(t *testing.T) {
 
 func TestFitContent_KeepsThePartsMostRelevantToThePromptInPageOrder(t *testing.T) {
 	doc := longDoc()
-	r := fitContent(doc, "What does the warranty say about refund claims?", 2000)
+	r := FitContent(doc, "What does the warranty say about refund claims?", 2000)
 	if !r.Cut || !r.ByRelevance {
 		t.Fatalf("got cut %v by relevance %v", r.Cut, r.ByRelevance)
 	}
@@ -58,7 +58,7 @@ func TestFitContent_KeepsThePartsMostRelevantToThePromptInPageOrder(t *testing.T
 func TestFitContent_FallsBackToTheBeginningWithoutUsefulPromptTerms(t *testing.T) {
 	doc := longDoc()
 	for _, prompt := range []string{"", "summarize this page please", "zebra xylophone"} {
-		r := fitContent(doc, prompt, 1500)
+		r := FitContent(doc, prompt, 1500)
 		if !r.Cut || r.ByRelevance || !strings.HasPrefix(r.Text, "# Widget Manual") || textLen(r.Text) > 1500 {
 			t.Errorf("prompt %q: got cut %v by relevance %v len %d", prompt, r.Cut, r.ByRelevance, textLen(r.Text))
 		}
@@ -67,7 +67,7 @@ func TestFitContent_FallsBackToTheBeginningWithoutUsefulPromptTerms(t *testing.T
 
 func TestFitContent_CutsAnOversizedRelevantBlock(t *testing.T) {
 	doc := "intro\n\n" + strings.Repeat("warranty details ", 2000) + "\n\nother"
-	r := fitContent(doc, "warranty", 1000)
+	r := FitContent(doc, "warranty", 1000)
 	if textLen(r.Text) > 1000 || !strings.Contains(r.Text, "warranty details") {
 		t.Errorf("got %d chars:\n%.200s", textLen(r.Text), r.Text)
 	}

@@ -284,7 +284,7 @@ func renderPage(args FetchArgs, page *provider.Page, why, name, footer string, m
 	if room < 200 {
 		room = 200
 	}
-	fit := fitContent(page.Content, args.Prompt, room)
+	fit := FitContent(page.Content, args.Prompt, room)
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString(fit.Text)
