@@ -217,6 +217,10 @@ type HooksConfig struct {
 	// SystemMessage makes hooks add a one-line systemMessage telling the
 	// user what they did.
 	SystemMessage bool `koanf:"system_message"`
+	// SessionStart makes the web search hook answer SessionStart with a
+	// short index of the docs databases and tool routes (one line each) as
+	// additional context for the agent. Off by default.
+	SessionStart bool `koanf:"session_start"`
 	// WebSearch configures the web search hook.
 	WebSearch WebSearchHookConfig `koanf:"websearch"`
 	// WebFetch configures the web fetch hook.

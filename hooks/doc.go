@@ -34,6 +34,19 @@
 // pages with extracted content, keeping the parts most relevant to the
 // fetch prompt when the content is too long.
 //
+// # Routing
+//
+// Before any provider is called, and without provider keys, the handlers
+// apply [Routes] (package routing): [HandleWebFetch] denies a WebFetch URL
+// or a Bash command (PreToolUse on the shell tool, whatever its case) that
+// matches a tool route with the route's message; [HandleWebSearch] denies a
+// query that names a documented topic with a short reason and the MCP
+// instructions as additional context, remembering the denial per session
+// (payloads without a session id share [NoSessionID]) so that the identical
+// retry within the escape window goes on to the providers or the native
+// tool. When the denial cannot be recorded, it does not deny.
+// [HandleSessionStart] gives the agent a one-line-per-route index.
+//
 // Handlers are plain functions over a context, an [Input] and an
 // environment struct ([WebSearchEnv], [WebFetchEnv]) holding a
 // provider.Searcher or provider.Extractor and [Settings], so tests and other

@@ -1,6 +1,7 @@
 // Package hookenv builds the environments of webgate's hook handlers from
-// the configuration (package config): settings, tool names, the probe, and
-// the provider policies over every provider that has keys.
+// the configuration (package config): settings, tool names, the probe, the
+// docs and tool routes ([Routes], [HookRoutes]), and the provider policies
+// over every provider that has keys.
 //
 // It is what the hook binaries in hooks/websearch and hooks/webfetch run:
 // [WebSearchHandler] and [WebFetchHandler] return a [hooks.Handler] that
