@@ -77,3 +77,22 @@ func joinProblems(errs []error) error {
 	}
 	return &Error{Problems: ps}
 }
+
+// Problems returns the problems of a [Load] error as text, one line each:
+// the lines of a [*Error], or err's own message for any other error, and
+// nil for nil. Like the problems themselves, the lines name settings and
+// sources and never a value.
+func Problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		out := make([]string, 0, len(ce.Problems))
+		for _, p := range ce.Problems {
+			out = append(out, p.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
+}

@@ -143,3 +143,15 @@ func (c *Config) Configured() []string {
 	}
 	return out
 }
+
+// Secrets returns every provider key, for scrubbing output as a last line
+// of defence. Never print what it returns.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, n := range ProviderNames {
+		if _, st, _ := c.providerKeys(n); st != nil && *st != nil {
+			out = append(out, (*st).values...)
+		}
+	}
+	return out
+}

@@ -1,8 +1,7 @@
 package hooks
 
 import (
-	"path"
-	"slices"
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"time"
 )
 
@@ -64,21 +63,8 @@ func (t ToolNames) withDefaults() ToolNames {
 }
 
 // matchName reports whether name equals one of the patterns or matches it
-// as a glob.
-func matchName(patterns []string, name string) bool {
-	if name == "" {
-		return false
-	}
-	if slices.Contains(patterns, name) {
-		return true
-	}
-	for _, p := range patterns {
-		if ok, err := path.Match(p, name); err == nil && ok {
-			return true
-		}
-	}
-	return false
-}
+// as a glob; see [gate.MatchName].
+func matchName(patterns []string, name string) bool { return gate.MatchName(patterns, name) }
 
 // Settings are the hook settings shared by both hooks. The zero value means
 // the defaults.

@@ -327,33 +327,13 @@ func renderResult(n int, r provider.Result) string {
 	return b.String()
 }
 
-// failuresOf returns the per-provider failures carried by err: those of an
-// [policy.AllFailedError], else one per [*provider.Error] joined into
-// err, else one for err itself.
+// failuresOf returns the per-provider failures carried by err
+// ([policy.Failures]), or one for err itself when it carries none.
 func failuresOf(err error) []provider.Failure {
-	var all *policy.AllFailedError
-	if errors.As(err, &all) && len(all.Failures) > 0 {
-		return all.Failures
+	if out := policy.Failures(err); len(out) > 0 {
+		return out
 	}
-	var out []provider.Failure
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, c := range j.Unwrap() {
-				walk(c)
-			}
-			return
-		}
-		var pe *provider.Error
-		if errors.As(e, &pe) {
-			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e), Err: e})
-		}
-	}
-	walk(err)
-	if len(out) == 0 {
-		out = append(out, provider.Failure{Provider: "search", Kind: provider.KindOf(err), Err: err})
-	}
-	return out
+	return []provider.Failure{{Provider: "search", Kind: provider.KindOf(err), Err: err}}
 }
 
 // failureSummary renders failures as "tavily (auth-failed), exa (…)".

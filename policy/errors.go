@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -159,4 +160,34 @@ func timeoutError(name, op string, after time.Duration) error {
 // panic value is left out of the message, as it could hold anything.
 func panicError(name, op string) error {
 	return &provider.Error{Provider: name, Op: op, Kind: provider.KindUnknown, Message: "provider panicked"}
+}
+
+// Failures returns the per-provider failures err carries: those of an
+// [*AllFailedError] anywhere in its chain, else one for each
+// [*provider.Error] in its tree (errors.Join and friends). It returns nil
+// when err carries no provider failure; callers name such an error
+// themselves.
+func Failures(err error) []provider.Failure {
+	var all *AllFailedError
+	if errors.As(err, &all) && len(all.Failures) > 0 {
+		return all.Failures
+	}
+	var out []provider.Failure
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *provider.Error
+		if errors.As(e, &pe) {
+			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e), Err: e})
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return out
 }

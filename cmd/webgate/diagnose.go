@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/webgate-dev/webgate/classify"
@@ -106,74 +105,23 @@ func isExecutable(p string) bool {
 	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
 
-// routeSet is the configured docs databases and tool routes.
+// routeSet is the configured docs databases and tool routes, loaded as the
+// hooks load them, with the warnings as text.
 type routeSet struct {
-	Docs  *routing.DocsRouter
-	Tools *routing.ToolRouter
-	// Configured counts the entries found, invalid ones included.
-	ConfiguredDatabases, ConfiguredRoutes int
-	// Sources describe where the entries came from.
-	DocsSources, RouteSources []string
-	// Warnings describe unreadable files and dropped entries.
+	hookenv.RouteSet
 	Warnings []string
 }
 
-// loadRouteSet builds the routers from cfg: the inline docs.databases and
-// routes.tool_routes of the configuration file first, then the files named
-// by docs.config and routes.config (WEBGATE_TOOL_ROUTES).
+// loadRouteSet builds the routers from cfg as the hooks do
+// ([hookenv.LoadRoutes]): the inline docs.databases and routes.tool_routes
+// of the configuration file first, then the files named by docs.config and
+// routes.config (WEBGATE_TOOL_ROUTES).
 func loadRouteSet(cfg *config.Config) routeSet {
-	var rs routeSet
-	dbs := slices.Clone(cfg.Docs.Databases)
-	if n := len(dbs); n > 0 {
-		rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("docs.databases")), n))
-	}
-	if p := cfg.Docs.Config; p != "" {
-		data, err := os.ReadFile(p)
-		if err == nil {
-			var more []routing.Database
-			if more, err = routing.ParseDocsConfig(data); err == nil {
-				dbs = append(dbs, more...)
-				rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d)", p, len(more)))
-			}
-		}
-		if err != nil {
-			rs.Warnings = append(rs.Warnings, fmt.Sprintf("docs.config (%s): %s: %v", cfg.Origin("docs.config"), p, fileError(err)))
-		}
-	}
-	routes := slices.Clone(cfg.Routes.ToolRoutes)
-	if n := len(routes); n > 0 {
-		rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("routes.tool_routes")), n))
-	}
-	if p := cfg.Routes.Config; p != "" {
-		data, err := os.ReadFile(p)
-		if err == nil {
-			var more []routing.ToolRoute
-			if more, err = routing.ParseToolRoutes(data); err == nil {
-				routes = append(routes, more...)
-				rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d)", p, len(more)))
-			}
-		}
-		if err != nil {
-			rs.Warnings = append(rs.Warnings, fmt.Sprintf("routes.config (%s): %s: %v", cfg.Origin("routes.config"), p, fileError(err)))
-		}
-	}
-	rs.ConfiguredDatabases, rs.ConfiguredRoutes = len(dbs), len(routes)
-	var warns []error
-	rs.Docs, warns = routing.NewDocsRouter(dbs)
-	for _, w := range warns {
-		rs.Warnings = append(rs.Warnings, w.Error())
-	}
-	rs.Tools, warns = routing.NewToolRouter(routes)
-	for _, w := range warns {
+	rs := routeSet{RouteSet: hookenv.LoadRoutes(cfg, true, true)}
+	for _, w := range rs.RouteSet.Warnings {
 		rs.Warnings = append(rs.Warnings, w.Error())
 	}
 	return rs
-}
-
-// originFile reduces a setting's origin "file PATH key KEY" to PATH.
-func originFile(origin string) string {
-	path, _, _ := strings.Cut(strings.TrimPrefix(origin, "file "), " key ")
-	return path
 }
 
 // fileError drops the path an *os.PathError repeats.
@@ -194,37 +142,6 @@ func countRoutes(r *routing.ToolRouter, tool string) int {
 		}
 	}
 	return n
-}
-
-// configProblems returns the problems of a config.Load error, one line
-// each; they name settings and sources, never values.
-func configProblems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var ce *config.Error
-	if errors.As(err, &ce) {
-		out := make([]string, 0, len(ce.Problems))
-		for _, p := range ce.Problems {
-			out = append(out, p.Error())
-		}
-		return out
-	}
-	return []string{err.Error()}
-}
-
-// secretsOf returns every key of cfg, so that output can be scrubbed of
-// them as a last line of defence.
-func secretsOf(cfg *config.Config) []string {
-	var out []string
-	for _, n := range config.ProviderNames {
-		if pool := cfg.Pool(n); pool != nil {
-			for _, k := range pool.Keys(context.Background()) {
-				out = append(out, k.Secret())
-			}
-		}
-	}
-	return out
 }
 
 // scrubWriter replaces keys in everything written through it. Writes are
@@ -305,7 +222,7 @@ func planFor(in *hooks.Input, pi planInput) plan {
 	cfg := pi.cfg
 	p := plan{Runtime: string(in.Runtime), Event: string(in.Event), Tool: in.ToolName}
 	searchTools, fetchTools := hookTools(cfg)
-	problems := configProblems(pi.loadErr)
+	problems := config.Problems(pi.loadErr)
 	invalid := func() bool {
 		if len(problems) == 0 {
 			return false

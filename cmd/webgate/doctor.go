@@ -131,7 +131,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	secrets := secretsOf(cfg)
+	secrets := cfg.Secrets()
 	out := &scrubWriter{w: stdout, secrets: secrets}
 	defer out.flush()
 
@@ -195,7 +195,7 @@ func (d *doctor) print(w io.Writer) {
 func (d *doctor) checkConfig(cfg *config.Config, loadErr error) {
 	const sec = "Configuration"
 	d.add(sec, "sources", statusOK, strings.Join(uniq(cfg.Sources), ", "), "")
-	problems := configProblems(loadErr)
+	problems := config.Problems(loadErr)
 	for _, p := range problems {
 		d.add(sec, "invalid", statusFail, p, "correct that setting where the message says (see 'Settings' in the README); until then the hooks step aside")
 	}

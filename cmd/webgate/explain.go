@@ -139,7 +139,7 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	out := &scrubWriter{w: stdout, secrets: secretsOf(cfg)}
+	out := &scrubWriter{w: stdout, secrets: cfg.Secrets()}
 	defer out.flush()
 
 	pi := planInput{cfg: cfg, loadErr: loadErr, routes: loadRouteSet(cfg), pageNote: "needs the page: use --html FILE, or --live to fetch it"}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/webgate-dev/webgate/config"
 )
 
 func routesCommand() command {
@@ -50,7 +52,7 @@ func runRoutes(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	cfg, loadErr := currentHost().loadConfig(*configFile)
-	for _, p := range configProblems(loadErr) {
+	for _, p := range config.Problems(loadErr) {
 		fmt.Fprintf(stderr, "webgate routes: config: %s\n", p)
 	}
 	rs := loadRouteSet(cfg)

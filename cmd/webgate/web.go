@@ -73,7 +73,7 @@ type overrides struct {
 // carry on with what is valid.
 func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []string) {
 	cfg, err := h.loadConfig(o.configFile)
-	warnings := configProblems(err)
+	warnings := config.Problems(err)
 	if o.mode != "" {
 		cfg.Search.Mode = o.mode
 	}
@@ -103,7 +103,7 @@ func buildTools(cfg *config.Config) (*webtools.Tools, []string) {
 		MaxResults:  cfg.Search.MaxResults,
 		SearchHint:  keyHint(cfg.Search.Order()),
 		ExtractHint: keyHint(cfg.Extract.Order()),
-		Secrets:     secretsOf(cfg),
+		Secrets:     cfg.Secrets(),
 	}
 	var warnings []string
 	for _, w := range slices.Concat(ws.Problems, wf.Problems, rs.Warnings) {

@@ -99,12 +99,12 @@ func Relevant(hook string, data []byte, env Env) bool {
 		case "sessionstart":
 			return true
 		case "pretooluse":
-			return match(search, tool) || custom("tool_names")
+			return MatchName(search, tool) || custom("tool_names")
 		case "posttooluse", "posttoolusefailure":
-			return match(mcp, tool) || custom("mcp_tool_names")
+			return MatchName(mcp, tool) || custom("mcp_tool_names")
 		case "":
 			// Copilot CLI's camelCase payloads carry no event name.
-			return tool != "" && (match(search, tool) || match(mcp, tool) || custom("tool_names"))
+			return tool != "" && (MatchName(search, tool) || MatchName(mcp, tool) || custom("tool_names"))
 		}
 		return false
 	case WebFetch:
@@ -114,7 +114,7 @@ func Relevant(hook string, data []byte, env Env) bool {
 			if tool == "" {
 				return event == ""
 			}
-			if match(fetch, tool) || custom("tool_names") {
+			if MatchName(fetch, tool) || custom("tool_names") {
 				return true
 			}
 			return strings.EqualFold(tool, "bash") && routesMayExist(env, file)
@@ -157,8 +157,10 @@ func names(env Env, key string, def []string) []string {
 	return out
 }
 
-// match mirrors the hooks library: an exact name or a path.Match glob.
-func match(patterns []string, name string) bool {
+// MatchName reports whether name equals one of the patterns or matches one
+// as a path.Match glob ("mcp__plugin_*_ccs-websearch__WebSearch"). It is how
+// every hook matches tool names.
+func MatchName(patterns []string, name string) bool {
 	if name == "" {
 		return false
 	}

@@ -12,7 +12,6 @@ package hookenv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ func WebSearchHandler(load Loader) hooks.Handler {
 			if !cfg.Hooks.SessionStart {
 				return hooks.Decision{}
 			}
-			s.Secrets = secrets(cfg)
+			s.Secrets = cfg.Secrets()
 			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
 		}
 		if !hooks.WantsWebSearch(in, s.Tools) {
@@ -68,7 +67,7 @@ func WebFetchHandler(load Loader) hooks.Handler {
 		}
 		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
 		if hooks.WantsShell(in) {
-			s.Secrets = secrets(cfg)
+			s.Secrets = cfg.Secrets()
 			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
 		}
 		if !hooks.WantsWebFetch(in, s.Tools) {
@@ -96,23 +95,6 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 	return s
 }
 
-// problems returns the configuration problems of a Load error, one line
-// each; they never contain a value.
-func problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var ce *config.Error
-	if errors.As(err, &ce) {
-		out := make([]string, 0, len(ce.Problems))
-		for _, p := range ce.Problems {
-			out = append(out, p.Error())
-		}
-		return out
-	}
-	return []string{err.Error()}
-}
-
 // WebSearch returns the web search hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the docs routes
 // ([HookRoutes]). Without search keys the environment has no Searcher (the
@@ -121,10 +103,10 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 	env := &hooks.WebSearchEnv{
 		Settings:   Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil),
 		MaxResults: cfg.Search.MaxResults,
-		Problems:   problems(loadErr),
+		Problems:   config.Problems(loadErr),
 	}
 	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
-	env.Settings.Secrets = secrets(cfg)
+	env.Settings.Secrets = cfg.Secrets()
 	env.Routes = HookRoutes(cfg, true, false)
 	if len(env.Problems) > 0 {
 		return env
@@ -174,13 +156,13 @@ func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 			Timeout:      wf.ProbeTimeout,
 			AllowPrivate: wf.AllowPrivate,
 		},
-		Problems: problems(loadErr),
+		Problems: config.Problems(loadErr),
 	}
 	if wf.MaxBytes > 0 {
 		c := classify.New(&classify.Options{MaxBytes: int64(wf.MaxBytes)})
 		env.Classify = c.ClassifyBytes
 	}
-	env.Settings.Secrets = secrets(cfg)
+	env.Settings.Secrets = cfg.Secrets()
 	env.Routes = HookRoutes(cfg, false, true)
 	if len(env.Problems) > 0 {
 		return env
@@ -210,21 +192,6 @@ func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 	}
 	env.Extractor = x
 	return env
-}
-
-// secrets returns the key values of every provider, for scrubbing.
-func secrets(cfg *config.Config) []string {
-	var out []string
-	for _, n := range config.ProviderNames {
-		pool := cfg.Pool(n)
-		if pool == nil {
-			continue
-		}
-		for _, k := range pool.Keys(context.Background()) {
-			out = append(out, k.Secret())
-		}
-	}
-	return out
 }
 
 // describe renders "tavily (2 keys), exa (1 key)" or "none".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
@@ -24,22 +25,45 @@ import (
 // compile), is left out and reported in warnings, and the rest still
 // works. The routers are never nil.
 func Routes(cfg *config.Config) (docs *routing.DocsRouter, tools *routing.ToolRouter, warnings []error) {
-	return loadRoutes(cfg, true, true)
+	rs := LoadRoutes(cfg, true, true)
+	return rs.Docs, rs.Tools, rs.Warnings
 }
 
-// loadRoutes loads the docs databases when withDocs is set and the tool
-// routes when withTools is set; a router not asked for is empty.
-func loadRoutes(cfg *config.Config, withDocs, withTools bool) (docs *routing.DocsRouter, tools *routing.ToolRouter, warnings []error) {
+// RouteSet is the routing configuration as loaded by [LoadRoutes], with
+// where each part came from, for diagnostics.
+type RouteSet struct {
+	Docs  *routing.DocsRouter
+	Tools *routing.ToolRouter
+	// ConfiguredDatabases and ConfiguredRoutes count the entries found,
+	// invalid ones included.
+	ConfiguredDatabases, ConfiguredRoutes int
+	// DocsSources and RouteSources describe where the entries came from
+	// ("/path/config.toml (2 inline)", "/path/tool-routes.json (3)").
+	DocsSources, RouteSources []string
+	// Warnings describe unreadable files and dropped entries.
+	Warnings []error
+}
+
+// LoadRoutes loads the docs databases when withDocs is set and the tool
+// routes when withTools is set, as [Routes] does; a router not asked for is
+// empty.
+func LoadRoutes(cfg *config.Config, withDocs, withTools bool) RouteSet {
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	var rs RouteSet
 	var dbs []routing.Database
 	if withDocs {
 		dbs = slices.Clone(cfg.Docs.Databases)
+		if n := len(dbs); n > 0 {
+			rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("docs.databases")), n))
+		}
 		if p := cfg.Docs.Config; p != "" {
 			more, err := readFile(p, routing.ParseDocsConfig)
 			if err != nil {
-				warnings = append(warnings, fmt.Errorf("docs.config %s: %w", p, err))
+				rs.Warnings = append(rs.Warnings, fmt.Errorf("docs.config (%s): %s: %w", cfg.Origin("docs.config"), p, err))
+			} else {
+				rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d)", p, len(more)))
 			}
 			dbs = append(dbs, more...)
 		}
@@ -47,19 +71,32 @@ func loadRoutes(cfg *config.Config, withDocs, withTools bool) (docs *routing.Doc
 	var routes []routing.ToolRoute
 	if withTools {
 		routes = slices.Clone(cfg.Routes.ToolRoutes)
+		if n := len(routes); n > 0 {
+			rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("routes.tool_routes")), n))
+		}
 		if p := cfg.Routes.Config; p != "" {
 			more, err := readFile(p, routing.ParseToolRoutes)
 			if err != nil {
-				warnings = append(warnings, fmt.Errorf("routes.config %s: %w", p, err))
+				rs.Warnings = append(rs.Warnings, fmt.Errorf("routes.config (%s): %s: %w", cfg.Origin("routes.config"), p, err))
+			} else {
+				rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d)", p, len(more)))
 			}
 			routes = append(routes, more...)
 		}
 	}
-	docs, w := routing.NewDocsRouter(dbs)
-	warnings = append(warnings, w...)
-	tools, w = routing.NewToolRouter(routes)
-	warnings = append(warnings, w...)
-	return docs, tools, warnings
+	rs.ConfiguredDatabases, rs.ConfiguredRoutes = len(dbs), len(routes)
+	var w []error
+	rs.Docs, w = routing.NewDocsRouter(dbs)
+	rs.Warnings = append(rs.Warnings, w...)
+	rs.Tools, w = routing.NewToolRouter(routes)
+	rs.Warnings = append(rs.Warnings, w...)
+	return rs
+}
+
+// originFile reduces a setting's origin "file PATH key KEY" to PATH.
+func originFile(origin string) string {
+	path, _, _ := strings.Cut(strings.TrimPrefix(origin, "file "), " key ")
+	return path
 }
 
 // readFile reads the file at p and parses it with parse.
@@ -83,12 +120,12 @@ func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	docs, tools, warns := loadRoutes(cfg, withDocs, withTools)
-	r := hooks.Routes{Docs: docs, Tools: tools}
+	rs := LoadRoutes(cfg, withDocs, withTools)
+	r := hooks.Routes{Docs: rs.Docs, Tools: rs.Tools}
 	if withDocs {
 		r.State = &routing.StateStore{Dir: cfg.StateDir}
 	}
-	for _, w := range warns {
+	for _, w := range rs.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
 	return r

@@ -120,10 +120,10 @@ func TestRoutes_AnUnreadableOrMalformedFileLeavesTheOtherSourcesWorking(t *testi
 		want []string
 	}{
 		"missing files": {[]string{"WEBGATE_DOCS_CONFIG=" + filepath.Join(dir, "nope.json"), "WEBGATE_TOOL_ROUTES=" + filepath.Join(dir, "nope2.json")},
-			[]string{"docs.config " + filepath.Join(dir, "nope.json") + ": no such file or directory", "routes.config " + filepath.Join(dir, "nope2.json") + ": no such file or directory"}},
+			[]string{"docs.config (env WEBGATE_DOCS_CONFIG): " + filepath.Join(dir, "nope.json") + ": no such file or directory", "routes.config (env WEBGATE_TOOL_ROUTES): " + filepath.Join(dir, "nope2.json") + ": no such file or directory"}},
 		"malformed files": {[]string{"WEBGATE_DOCS_CONFIG=" + filepath.Join(dir, "bad.json"), "WEBGATE_TOOL_ROUTES=" + filepath.Join(dir, "routes.json")},
 			[]string{"not a docs configuration", "not a tool routes file"}},
-		"a directory": {[]string{"WEBGATE_DOCS_CONFIG=" + dir}, []string{"docs.config " + dir + ": "}},
+		"a directory": {[]string{"WEBGATE_DOCS_CONFIG=" + dir}, []string{"docs.config (env WEBGATE_DOCS_CONFIG): " + dir + ": "}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := config.Load(config.LoadOptions{Env: append(tc.env, "WEBGATE_CONFIG="+filepath.Join(dir, "config.toml"))})

@@ -99,27 +99,9 @@ func failuresFrom(fs []provider.Failure) []Failure {
 // policy's [policy.AllFailedError], else one per [*provider.Error] in err's
 // tree, else one for err itself.
 func failuresOf(err error, fallbackName string) []Failure {
-	var all *policy.AllFailedError
-	if errors.As(err, &all) && len(all.Failures) > 0 {
-		return failuresFrom(all.Failures)
-	}
-	var out []provider.Failure
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, c := range j.Unwrap() {
-				walk(c)
-			}
-			return
-		}
-		var pe *provider.Error
-		if errors.As(e, &pe) {
-			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e)})
-		}
-	}
-	walk(err)
+	out := policy.Failures(err)
 	if len(out) == 0 {
-		out = append(out, provider.Failure{Provider: fallbackName, Kind: provider.KindOf(err)})
+		out = []provider.Failure{{Provider: fallbackName, Kind: provider.KindOf(err)}}
 	}
 	return failuresFrom(out)
 }

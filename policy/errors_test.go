@@ -1,0 +1,28 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+func TestFailures_ReadsAllFailedErrorsJoinedErrorsAndNothingElse(t *testing.T) {
+	auth := &provider.Error{Provider: "tavily", Kind: provider.KindAuth}
+	quota := &provider.Error{Provider: "exa", Kind: provider.KindQuota}
+	all := &AllFailedError{Policy: "parallel", Op: "search", Failures: []provider.Failure{{Provider: "tavily", Kind: provider.KindAuth}}}
+	if got := Failures(fmt.Errorf("wrapped: %w", all)); len(got) != 1 || got[0].Provider != "tavily" {
+		t.Errorf("AllFailedError: %+v", got)
+	}
+	got := Failures(errors.Join(auth, quota))
+	if len(got) != 2 || got[0].Kind != provider.KindAuth || got[1].Kind != provider.KindQuota || got[1].Provider != "exa" {
+		t.Errorf("joined: %+v", got)
+	}
+	if got := Failures(errors.New("plain")); got != nil {
+		t.Errorf("plain error: %+v", got)
+	}
+	if got := Failures(nil); got != nil {
+		t.Errorf("nil: %+v", got)
+	}
+}
