@@ -19,6 +19,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,8 @@ const (
 	WorkerName = "webgate-hook"
 	WorkerEnv  = "WEBGATE_HOOK_WORKER"
 )
+
+var errTooLargeForExec = errors.New("payload too large to hand over by exec")
 
 // MaxInputBytes matches the hooks library's input cap; larger input is
 // refused by the front itself.
@@ -280,6 +283,11 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate: %v; passing through\n", err)
 		return 0
+	}
+	if stdout == os.Stdout && stderr == os.Stderr {
+		// Only when the streams are the process's own: the worker then
+		// writes to them directly.
+		_ = execWorker(worker, hook, data)
 	}
 	cmd := exec.Command(worker, hook)
 	cmd.Stdin = bytes.NewReader(data)
