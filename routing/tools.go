@@ -139,6 +139,8 @@ type TestFailure struct {
 	Problem string
 }
 
+// String renders the failure on one line, naming the route, the input, the
+// expectation and what happened.
 func (f TestFailure) String() string {
 	return fmt.Sprintf("route %s: input %q expected %s: %s", f.Route, f.Test.Input, f.Test.Expect, f.Problem)
 }
