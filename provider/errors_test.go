@@ -133,3 +133,17 @@ func TestTimeRange_Duration(t *testing.T) {
 		}
 	}
 }
+
+func TestCapRunes_CutsAtCharactersNotBytes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"hello", 0, "hello"}, {"hello", 3, "hel"}, {"héllo", 2, "hé"}, {"日本語", 2, "日本"}, {"ab", 5, "ab"},
+	} {
+		if got := provider.CapRunes(c.in, c.n); got != c.want {
+			t.Errorf("CapRunes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

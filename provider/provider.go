@@ -180,3 +180,19 @@ type Page struct {
 	Provider  string
 	RequestID string
 }
+
+// CapRunes returns s cut to at most n characters (runes); n <= 0 means no
+// cap. Backends use it for their MaxCharacters settings.
+func CapRunes(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

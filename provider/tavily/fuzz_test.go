@@ -66,8 +66,8 @@ func FuzzDecodeExtract(f *testing.F) {
 		if strings.ContainsAny(title, "\n") {
 			t.Fatalf("title %q spans lines", title)
 		}
-		if c := capRunes(content, 7); len(c) > len(content) || (utf8.ValidString(content) && utf8.RuneCountInString(c) > 7) {
-			t.Fatalf("capRunes(%q, 7) = %q", content, c)
+		if c := provider.CapRunes(content, 7); len(c) > len(content) || (utf8.ValidString(content) && utf8.RuneCountInString(c) > 7) {
+			t.Fatalf("provider.CapRunes(%q, 7) = %q", content, c)
 		}
 	})
 }

@@ -222,7 +222,7 @@ func toResults(sr *searchResponse, query string, maxChars int) *provider.Results
 			Title:     title,
 			URL:       u,
 			Snippet:   string(r.Content),
-			Content:   capRunes(string(r.RawContent), maxChars),
+			Content:   provider.CapRunes(string(r.RawContent), maxChars),
 			Published: parseDate(string(r.PublishedDate)),
 			Score:     float64(r.Score),
 			Provider:  Name,
@@ -342,7 +342,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	return &provider.Page{
 		URL:       target,
 		Title:     markdownTitle(content),
-		Content:   capRunes(content, c.cfg.MaxCharacters),
+		Content:   provider.CapRunes(content, c.cfg.MaxCharacters),
 		Format:    format,
 		Provider:  Name,
 		RequestID: string(xr.RequestID),
@@ -383,21 +383,6 @@ func malformed(op string, resp *provider.Response, err error) error {
 	}
 	return &provider.Error{Provider: Name, Op: op, Status: resp.Status, Kind: provider.KindUnknown,
 		Message: msg, Attempts: resp.Attempts, Err: err}
-}
-
-// capRunes cuts s to at most n characters; n <= 0 means no cap.
-func capRunes(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
 
 // markdownTitle returns the text of the first ATX heading ("# Title") of a

@@ -257,7 +257,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	}
 	for i := range res.Results {
 		res.Results[i].Provider = Name
-		res.Results[i].Content = truncate(res.Results[i].Content, c.cfg.MaxCharacters)
+		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
 	}
 	return res, nil
 }
@@ -324,7 +324,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if p.URL == "" {
 		p.URL = req.URL
 	}
-	p.Content = truncate(p.Content, c.cfg.MaxCharacters)
+	p.Content = provider.CapRunes(p.Content, c.cfg.MaxCharacters)
 	p.Format = provider.Format(format)
 	p.Provider = Name
 	if p.RequestID == "" {
@@ -467,19 +467,4 @@ func oneOf(s string, allowed []string) bool {
 		}
 	}
 	return false
-}
-
-// truncate cuts s to at most n characters; n <= 0 means no cap.
-func truncate(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
