@@ -32,9 +32,11 @@
 // # What Extract honours
 //
 // ExtractRequest.URL is sent as the single entry of "urls";
-// ExtractRequest.Format as "format" (markdown or text); ExtractRequest.Query,
-// when set, as "query" together with "chunks_per_source", so Tavily returns
-// the parts of the page relevant to the query. Tavily returns no title: Page.Title is the
+// ExtractRequest.Format as "format" (markdown or text). ExtractRequest.Query
+// is sent as "query", with Config.ExtractChunks as "chunks_per_source", only
+// when ExtractChunks is set: Tavily then returns just that many chunks of
+// the page, those relevant to the query. By default the whole page comes
+// back. Tavily returns no title: Page.Title is the
 // page's first Markdown heading, or empty. A URL Tavily lists in
 // "failed_results", or returns with no content, is a
 // [provider.KindUnsupported] error.

@@ -24,10 +24,6 @@ const (
 	DefaultTopic        = "general"
 	DefaultMaxResults   = 5
 	DefaultExtractDepth = "basic"
-	// DefaultExtractChunks is the chunks_per_source sent with an
-	// extraction that has a query, when ChunksPerSource is not set; it is
-	// Tavily's own default.
-	DefaultExtractChunks = 3
 )
 
 // Limits of the Tavily API that [New] and the request mapping enforce.
@@ -70,9 +66,16 @@ type Config struct {
 	// does not say; default 5, at most 20.
 	MaxResults int `koanf:"max_results"`
 	// ChunksPerSource is how many content chunks Tavily returns per
-	// source: for searches (1–3, not with the "ultra-fast" depth) and for
-	// extractions that carry a query (1–5). 0 leaves Tavily's default (3).
+	// search result (1–3, not with the "ultra-fast" depth). 0 leaves
+	// Tavily's default (3).
 	ChunksPerSource int `koanf:"chunks_per_source"`
+	// ExtractChunks, when set (1–5), sends an extraction's query to Tavily
+	// with this chunks_per_source, so Tavily returns only that many chunks
+	// of the page, the ones most relevant to the query. 0 (the default)
+	// sends no query: the whole page comes back, and the caller (the web
+	// fetch hook) keeps the parts relevant to the prompt itself when the
+	// page is too long.
+	ExtractChunks int `koanf:"extract_chunks"`
 	// IncludeRawContent asks searches for each page's full text, as
 	// Markdown, in Result.Content.
 	IncludeRawContent bool `koanf:"include_raw_content"`
@@ -149,8 +152,10 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("tavily: include_answer %q is not basic or advanced", c.IncludeAnswer)
 	case c.MaxResults < 1 || c.MaxResults > MaxResults:
 		return nil, fmt.Errorf("tavily: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
-	case c.ChunksPerSource < 0 || c.ChunksPerSource > MaxExtractChunks:
-		return nil, fmt.Errorf("tavily: chunks_per_source %d is not between 0 and %d", c.ChunksPerSource, MaxExtractChunks)
+	case c.ChunksPerSource < 0 || c.ChunksPerSource > MaxSearchChunks:
+		return nil, fmt.Errorf("tavily: chunks_per_source %d is not between 0 and %d", c.ChunksPerSource, MaxSearchChunks)
+	case c.ExtractChunks < 0 || c.ExtractChunks > MaxExtractChunks:
+		return nil, fmt.Errorf("tavily: extract_chunks %d is not between 0 and %d", c.ExtractChunks, MaxExtractChunks)
 	case c.ExtractTimeout != 0 && (c.ExtractTimeout < MinExtractTimeout || c.ExtractTimeout > MaxExtractTimeout):
 		return nil, fmt.Errorf("tavily: extract_timeout %v is not between %v and %v", c.ExtractTimeout, MinExtractTimeout, MaxExtractTimeout)
 	case c.MaxCharacters < 0:
@@ -257,7 +262,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		IncludeAnswer:  c.cfg.IncludeAnswer,
 	}
 	if c.cfg.ChunksPerSource > 0 && c.cfg.SearchDepth != "ultra-fast" {
-		req.ChunksPerSource = min(c.cfg.ChunksPerSource, MaxSearchChunks)
+		req.ChunksPerSource = c.cfg.ChunksPerSource
 	}
 	if c.cfg.IncludeRawContent {
 		req.IncludeRawContent = "markdown"
@@ -306,12 +311,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 		ExtractDepth: c.cfg.ExtractDepth,
 		Timeout:      c.cfg.ExtractTimeout.Seconds(),
 	}
-	if q := strings.TrimSpace(req.Query); q != "" {
+	if q := strings.TrimSpace(req.Query); q != "" && c.cfg.ExtractChunks > 0 {
 		er.Query = q
-		er.ChunksPerSource = c.cfg.ChunksPerSource
-		if er.ChunksPerSource == 0 {
-			er.ChunksPerSource = DefaultExtractChunks
-		}
+		er.ChunksPerSource = c.cfg.ExtractChunks
 	}
 	body, err := json.Marshal(er)
 	if err != nil {

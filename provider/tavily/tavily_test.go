@@ -177,7 +177,7 @@ func TestCountryName_MapsEveryCodeToANameTheSpecAccepts(t *testing.T) {
 func TestSearch_SendsTheConfiguredOptions(t *testing.T) {
 	srv := fake(t, fixture(t, "search_ok.json"))
 	c := newClient(t, srv, tavily.Config{
-		SearchDepth: "advanced", Topic: "news", ChunksPerSource: 5, IncludeRawContent: true,
+		SearchDepth: "advanced", Topic: "news", ChunksPerSource: 3, IncludeRawContent: true,
 		IncludeAnswer: "basic", ProjectID: "proj-42",
 	})
 	if _, err := c.Search(context.Background(), provider.Query{Text: "q"}); err != nil {
@@ -265,7 +265,7 @@ func TestSearch_RejectsAnEmptyQueryAndAnUnknownTimeRangeWithoutARequest(t *testi
 	}
 }
 
-func TestExtract_SendsQueryAndChunksOnlyWhenTheRequestHasAQuery(t *testing.T) {
+func TestExtract_SendsQueryAndChunksOnlyWhenConfiguredAndTheRequestHasAQuery(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cfg    tavily.Config
@@ -279,12 +279,13 @@ func TestExtract_SendsQueryAndChunksOnlyWhenTheRequestHasAQuery(t *testing.T) {
 			absent: []string{"query", "chunks_per_source", "timeout"},
 		},
 		{
-			name: "with a query and the default chunks", req: provider.ExtractRequest{URL: "https://example.org/article", Query: "deadlines"},
-			want: map[string]any{"query": "deadlines", "chunks_per_source": 3.0},
+			name: "with a query but no extract chunks configured: the whole page", req: provider.ExtractRequest{URL: "https://example.org/article", Query: "deadlines"},
+			want:   map[string]any{"format": "markdown"},
+			absent: []string{"query", "chunks_per_source"},
 		},
 		{
 			name: "with a query and configured chunks, depth, timeout and text format",
-			cfg:  tavily.Config{ChunksPerSource: 5, ExtractDepth: "advanced", ExtractTimeout: 20 * time.Second},
+			cfg:  tavily.Config{ExtractChunks: 5, ExtractDepth: "advanced", ExtractTimeout: 20 * time.Second},
 			req:  provider.ExtractRequest{URL: "https://example.org/article", Query: "deadlines", Format: provider.Text},
 			want: map[string]any{"query": "deadlines", "chunks_per_source": 5.0, "extract_depth": "advanced", "timeout": 20.0, "format": "text"},
 		},
@@ -454,7 +455,8 @@ func TestNew_RejectsBadValuesWithAClearMessage(t *testing.T) {
 		{"extract depth", tavily.Config{ExtractDepth: "fast"}, `extract_depth "fast"`},
 		{"answer mode", tavily.Config{IncludeAnswer: "yes"}, `include_answer "yes"`},
 		{"max results", tavily.Config{MaxResults: 21}, "max_results 21"},
-		{"chunks", tavily.Config{ChunksPerSource: 6}, "chunks_per_source 6"},
+		{"chunks", tavily.Config{ChunksPerSource: 4}, "chunks_per_source 4"},
+		{"extract chunks", tavily.Config{ExtractChunks: 6}, "extract_chunks 6"},
 		{"extract timeout", tavily.Config{ExtractTimeout: 90 * time.Second}, "extract_timeout 1m30s"},
 		{"max characters", tavily.Config{MaxCharacters: -1}, "max_characters -1"},
 		{"base URL", tavily.Config{BaseURL: "ftp://x"}, `base_url "ftp://x"`},
