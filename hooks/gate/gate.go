@@ -187,7 +187,8 @@ func configFile(env Env) []byte {
 		return data
 	}
 	dir := ""
-	if x, ok := env("XDG_CONFIG_HOME"); ok && x != "" {
+	// As the config package: a relative XDG_CONFIG_HOME is ignored.
+	if x, ok := env("XDG_CONFIG_HOME"); ok && filepath.IsAbs(x) {
 		dir = filepath.Join(x, "webgate")
 	} else if h, ok := env("HOME"); ok && h != "" {
 		dir = filepath.Join(h, ".config", "webgate")

@@ -127,3 +127,14 @@ func TestMain_PrintsItsVersion(t *testing.T) {
 		t.Fatalf("stdout %q", out.String())
 	}
 }
+
+func TestRelevant_IgnoresARelativeXDGConfigHomeAsTheConfigPackageDoes(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "webgate")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[hooks.websearch]\ntool_names=['my_search']\n"), 0o600)
+	other := []byte(`{"hook_event_name":"PreToolUse","tool_name":"my_search"}`)
+	if !Relevant(WebSearch, other, envOf("HOME="+home, "XDG_CONFIG_HOME=relative/dir")) {
+		t.Error("the file in ~/.config/webgate, which the worker reads, was not consulted")
+	}
+}

@@ -56,15 +56,106 @@ func claudeEntries(o Options) []claudeEntry {
 		{"PreToolUse", fetch, "webfetch", o.WebFetchBin, o.FetchTimeout},
 	}
 	if len(o.MCPTools) > 0 {
-		m := strings.Join(o.MCPTools, "|")
+		m := toolMatcher(o.MCPTools)
 		es = append(es,
 			claudeEntry{"PostToolUse", m, "websearch", o.WebSearchBin, o.SearchTimeout},
 			claudeEntry{"PostToolUseFailure", m, "websearch", o.WebSearchBin, o.SearchTimeout})
 	}
 	if o.SessionStart {
-		es = append(es, claudeEntry{"SessionStart", "startup|resume|clear|compact", "websearch", o.WebSearchBin, 10})
+		// Every source: startup, resume, clear, compact, and fork (v2.1.214+)
+		// or whatever later versions add.
+		es = append(es, claudeEntry{"SessionStart", "*", "websearch", o.WebSearchBin, 10})
 	}
 	return es
+}
+
+// toolMatcher returns a Claude Code matcher that fires for each of names.
+// Plain names (letters, digits, "_" and "-") are joined with "|": an exact
+// list from v2.1.195, and on older versions an unanchored regular
+// expression that still matches each name. A name with glob characters
+// ("mcp__plugin_*_ccs-websearch__WebSearch", the syntax of the hooks' tool
+// names) makes the matcher an anchored regular expression, "^(?:a|b)$", with
+// each glob translated; joined as it is, "_*" would mean "any number of
+// underscores" and the matcher would never fire for the tool.
+func toolMatcher(names []string) string {
+	plain := true
+	for _, n := range names {
+		if !plainName(n) {
+			plain = false
+		}
+	}
+	if plain {
+		return strings.Join(names, "|")
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = globRegexp(n)
+	}
+	return "^(?:" + strings.Join(parts, "|") + ")$"
+}
+
+// plainName reports whether name holds only the characters Claude Code
+// compares exactly in a matcher.
+func plainName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// globRegexp translates a path.Match pattern into a JavaScript regular
+// expression body: "*" is ".*", "?" is ".", a "[...]" class is kept ("[^...]"
+// negates, as in path.Match), "\x" is a literal x, and every other character
+// is matched literally.
+func globRegexp(glob string) string {
+	const special = `\^$.|?*+()[]{}/`
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+				if strings.IndexByte(special, glob[i]) >= 0 {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(glob[i])
+			}
+		case '[':
+			// A class means the same in both syntaxes ("^" negates, "a-z"
+			// ranges, "\x" escapes); find its end past any escapes.
+			end := -1
+			for j := i + 1; j < len(glob); j++ {
+				if glob[j] == '\\' {
+					j++
+				} else if glob[j] == ']' && j > i+1 {
+					end = j
+					break
+				}
+			}
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			b.WriteString(glob[i : end+1])
+			i = end
+		default:
+			if strings.IndexByte(special, c) >= 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func handler(bin string, timeout int) *object {

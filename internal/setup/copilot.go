@@ -9,9 +9,11 @@ import (
 // ({"version":1,"hooks":{"preToolUse":[…]}}). Copilot CLI has no matchers:
 // every preToolUse hook sees every tool, and webgate's hooks ignore the
 // tools they do not handle. It has no built-in web search tool, so only the
-// webfetch hook is registered for preToolUse; the websearch hook is
-// registered for postToolUse / postToolUseFailure when MCP search tools are
-// named.
+// webfetch hook is registered, for preToolUse. Nothing is registered for
+// postToolUse or postToolUseFailure: Copilot CLI ignores a command hook's
+// postToolUse output and takes postToolUseFailure guidance only from exit
+// code 2, which webgate's hooks never use; entries an older install wrote
+// there are removed.
 func editCopilot(root *object, o Options, install bool, p *Plan) {
 	if install {
 		if _, ok := root.get("version"); !ok {
@@ -34,11 +36,6 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 	var want []entry
 	if install {
 		want = append(want, entry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
-		if len(o.MCPTools) > 0 {
-			want = append(want,
-				entry{"postToolUse", "websearch", o.WebSearchBin, o.SearchTimeout},
-				entry{"postToolUseFailure", "websearch", o.WebSearchBin, o.SearchTimeout})
-		}
 	}
 	done := map[string]bool{}
 	for _, event := range append([]string(nil), hooks.keys...) {
@@ -107,7 +104,11 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 			root.del("version")
 		}
 	}
-	if install && len(o.MCPTools) == 0 {
+	if install {
 		p.Notes = append(p.Notes, "Copilot CLI has no built-in web search tool: only the webfetch hook is registered (it sees every tool and acts on web_fetch).")
+		p.Notes = append(p.Notes, "VS Code agent hooks read this file too; with --target copilot-vscode as well, VS Code runs the webfetch hook twice for each tool call.")
+		if len(o.MCPTools) > 0 {
+			p.Notes = append(p.Notes, "MCP search tools get no companion results in Copilot CLI: it ignores postToolUse hook output and takes postToolUseFailure guidance only from exit code 2, which webgate's hooks never use.")
+		}
 	}
 }

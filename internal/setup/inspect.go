@@ -84,8 +84,8 @@ func Inspect(o Options) (*Registration, error) {
 		case strings.EqualFold(event, "SessionStart"):
 			r.SessionStart = true
 		case strings.EqualFold(event, "PostToolUse") || strings.EqualFold(event, "PostToolUseFailure"):
-			for _, t := range strings.Split(h.Matcher, "|") {
-				if t = strings.TrimSpace(t); t != "" && !contains(r.MCPTools, t) {
+			for _, t := range matcherTools(h.Matcher) {
+				if !contains(r.MCPTools, t) {
 					r.MCPTools = append(r.MCPTools, t)
 				}
 			}
@@ -199,18 +199,76 @@ func (r *Registration) MissingBinaries() []RegisteredHook {
 // InstallOptions returns o with what the file already registers beyond
 // the two PreToolUse hooks (the MCP companion tools, the SessionStart
 // hook), so that [PlanInstall] with them reports a change only when the
-// registration itself is out of date. For Copilot CLI, whose entries name
-// no tools, a registered postToolUse hook is carried over as the tool "*".
+// registration itself is out of date. (A Copilot CLI file with webgate
+// postToolUse entries, which older versions wrote, is out of date.)
 func (r *Registration) InstallOptions(o Options) Options {
 	o.MCPTools = append([]string(nil), r.MCPTools...)
 	o.SessionStart = r.SessionStart
-	if r.Target == CopilotCLI && len(o.MCPTools) == 0 {
-		for _, h := range r.Hooks {
-			if strings.EqualFold(h.Event, "postToolUse") {
-				o.MCPTools = []string{"*"}
-				break
+	return o
+}
+
+// matcherTools returns the tool names of a matcher [toolMatcher] wrote:
+// the names of a "|" list, or the globs of an anchored "^(?:a|b)$"
+// expression.
+func matcherTools(m string) []string {
+	var out []string
+	if inner, ok := strings.CutPrefix(m, "^(?:"); ok && strings.HasSuffix(inner, ")$") {
+		for _, alt := range strings.Split(strings.TrimSuffix(inner, ")$"), "|") {
+			if g := regexpGlob(alt); g != "" {
+				out = append(out, g)
 			}
 		}
+		return out
 	}
-	return o
+	for _, t := range strings.Split(m, "|") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// regexpGlob inverts [globRegexp]: ".*" is "*", "." is "?", a class is
+// kept, and an escaped character is itself (escaped again when it is a
+// glob character).
+func regexpGlob(re string) string {
+	var b strings.Builder
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; c {
+		case '.':
+			if i+1 < len(re) && re[i+1] == '*' {
+				b.WriteByte('*')
+				i++
+			} else {
+				b.WriteByte('?')
+			}
+		case '\\':
+			if i+1 < len(re) {
+				i++
+				if strings.IndexByte(`*?[\`, re[i]) >= 0 {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(re[i])
+			}
+		case '[':
+			end := -1
+			for j := i + 1; j < len(re); j++ {
+				if re[j] == '\\' {
+					j++
+				} else if re[j] == ']' && j > i+1 {
+					end = j
+					break
+				}
+			}
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			b.WriteString(re[i : end+1])
+			i = end
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

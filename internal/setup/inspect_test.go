@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -108,10 +109,28 @@ func TestInspect_ReadsCopilotHooksFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Registered() || len(r.Hooks) != 3 {
+	if !r.Registered() || len(r.Hooks) != 1 {
 		t.Fatalf("got %+v", r)
 	}
 	p, err := PlanInstall(r.InstallOptions(e.opts(CopilotCLI)))
+	if err != nil || p.Changed() {
+		t.Fatalf("plan changed (%v):\n%s", err, p.Diff())
+	}
+}
+
+func TestInspect_ReadsBackTheToolsOfAnAnchoredMCPMatcher(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	o.MCPTools = []string{"mcp__plugin_*_ccs-websearch__WebSearch", "mcp__x.y__[ab]?", "mcp__ccs-websearch__WebSearch"}
+	install(t, o)
+	r, err := Inspect(e.opts(ClaudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r.MCPTools, " ") != strings.Join(o.MCPTools, " ") {
+		t.Fatalf("MCP tools read back as %q, want %q", r.MCPTools, o.MCPTools)
+	}
+	p, err := PlanInstall(r.InstallOptions(e.opts(ClaudeCode)))
 	if err != nil || p.Changed() {
 		t.Fatalf("plan changed (%v):\n%s", err, p.Diff())
 	}

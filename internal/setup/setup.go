@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/webgate-dev/webgate/hooks/gate"
 )
 
 // Target is an agent whose hook settings setup can edit.
@@ -48,9 +50,10 @@ type Options struct {
 	// WebSearchBin and WebFetchBin are the absolute paths of the hook
 	// binaries.
 	WebSearchBin, WebFetchBin string
-	// MCPTools are MCP search tools (such as mcp__ccs-websearch__WebSearch)
-	// to accompany with provider-backed results on PostToolUse and
-	// PostToolUseFailure.
+	// MCPTools are MCP search tools (such as mcp__ccs-websearch__WebSearch;
+	// path.Match globs allowed) to accompany with provider-backed results on
+	// PostToolUse and PostToolUseFailure, in Claude Code settings (and so
+	// VS Code). Copilot CLI cannot take either answer from a command hook.
 	MCPTools []string
 	// SessionStart registers the SessionStart hook that tells the agent
 	// about configured documentation indexes and tool routes.
@@ -239,6 +242,13 @@ func plan(o Options, install bool) (*Plan, error) {
 		editCopilot(root, o, install, p)
 	default:
 		editClaude(root, o, install, p)
+		if install {
+			for _, n := range o.MCPTools {
+				if !gate.MatchName(gate.DefaultMCPTools, n) {
+					p.Notes = append(p.Notes, fmt.Sprintf("%s is not one of the web search hook's default MCP tools; add it to hooks.websearch.mcp_tool_names (WEBGATE_HOOKS_WEBSEARCH_MCP_TOOL_NAMES) too, or the hook ignores it.", n))
+				}
+			}
+		}
 		if o.Target == CopilotVSCode {
 			p.Notes = append(p.Notes, "VS Code agent hooks read Claude Code settings files (.claude/settings.json, ~/.claude/settings.json); they ignore matchers and run every hook for every tool, and webgate's hooks ignore the tools they do not handle.")
 		}

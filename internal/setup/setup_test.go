@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +298,111 @@ func TestInstall_ToolRoutesAddBashToTheWebFetchMatcher(t *testing.T) {
 	data, _ = os.ReadFile(p.Path)
 	if strings.Contains(string(data), "|Bash") {
 		t.Fatalf("Bash kept after reinstalling without tool routes:\n%s", data)
+	}
+}
+
+func TestToolMatcher_KeepsPlainNamesAsAnExactListAndAnchorsGlobs(t *testing.T) {
+	if got := toolMatcher([]string{"mcp__ccs-websearch__WebSearch", "mcp__other__search"}); got != "mcp__ccs-websearch__WebSearch|mcp__other__search" {
+		t.Errorf("plain names: matcher %q", got)
+	}
+	m := toolMatcher([]string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch", "mcp__x.y__[ab]?"})
+	if m != `^(?:mcp__ccs-websearch__WebSearch|mcp__plugin_.*_ccs-websearch__WebSearch|mcp__x\.y__[ab].)$` {
+		t.Fatalf("matcher %q", m)
+	}
+	// RE2 reads these constructs as JavaScript's RegExp does.
+	re := regexp.MustCompile(m)
+	for name, want := range map[string]bool{
+		"mcp__ccs-websearch__WebSearch":                 true,
+		"mcp__plugin_webgate_ccs-websearch__WebSearch":  true,
+		"mcp__plugin_ccs-websearch__WebSearch":          false,
+		"mcp__ccs-websearch__WebSearchAll":              false,
+		"mcp__plugin_a_mcp__ccs-websearch__WebSearch_x": false,
+		"mcp__x.y__a1": true,
+		"mcp__xzy__a1": false,
+	} {
+		if got := re.MatchString(name); got != want {
+			t.Errorf("matcher %q on %s = %v, want %v", m, name, got, want)
+		}
+	}
+}
+
+func TestInstall_WritesAWorkingMatcherForGlobMCPToolNamesAndSessionStartForEverySource(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	o.MCPTools = []string{"mcp__plugin_*_ccs-websearch__WebSearch", "mcp__ccs-websearch__WebSearch"}
+	o.SessionStart = true
+	p := install(t, o)
+	var f struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(p.Path)
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} {
+		if g := f.Hooks[ev]; len(g) != 1 || g[0].Matcher != `^(?:mcp__plugin_.*_ccs-websearch__WebSearch|mcp__ccs-websearch__WebSearch)$` {
+			t.Errorf("%s groups %+v", ev, g)
+		}
+	}
+	if g := f.Hooks["SessionStart"]; len(g) != 1 || g[0].Matcher != "*" {
+		t.Errorf("SessionStart groups %+v, want one matching every source (fork included)", g)
+	}
+	for _, n := range p.Notes {
+		if strings.Contains(n, "mcp_tool_names") {
+			t.Errorf("note about default MCP tools for default names: %s", n)
+		}
+	}
+}
+
+func TestInstall_SaysWhenAnMCPToolIsNotAmongTheHooksDefaults(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	o.MCPTools = []string{"mcp__brave__search"}
+	p, err := PlanInstall(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range p.Notes {
+		found = found || strings.Contains(n, "mcp__brave__search") && strings.Contains(n, "hooks.websearch.mcp_tool_names")
+	}
+	if !found {
+		t.Errorf("notes %q lack the hint to configure the MCP tool for the hook", p.Notes)
+	}
+}
+
+func TestInstall_CopilotCLIGetsNoPostToolHooksAndLosesThoseOfOlderInstalls(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(CopilotCLI)
+	o.MCPTools = []string{"mcp__ccs-websearch__WebSearch"}
+	path, _ := SettingsPath(o)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	old := `{"version":1,"hooks":{
+  "preToolUse":[{"type":"command","bash":"` + e.wf + `","powershell":"` + e.wf + `","timeoutSec":45}],
+  "postToolUse":[{"type":"command","bash":"` + e.ws + `","timeoutSec":30},{"type":"command","bash":"./audit.sh"}],
+  "postToolUseFailure":[{"type":"command","bash":"` + e.ws + `","timeoutSec":30}]}}`
+	os.WriteFile(path, []byte(old), 0o600)
+	p := install(t, o)
+	data, _ := os.ReadFile(path)
+	var f struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Hooks["postToolUseFailure"]; ok || len(f.Hooks["postToolUse"]) != 1 || f.Hooks["postToolUse"][0]["bash"] != "./audit.sh" {
+		t.Errorf("post-tool hooks left:\n%s", data)
+	}
+	if len(f.Hooks["preToolUse"]) != 1 || f.Hooks["preToolUse"][0]["bash"] != e.wf {
+		t.Errorf("preToolUse:\n%s", data)
+	}
+	said := false
+	for _, n := range p.Notes {
+		said = said || strings.Contains(n, "postToolUse")
+	}
+	if !said {
+		t.Errorf("notes %q do not say why MCP tools get nothing in Copilot CLI", p.Notes)
 	}
 }
