@@ -215,9 +215,11 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", len(res.Results), via, in.ToolName)
 	default:
 		header := fmt.Sprintf("webgate fallback: the %s tool failed, so here are provider-backed web search results for query %q (via %s). The original error follows them.", in.ToolName, args.Query, via)
-		errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, 1500)
+		// The error gets at most a quarter of the cap, the results the rest,
+		// and the whole stays within the cap however small it is set.
+		errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
 		body := renderResults(header, res, footer, max-textLen(errText)-2)
-		d = Decision{Action: AddContext, Context: body + "\n\n" + errText, Diagnostics: trace}
+		d = Decision{Action: AddContext, Context: cutText(body+"\n\n"+errText, max), Diagnostics: trace}
 		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, len(res.Results), via)
 	}
 	if s.SystemMessage {

@@ -244,6 +244,19 @@ func TestHandleWebSearch_AddsFallbackResultsBeforeTheOriginalError(t *testing.T)
 	}
 }
 
+func TestHandleWebSearch_FallbackStaysWithinASmallReasonCap(t *testing.T) {
+	in, _ := ParseInput([]byte(`{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__ccs-websearch__WebSearch","tool_input":{"query":"q q"},"error":` + jsonString(strings.Repeat("upstream failure detail ", 80)) + `}`))
+	for _, max := range []int{300, 1000, 9500} {
+		d := HandleWebSearch(context.Background(), in, &WebSearchEnv{Searcher: okSearcher(8), Settings: Settings{MaxReasonChars: max}})
+		if d.Action != AddContext || textLen(d.Context) > max {
+			t.Errorf("cap %d: action %v, context of %d chars", max, d.Action, textLen(d.Context))
+		}
+		if max >= 1000 && (!strings.Contains(d.Context, "https://example.com/r/1") || !strings.Contains(d.Context, "Original error from")) {
+			t.Errorf("cap %d: context lacks the results or the error:\n%s", max, d.Context)
+		}
+	}
+}
+
 func TestHandleWebSearch_DebugModeTracesAndAddsAFooter(t *testing.T) {
 	s := &fakeSearcher{name: "parallel(a,b)", fn: func(context.Context, provider.Query) (*provider.Results, error) {
 		r := resultsOf(1)
