@@ -16,6 +16,8 @@ import (
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
+
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // ConfigFileEnv names the environment variable that points at the
@@ -171,7 +173,7 @@ func (l *loader) loadFile(explicit string) {
 		l.problem("config file", source, "cannot tell the format of "+path+"; name it .toml, .yaml, .yml or .json", nil)
 		return
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		reason := err
 		var pe *fs.PathError

@@ -15,7 +15,8 @@
 // a top-level permissionDecision for Copilot CLI.
 //
 // [Run] is the whole body of a hook binary: it reads stdin (capped at
-// [DefaultMaxInputBytes]), calls a [Handler], writes the decision, sends
+// [DefaultMaxInputBytes], and not waiting forever for a stdin left open),
+// calls a [Handler], writes the decision, sends
 // diagnostics to stderr and always returns exit code 0. A hook never blocks
 // by exit code and never breaks the agent: on empty or malformed input, an
 // unhandled tool or event, missing keys, failing providers, a panic or an
@@ -62,7 +63,7 @@
 // ([Settings.Budget]). API keys listed in [Settings.Secrets] are scrubbed
 // from every output and diagnostic.
 //
-// This package never reads environment variables or files; the hook
-// binaries in hooks/websearch and hooks/webfetch load the configuration and
-// hand it over as structs.
+// This package never reads environment variables or files; the hook worker
+// (hooks/webgate-hook, which the websearch and webfetch binaries run) loads
+// the configuration with package hooks/hookenv and hands it over as structs.
 package hooks

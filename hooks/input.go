@@ -116,7 +116,8 @@ func ReadInput(r io.Reader, max int64) (*Input, error) {
 // the field spelling. It fails only on empty input, input that is not a JSON
 // object, or a payload that names neither an event nor a tool.
 func ParseInput(data []byte) (*Input, error) {
-	data = bytes.TrimSpace(data)
+	// A byte order mark is not JSON, but some Windows tools write one.
+	data = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(data), []byte("\ufeff")))
 	if len(data) == 0 {
 		return nil, errors.New("hook input is empty")
 	}

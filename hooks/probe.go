@@ -99,6 +99,9 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLiteralHost(u, cfg.AllowPrivate); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
@@ -131,7 +134,7 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 			if _, err := checkURL(req.URL.String()); err != nil {
 				return err
 			}
-			return nil
+			return checkLiteralHost(req.URL, cfg.AllowPrivate)
 		},
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -184,6 +187,92 @@ func checkURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: credentials in the URL", ErrUnsupportedURL)
 	}
 	return u, nil
+}
+
+// checkLiteralHost applies [CheckAddress] to a host written as an IP
+// address in any of the forms resolvers and browsers accept but Go's dialer
+// takes for a name ("127.1", "0x7f000001", "2130706433", "0177.0.0.1", a
+// trailing dot). Such a name fails to resolve here, and the hook would then
+// hand the URL to an extraction provider, whose fetcher reads it as the
+// address it spells.
+func checkLiteralHost(u *url.URL, allowPrivate bool) error {
+	a, ok := hostAddr(u.Hostname())
+	if !ok {
+		return nil
+	}
+	if err := CheckAddress(a, allowPrivate); err != nil {
+		return fmt.Errorf("%s: %w", u.Hostname(), err)
+	}
+	return nil
+}
+
+// hostAddr returns the address host spells: an IP literal, or an IPv4
+// address in the inet_aton forms (one to four parts, each decimal, octal
+// with a leading 0, or hexadecimal with 0x), with or without one trailing
+// dot.
+func hostAddr(host string) (netip.Addr, bool) {
+	host = strings.TrimSuffix(host, ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a, true
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, p := range parts {
+		v, ok := inetPart(p)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		vals[i] = v
+	}
+	var n uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 0xff {
+			return netip.Addr{}, false
+		}
+		n |= v << (8 * (3 - i))
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return netip.Addr{}, false
+	}
+	n |= last
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+}
+
+// inetPart parses one part of an inet_aton address.
+func inetPart(p string) (uint64, bool) {
+	base := 10
+	switch {
+	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		base, p = 16, p[2:]
+	case len(p) > 1 && p[0] == '0':
+		base, p = 8, p[1:]
+	}
+	if p == "" || len(p) > 12 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range p {
+		var d int
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		v = v*uint64(base) + uint64(d)
+	}
+	return v, true
 }
 
 // metadataAddrs are cloud metadata endpoints, refused even when private

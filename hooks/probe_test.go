@@ -177,3 +177,61 @@ func TestProbe_SniffsTheTypeWhenTheHeaderIsMissing(t *testing.T) {
 		t.Fatalf("type %q err %v", r.ContentType, err)
 	}
 }
+
+func TestHostAddr_ReadsEveryIPv4SpellingAResolverAccepts(t *testing.T) {
+	tests := []struct {
+		host string
+		want string // "" when host is a name
+	}{
+		{"127.0.0.1", "127.0.0.1"},
+		{"127.0.0.1.", "127.0.0.1"},
+		{"127.1", "127.0.0.1"},
+		{"127.0.1", "127.0.0.1"},
+		{"0x7f000001", "127.0.0.1"},
+		{"0X7F.0.0.1", "127.0.0.1"},
+		{"2130706433", "127.0.0.1"},
+		{"017700000001", "127.0.0.1"},
+		{"0177.0.0.01", "127.0.0.1"},
+		{"0", "0.0.0.0"},
+		{"169.254.169.254.", "169.254.169.254"},
+		{"0xa9fea9fe", "169.254.169.254"},
+		{"::1", "::1"},
+		{"example.com", ""},
+		{"1.2.3.4.5", ""},
+		{"256.1.1.1", ""},
+		{"1.2.65536", ""},
+		{"4294967296", ""},
+		{"08.1.1.1", ""},
+		{"0x", ""},
+		{"deadbeef", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		a, ok := hostAddr(tt.host)
+		got := ""
+		if ok {
+			got = a.String()
+		}
+		if got != tt.want {
+			t.Errorf("hostAddr(%q) = %q, want %q", tt.host, got, tt.want)
+		}
+	}
+}
+
+func TestProbe_RefusesInternalAddressesSpelledAsNames(t *testing.T) {
+	// Go's dialer takes these for names; the lookup would fail and the
+	// hook would hand the URL to an extraction provider.
+	for _, u := range []string{"http://127.1/", "http://0x7f000001/", "http://2130706433/", "http://017700000001/", "http://0/", "http://127.0.0.1./", "http://169.254.169.254./latest/meta-data/"} {
+		if _, err := Probe(context.Background(), u, ProbeConfig{}); !errors.Is(err, ErrBlockedAddress) {
+			t.Errorf("%s: err = %v, want ErrBlockedAddress", u, err)
+		}
+	}
+	// Metadata stays refused with private addresses allowed, redirects
+	// included.
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://0xa9fea9fe/latest/meta-data/", http.StatusFound)
+	})
+	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrBlockedAddress) {
+		t.Errorf("redirect: err = %v, want ErrBlockedAddress", err)
+	}
+}

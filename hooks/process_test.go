@@ -552,7 +552,7 @@ func TestProcess_HooksIgnoreToolsAndEventsTheyDoNotHandle(t *testing.T) {
 func TestProcess_BadStdinPassesThrough(t *testing.T) {
 	f := newProviderFake(t, map[string]string{"tavily": "ok"})
 	for _, bin := range []string{"websearch", "webfetch"} {
-		for _, p := range []string{"empty.json", "malformed.json", "not-an-object.json", "plain-text.txt"} {
+		for _, p := range []string{"empty.json", "malformed.json", "not-an-object.json", "plain-text.txt", "null.json", "empty-object.json"} {
 			r := runBinary(t, bin, payload(t, p, ""), f.env(t, "tavily"))
 			wantNothing(t, r)
 			if !strings.Contains(r.stderr, "webgate: ") || !strings.Contains(r.stderr, "passing through") {

@@ -8,18 +8,31 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/webgate-dev/webgate/hooks/gate"
 )
 
 // Handler answers one decoded hook event. It must honour ctx; [Run] steps
 // aside when ctx ends before the handler returns.
 type Handler func(ctx context.Context, in *Input) Decision
 
-// drainLimit bounds how much of an oversized stdin is read and discarded, so
-// the writer on the other end of the pipe does not see a broken pipe.
-const drainLimit = 64 << 20
+// readStdin reads and decodes the payload as [gate.ReadPayload] reads it:
+// without waiting forever for a stdin that stays open.
+func readStdin(stdin io.Reader) (*Input, error) {
+	data, err := gate.ReadPayload(stdin, DefaultMaxInputBytes, gate.StdinWait, gate.StdinQuiet)
+	if errors.Is(err, gate.ErrPayloadTooLarge) {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrInputTooLarge, DefaultMaxInputBytes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseInput(data)
+}
 
 // Run is the body of a hook binary. It reads one payload from stdin (at most
-// [DefaultMaxInputBytes]), decodes it with [ParseInput], calls h, and writes
+// [DefaultMaxInputBytes]; a stdin left open is not waited for past
+// [gate.StdinWait], nor past [gate.StdinQuiet] once a complete JSON object
+// has arrived), decodes it with [ParseInput], calls h, and writes
 // h's decision to stdout as exactly one JSON object, or nothing. Every
 // diagnostic goes to stderr, prefixed "webgate: ".
 //
@@ -40,11 +53,8 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h Handl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in, err := ReadInput(stdin, DefaultMaxInputBytes)
+	in, err := readStdin(stdin)
 	if err != nil {
-		if errors.Is(err, ErrInputTooLarge) {
-			_, _ = io.Copy(io.Discard, io.LimitReader(stdin, drainLimit))
-		}
 		logf("%v; passing through", err)
 		return 0
 	}

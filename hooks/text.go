@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -111,4 +112,22 @@ func stepAsideMessage(in *Input, problem string) string {
 		msg += "; the native " + in.ToolName + " tool runs instead"
 	}
 	return shorten(msg, 300)
+}
+
+// maxLinkURL is the longest URL a result may carry to be shown.
+const maxLinkURL = 2048
+
+// linkURL reports whether raw is a URL worth handing to the model as a
+// source: an absolute http or https URL with a host, at most
+// [maxLinkURL] bytes, with no white space or control characters.
+func linkURL(raw string) bool {
+	if raw == "" || len(raw) > maxLinkURL || strings.ContainsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	s := strings.ToLower(u.Scheme)
+	return s == "http" || s == "https"
 }

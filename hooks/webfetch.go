@@ -260,9 +260,10 @@ func probeError(err error) string {
 // it had to be cut.
 func renderPage(args FetchArgs, page *provider.Page, why, name, footer string, max int) string {
 	u := page.URL
-	if u == "" {
+	if !linkURL(u) {
 		u = args.URL
 	}
+	u = shorten(u, 1000)
 	var h strings.Builder
 	fmt.Fprintf(&h, "Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.\n", oneLine(u), name, why)
 	if t := shorten(page.Title, 200); t != "" {

@@ -278,7 +278,7 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 		tail = append(tail, "Providers that failed: "+failureSummary(res.Failures)+".")
 	}
 	reminder := "REMINDER: cite the sources you use in your answer as Markdown links, e.g. [title](url)."
-	if len(res.Results) == 0 {
+	if !slices.ContainsFunc(res.Results, func(r provider.Result) bool { return linkURL(r.URL) }) {
 		reminder = "No results were found."
 	}
 	tail = append(tail, reminder)
@@ -293,8 +293,17 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 	// Reserve room for the cut notice so adding it never overflows.
 	const cutReserve = 90
 	room := max - textLen(b.String()) - textLen(tailText) - 2 - cutReserve
+	// A result the model cannot cite as a web link (a javascript: or data:
+	// URL, a URL of many kilobytes) is left out: it would only crowd out
+	// the others.
+	results := make([]provider.Result, 0, len(res.Results))
+	for _, r := range res.Results {
+		if linkURL(r.URL) {
+			results = append(results, r)
+		}
+	}
 	shown := 0
-	for i, r := range res.Results {
+	for i, r := range results {
 		block := renderResult(i+1, r)
 		if textLen(block) > room {
 			break
@@ -303,8 +312,8 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 		room -= textLen(block)
 		shown++
 	}
-	if shown < len(res.Results) {
-		fmt.Fprintf(&b, "\n[Results cut to fit the size limit: %d of %d shown.]\n", shown, len(res.Results))
+	if shown < len(results) {
+		fmt.Fprintf(&b, "\n[Results cut to fit the size limit: %d of %d shown.]\n", shown, len(results))
 	}
 	b.WriteString("\n")
 	b.WriteString(tailText)

@@ -321,3 +321,34 @@ func TestHandleWebSearch_CompanionStepsAsideQuietlyWithoutKeys(t *testing.T) {
 		t.Errorf("decision = %+v", d)
 	}
 }
+
+func TestRenderResults_LeavesOutResultsThatCannotBeCitedAsWebLinks(t *testing.T) {
+	huge := "https://x.example/" + strings.Repeat("p", 100_000)
+	res := &provider.Results{Results: []provider.Result{
+		{Title: "Giant", URL: huge},
+		{Title: "Script", URL: "javascript:alert(1)"},
+		{Title: "Data", URL: "data:text/html,<script>"},
+		{Title: "Good", URL: "https://good.example/a", Snippet: "kept"},
+	}}
+	got := renderResults("H", res, "", 8000)
+	if strings.Contains(got, "javascript:") || strings.Contains(got, "data:text") || strings.Contains(got, "ppppp") {
+		t.Errorf("an unusable result was shown:\n%s", got)
+	}
+	if !strings.Contains(got, "1. Good\n   https://good.example/a\n   kept") || strings.Contains(got, "cut to fit") {
+		t.Errorf("the usable result was not shown first and whole:\n%s", got)
+	}
+	got = renderResults("H", &provider.Results{Results: res.Results[:3]}, "", 8000)
+	if !strings.Contains(got, "No results were found.") {
+		t.Errorf("with no usable result:\n%s", got)
+	}
+}
+
+func TestRenderPage_UsesTheRequestedURLWhenTheProviderReportsAnUnusableOne(t *testing.T) {
+	args := FetchArgs{URL: "https://app.example/page", Prompt: "p"}
+	for _, bad := range []string{"javascript:alert(1)", "https://app.example/" + strings.Repeat("x", 100_000)} {
+		got := renderPage(args, &provider.Page{URL: bad, Content: "BODY-MARKER"}, "needs JavaScript", "fake", "", 8000)
+		if !strings.Contains(got, "URL: https://app.example/page\n") || !strings.Contains(got, "BODY-MARKER") {
+			t.Errorf("page URL %.40q:\n%.600s", bad, got)
+		}
+	}
+}

@@ -53,8 +53,8 @@
 // shortened by a deadline on the caller's context), and every provider
 // attempt has its own deadline inside it. A policy never waits for a
 // provider beyond that deadline, even one that ignores its context: it
-// reports the provider as timed out (Failure.TimedOut, kind transient) and
-// answers. By default [Parallel] gives every provider the budget less a
+// reports the provider as timed out ([provider.Failure].TimedOut, kind
+// transient) and answers. By default [Parallel] gives every provider the budget less a
 // small margin, and [Fallback] and [Extraction] give each attempt an even
 // share of what is left of the budget among the providers not yet tried.
 //

@@ -36,7 +36,9 @@ const (
 )
 
 // HTTPConfig configures how a backend talks HTTP. The zero value means the
-// documented defaults; a backend's Config embeds it.
+// documented defaults; a backend's Config embeds it. Redirects are not
+// followed (a 3xx answer is a failure of kind [KindUnknown]) unless Client
+// sets its own CheckRedirect.
 type HTTPConfig struct {
 	// Client is the HTTP client; nil uses a new client with the default
 	// transport. Inject one to add a proxy or a custom transport.
@@ -112,6 +114,13 @@ func NewHTTP(cfg HTTPConfig) *HTTP {
 	}
 	if client.Timeout == 0 {
 		client.Timeout = cfg.AttemptTimeout
+	}
+	if client.CheckRedirect == nil {
+		// Provider APIs do not redirect. Following one would send the
+		// request, and a key in a header such as x-api-key (which
+		// net/http forwards to any host), wherever the response points,
+		// cloud metadata addresses included.
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	}
 	h := &HTTP{cfg: cfg, client: client}
 	if cfg.Rand != nil {
@@ -272,6 +281,8 @@ func (h *HTTP) attempt(ctx context.Context, req Request, k Key, lastKey bool, at
 			resp.Body = io.NopCloser(bytes.NewReader(nil))
 			r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data, Key: k}
 			switch {
+			case resp.StatusCode >= 300 && resp.StatusCode < 400:
+				lastErr = &Error{Kind: KindUnknown, Status: resp.StatusCode, Message: "unexpected redirect (not followed)"}
 			case errors.Is(rerr, errBodyTooLarge):
 				lastErr = &Error{Kind: KindUnknown, Status: resp.StatusCode, Err: errBodyTooLarge,
 					Message: fmt.Sprintf("response body exceeds %d bytes", h.cfg.MaxBodyBytes)}
@@ -295,6 +306,11 @@ func (h *HTTP) attempt(ctx context.Context, req Request, k Key, lastKey bool, at
 				if lastErr.RequestID == "" && req.RequestIDHeader != "" {
 					lastErr.RequestID = resp.Header.Get(req.RequestIDHeader)
 				}
+				// Whatever the backend took from the answer, an echoed key
+				// never reaches the error's text.
+				lastErr.Message = Message(lastErr.Message, k.Secret())
+				lastErr.Tag = Message(lastErr.Tag, k.Secret())
+				lastErr.RequestID = Message(lastErr.RequestID, k.Secret())
 			}
 		}
 		kind := lastErr.Kind

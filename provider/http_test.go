@@ -424,3 +424,54 @@ func TestMessage_RedactsSecretsCollapsesSpaceAndCuts(t *testing.T) {
 		t.Errorf("Message of 300 runes has %d runes, want 200 and an ellipsis", len([]rune(got)))
 	}
 }
+
+func TestHTTP_DoesNotFollowARedirectAndKeepsTheKeyAtHome(t *testing.T) {
+	elsewhere := newRecorder(t, status(200))
+	// A different host name for the same loopback server family: net/http
+	// would forward custom key headers such as x-api-key there.
+	target := strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1) + "/steal"
+	for _, code := range []int{301, 302, 307, 308} {
+		srv := newRecorder(t, func(_ int, _ string, w http.ResponseWriter) {
+			w.Header().Set("Location", target)
+			w.WriteHeader(code)
+		})
+		_, err := provider.NewHTTP(fastHTTP()).Do(context.Background(), onePool(), provider.Request{
+			Provider: "fake", Op: "search", URL: srv.URL, Body: []byte(`{}`),
+			Auth: func(h http.Header, k provider.Key) { h.Set("x-api-key", k.Secret()) },
+		})
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Kind != provider.KindUnknown || pe.Status != code || !strings.Contains(pe.Message, "redirect") {
+			t.Errorf("HTTP %d: err = %v, want an unknown failure naming the redirect", code, err)
+		}
+	}
+	if n := elsewhere.count(); n != 0 {
+		t.Errorf("the redirect target was asked %d times", n)
+	}
+}
+
+func TestHTTP_ScrubsAnEchoedKeyFromEveryErrorField(t *testing.T) {
+	srv := newRecorder(t, func(_ int, key string, w http.ResponseWriter) {
+		w.Header().Set("X-Request-Id", "req-"+key)
+		w.WriteHeader(401)
+		fmt.Fprintf(w, `{"error":"bad key %s"}`, key)
+	})
+	_, err := provider.NewHTTP(fastHTTP()).Do(context.Background(), onePool(), provider.Request{
+		Provider: "fake", Op: "search", URL: srv.URL, Body: []byte(`{}`), Auth: bearerAuth, RequestIDHeader: "X-Request-Id",
+		Check: func(r *provider.Response) *provider.Error {
+			// A careless backend copying the body into every field.
+			return &provider.Error{Kind: provider.KindAuth, Message: string(r.Body), Tag: string(r.Body)}
+		},
+	})
+	var pe *provider.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v", err)
+	}
+	for name, v := range map[string]string{"Error()": err.Error(), "Message": pe.Message, "Tag": pe.Tag, "RequestID": pe.RequestID} {
+		if strings.Contains(v, "key-one-SECRET") {
+			t.Errorf("%s holds the key: %q", name, v)
+		}
+	}
+	if pe.RequestID != "req-[redacted]" {
+		t.Errorf("RequestID = %q, want the id with the key redacted", pe.RequestID)
+	}
+}

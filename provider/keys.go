@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // Key is one API key. Its String and GoString methods print a redacted label
@@ -219,7 +221,7 @@ func looksLikePath(s string) bool {
 }
 
 func readKeyFile(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 0)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

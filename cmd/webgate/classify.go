@@ -37,8 +37,8 @@ still printed), 2 for a bad command line.`
 const classifyExamples = `  webgate classify page.html
   curl -s https://example.org/ | webgate classify -v -
   webgate classify -v fixtures/*/*.html
-  webgate classify --corpus ../shared/corpus
-  webgate classify --corpus ../shared/corpus -v   # also list the misses`
+  webgate classify --corpus ~/corpus
+  webgate classify --corpus ~/corpus -v   # also list the misses`
 
 func runClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("classify", "[flags] FILE...", classifyDescription, classifyExamples, stderr)

@@ -43,8 +43,8 @@ marked OK, INFO, WARN or FAIL, with the fix for anything wrong:
                   which VS Code agent hooks also read) and Copilot CLI:
                   registered, missing, duplicated, pointing at a missing
                   binary, older Node hooks present
-  binaries        the websearch and webfetch hooks: where, executable,
-                  version
+  binaries        the websearch and webfetch hooks and their webgate-hook
+                  worker: where, executable, version
   state           the state directory exists (or can be created) and is
                   writable
   routes          docs databases and tool routes loaded, invalid entries,

@@ -313,3 +313,28 @@ func TestDoctor_FailsWhenTheWorkerIsMissing(t *testing.T) {
 	}
 	line(t, out, `^  FAIL\s+webgate-hook\s+the worker the hooks run was not found`)
 }
+
+func TestInstall_ReRunKeepsWhatAnEarlierInstallRegisteredAndDoctorAgrees(t *testing.T) {
+	h := newTestHost(t).withKey()
+	if code, out, errOut := h.run("", "install", "--bin-dir", h.bin, "--tool-routes", "--session-start", "--mcp-tool", "mcp__ccs-websearch__WebSearch"); code != exitOK {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	first, _ := os.ReadFile(h.userSettings())
+	code, out, errOut := h.run("", "install", "--bin-dir", h.bin)
+	if code != exitOK || !strings.Contains(out, "already up to date") {
+		t.Fatalf("re-run: %d %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"--mcp-tool mcp__ccs-websearch__WebSearch", "--tool-routes", "--session-start"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("re-run does not say it kept %s:\n%s", want, out)
+		}
+	}
+	if again, _ := os.ReadFile(h.userSettings()); string(again) != string(first) {
+		t.Fatalf("re-run changed the registration:\n%s\nwas:\n%s", again, first)
+	}
+	code, out, _ = h.run("", "doctor", "--bin-dir", h.bin)
+	if code != exitOK {
+		t.Fatalf("doctor: code %d\n%s", code, out)
+	}
+	line(t, out, `^  OK\s+claude-code \(user\)\s+registered in `)
+}

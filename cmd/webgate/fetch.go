@@ -96,6 +96,10 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		writeJSON(stdout, res)
 		return exitOK
 	}
-	fmt.Fprint(stdout, res.Text(*maxChars))
+	text := res.Text(*maxChars)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n" // a tool route's message has none
+	}
+	fmt.Fprint(stdout, text)
 	return exitOK
 }

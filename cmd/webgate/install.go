@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/webgate-dev/webgate/internal/setup"
@@ -34,7 +35,11 @@ type setupFlags struct {
 }
 
 func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
-	fs.StringVar(&f.target, "target", "claude-code", "where to register: claude-code, copilot-cli, copilot-vscode or all")
+	where := "where to register"
+	if !install {
+		where = "where to remove them from"
+	}
+	fs.StringVar(&f.target, "target", "claude-code", where+": claude-code, copilot-cli, copilot-vscode or all")
 	fs.StringVar(&f.scope, "scope", "user", "user (your settings) or project (the project's settings)")
 	fs.StringVar(&f.projectDir, "project-dir", "", "project root for --scope project (default: the current directory)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the change as a diff and write nothing")
@@ -58,7 +63,7 @@ func (f *setupFlags) targets() ([]setup.Target, error) {
 	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode or all)", f.target)
 }
 
-func (f *setupFlags) options() (setup.Options, error) {
+func (f *setupFlags) options(h hostEnv) (setup.Options, error) {
 	var o setup.Options
 	switch f.scope {
 	case "user":
@@ -68,15 +73,14 @@ func (f *setupFlags) options() (setup.Options, error) {
 	default:
 		return o, fmt.Errorf("unknown --scope %q (want user or project)", f.scope)
 	}
-	home, err := os.UserHomeDir()
-	if err != nil && o.Scope == setup.User {
-		return o, fmt.Errorf("cannot find your home directory: %v", err)
+	if h.Home == "" && o.Scope == setup.User {
+		return o, errors.New("cannot find your home directory")
 	}
-	o.Home = home
-	o.ClaudeConfigDir = os.Getenv("CLAUDE_CONFIG_DIR")
+	o.Home = h.Home
+	o.ClaudeConfigDir = h.getenv("CLAUDE_CONFIG_DIR")
 	o.ProjectDir = f.projectDir
 	if o.ProjectDir == "" {
-		o.ProjectDir, _ = os.Getwd()
+		o.ProjectDir = h.WorkDir
 	}
 	o.MCPTools = f.mcpTools
 	o.SessionStart = f.sessionStart
@@ -85,16 +89,13 @@ func (f *setupFlags) options() (setup.Options, error) {
 }
 
 // findHookBinaries locates the websearch and webfetch binaries: in dir when
-// given, else next to the running webgate binary, else on $PATH.
-func findHookBinaries(dir string) (ws, wf string, err error) {
+// given, else next to the running webgate binary (exeDir), else on $PATH.
+func findHookBinaries(dir, exeDir string) (ws, wf string, err error) {
 	var dirs []string
 	if dir != "" {
 		dirs = []string{dir}
-	} else if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		dirs = []string{filepath.Dir(exe)}
+	} else if exeDir != "" {
+		dirs = []string{exeDir}
 	}
 	find := func(name string) string {
 		for _, d := range dirs {
@@ -126,14 +127,31 @@ func findHookBinaries(dir string) (ws, wf string, err error) {
 	return ws, wf, nil
 }
 
+// keptExtras describes what merged registers beyond the flags in o.
+func keptExtras(o, merged setup.Options) []string {
+	var out []string
+	for _, m := range merged.MCPTools {
+		if !slices.Contains(o.MCPTools, m) {
+			out = append(out, "--mcp-tool "+m)
+		}
+	}
+	if merged.BashRoutes && !o.BashRoutes {
+		out = append(out, "--tool-routes")
+	}
+	if merged.SessionStart && !o.SessionStart {
+		out = append(out, "--session-start")
+	}
+	return out
+}
+
 func installCommand() command {
-	return command{name: "install", summary: "register the hooks with Claude Code, Copilot CLI or VS Code", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return command{name: "install", summary: "Register the hooks with Claude Code, Copilot CLI or VS Code", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSetup(args, stdout, stderr, true)
 	}}
 }
 
 func uninstallCommand() command {
-	return command{name: "uninstall", summary: "remove webgate's hooks (and only those) from the settings", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return command{name: "uninstall", summary: "Remove webgate's hooks (and only those) from the settings", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSetup(args, stdout, stderr, false)
 	}}
 }
@@ -148,13 +166,21 @@ func runSetup(args []string, stdout, stderr io.Writer, install bool) int {
 	var f setupFlags
 	f.register(fs, install)
 	fs.Usage = func() {
+		w := fs.Output()
 		if install {
-			fmt.Fprint(stderr, `Usage: webgate install [--target T] [--scope user|project] [--dry-run] [--mcp-tool NAME] [--session-start]
+			fmt.Fprint(w, `Usage: webgate install [--target T] [--scope user|project] [--dry-run]
+                       [--tool-routes] [--session-start] [--mcp-tool NAME] [--bin-dir DIR]
 
 Registers the websearch and webfetch hooks by merging them into the target's
 settings file. Everything else in the file is kept, a backup is written next
 to it first, and running it twice changes nothing. Duplicate webgate entries
 are collapsed; entries of the older Node hooks are reported.
+
+A re-run keeps what an earlier install registered (--tool-routes,
+--session-start, --mcp-tool) and adds what its flags ask for; 'webgate
+uninstall' removes it all.
+--session-start also needs hooks.session_start = true in the configuration,
+and an --mcp-tool other than the defaults needs hooks.websearch.mcp_tool_names.
 
 Targets:
   claude-code     ~/.claude/settings.json (or .claude/settings.json with --scope project)
@@ -172,7 +198,7 @@ Examples:
 Flags:
 `)
 		} else {
-			fmt.Fprint(stderr, `Usage: webgate uninstall [--target T] [--scope user|project] [--dry-run]
+			fmt.Fprint(w, `Usage: webgate uninstall [--target T] [--scope user|project] [--dry-run]
 
 Removes webgate's hook entries, and only those, from the target's settings
 file (a backup is written first).
@@ -185,6 +211,13 @@ Flags:
 `)
 		}
 		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout) // help asked for is output, as for every command
+			fs.Usage()
+			return exitOK
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -201,13 +234,14 @@ Flags:
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
 		return exitUsage
 	}
-	o, err := f.options()
+	host := currentHost()
+	o, err := f.options(host)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
 		return exitUsage
 	}
 	if install {
-		o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir)
+		o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir, host.ExeDir)
 		if err != nil {
 			fmt.Fprintf(stderr, "webgate install: %v\n", err)
 			return exitFail
@@ -215,12 +249,21 @@ Flags:
 	}
 	code := exitOK
 	for _, t := range targets {
-		o.Target = t
+		to := o
+		to.Target = t
+		var kept []string
 		var p *setup.Plan
 		if install {
-			p, err = setup.PlanInstall(o)
+			// Keep what an earlier install registered (MCP tools,
+			// SessionStart, Bash); uninstall drops it all.
+			if r, err := setup.Inspect(to); err == nil {
+				merged := r.InstallOptions(to)
+				kept = keptExtras(to, merged)
+				to = merged
+			}
+			p, err = setup.PlanInstall(to)
 		} else {
-			p, err = setup.PlanUninstall(o)
+			p, err = setup.PlanUninstall(to)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "webgate %s: %s: %v\n", name, t, err)
@@ -228,6 +271,9 @@ Flags:
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", t, p.Path)
+		if len(kept) > 0 {
+			fmt.Fprintf(stdout, "  kept from the earlier install: %s ('webgate uninstall' removes them)\n", strings.Join(kept, ", "))
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(stdout, "  note: %s\n", n)
 		}

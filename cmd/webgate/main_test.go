@@ -70,6 +70,18 @@ func TestRun_HelpForCommandShowsFlagsAndExamplesOnStdout(t *testing.T) {
 	}
 }
 
+func TestRun_EveryCommandPrintsItsHelpWithExamplesOnStdout(t *testing.T) {
+	for _, c := range commands() {
+		if c.name == "help" {
+			continue
+		}
+		code, out, errOut := runCLI(t, "", c.name, "--help")
+		if code != exitOK || !strings.Contains(out, "Usage: webgate "+c.name) || !strings.Contains(out, "Examples:") || errOut != "" {
+			t.Errorf("%s --help: code %d, stdout %q, stderr %q", c.name, code, out, errOut)
+		}
+	}
+}
+
 func fixture(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "fixtures"}, parts...)...)
 }

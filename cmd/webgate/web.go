@@ -101,7 +101,7 @@ func buildTools(cfg *config.Config) (*webtools.Tools, []string) {
 		Docs:        rs.Docs,
 		Routes:      rs.Tools,
 		MaxResults:  cfg.Search.MaxResults,
-		SearchHint:  keyHint(cfg.Search.Order()),
+		SearchHint:  keyHint(searchHintOrder(cfg)),
 		ExtractHint: keyHint(cfg.Extract.Order()),
 		Secrets:     cfg.Secrets(),
 	}
@@ -112,6 +112,17 @@ func buildTools(cfg *config.Config) (*webtools.Tools, []string) {
 		}
 	}
 	return t, warnings
+}
+
+// searchHintOrder is the search order whose keys would make search work:
+// the configured order, plus Exa when no source set search.providers
+// (configuration appends Exa to the default order once it has keys).
+func searchHintOrder(cfg *config.Config) []string {
+	names := cfg.Search.Order()
+	if cfg.Origin("search.providers") == "default" && !slices.Contains(names, config.Exa) {
+		names = append(names, config.Exa)
+	}
+	return names
 }
 
 // keyHint says which environment variables give the named providers

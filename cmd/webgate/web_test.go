@@ -154,6 +154,22 @@ func TestSearch_ProviderFlagOverridesTheConfiguredOrder(t *testing.T) {
 	}
 }
 
+func TestSearch_NoKeysHintNamesEveryProviderThatWouldBeAsked(t *testing.T) {
+	// With the default order, Exa joins the search once it has a key, so
+	// the hint names its variable too.
+	code, _, errOut := searchCLI(t, withoutWebKeys(webEnv(t, &fakeweb.Tavily{})), "q")
+	for _, want := range []string{"TAVILY_API_KEY", "WEBSEARCHAPI_API_KEY", "EXA_API_KEY"} {
+		if code != exitNotConfigured || !strings.Contains(errOut, want) {
+			t.Errorf("code %d, stderr %q; want %d and %q", code, errOut, exitNotConfigured, want)
+		}
+	}
+	// A configured order is taken as it is.
+	code, _, errOut = searchCLI(t, withoutWebKeys(webEnv(t, &fakeweb.Tavily{}, "WEBGATE_SEARCH_PROVIDERS=tavily")), "q")
+	if code != exitNotConfigured || !strings.Contains(errOut, "TAVILY_API_KEY") || strings.Contains(errOut, "EXA_API_KEY") {
+		t.Errorf("code %d, stderr %q; want only the configured provider's variable", code, errOut)
+	}
+}
+
 func TestSearch_HelpHasExamplesAndExitCodes(t *testing.T) {
 	code, out, _ := runCLI(t, "", "search", "--help")
 	for _, want := range []string{"Usage: webgate search", "Examples:", "Exit status:", "3  no results", "4  every provider failed", "5  not configured"} {
@@ -182,6 +198,21 @@ func TestFetch_ReadablePageShowsVerdictAndPathInTheHeader(t *testing.T) {
 	}
 	if fake.Count("/extract") != 0 {
 		t.Errorf("a readable page went to extraction")
+	}
+}
+
+func TestFetch_ToolRouteMessageIsPrintedAsOneLine(t *testing.T) {
+	routes := filepath.Join(t.TempDir(), "tool-routes.json")
+	if err := os.WriteFile(routes, []byte(`{"routes":{"github":{"pattern":"^https://github\\.com/","message":"Use the gh CLI."}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeweb.Tavily{}
+	code, out, errOut := fetchCLI(t, webEnv(t, fake, "WEBGATE_TOOL_ROUTES="+routes), "https://github.com/golang/go/issues/1")
+	if code != exitOK || out != "Use the gh CLI.\n" {
+		t.Fatalf("code %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if len(fake.Requests()) != 0 {
+		t.Errorf("a routed fetch called a provider")
 	}
 }
 

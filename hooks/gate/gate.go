@@ -13,7 +13,8 @@
 // its own, never fails, and always exits 0.
 //
 // This package must stay light: it imports only the standard library's
-// encoding, os and path packages.
+// encoding, os and path packages, and internal/safefile (standard library
+// only) to read the configuration file.
 package gate
 
 import (
@@ -30,6 +31,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // The hooks a front can be.
@@ -80,11 +83,14 @@ type payload struct {
 // event relevant, since the front does not parse configuration files.
 func Relevant(hook string, data []byte, env Env) bool {
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &p) != nil {
 		return true // let the worker explain what is wrong
 	}
 	event := strings.ToLower(first(p.HookEventName, p.HookEventCamel))
 	tool := first(p.ToolName, p.ToolNameCamel)
+	if event == "" && tool == "" {
+		return true // not a hook payload: the worker says so
+	}
 	file := configFile(env)
 	custom := func(keys ...string) bool {
 		for _, k := range keys {
@@ -183,7 +189,7 @@ func MatchName(patterns []string, name string) bool {
 // in $XDG_CONFIG_HOME/webgate or ~/.config/webgate), or nil.
 func configFile(env Env) []byte {
 	if p, ok := env("WEBGATE_CONFIG"); ok && strings.TrimSpace(p) != "" {
-		data, _ := os.ReadFile(expandHome(strings.TrimSpace(p), env))
+		data, _ := safefile.ReadFile(expandHome(strings.TrimSpace(p), env), 0)
 		return data
 	}
 	dir := ""
@@ -196,7 +202,7 @@ func configFile(env Env) []byte {
 		return nil
 	}
 	for _, n := range []string{"config.toml", "config.yaml", "config.yml", "config.json"} {
-		if data, err := os.ReadFile(filepath.Join(dir, n)); err == nil {
+		if data, err := safefile.ReadFile(filepath.Join(dir, n), 0); err == nil {
 			return data
 		}
 	}
@@ -266,15 +272,9 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		}
 		fmt.Fprintf(stderr, "webgate: %s takes no arguments (it reads a hook payload on stdin); ignoring %q\n", hook, args[0])
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, MaxInputBytes+1))
+	data, err := ReadPayload(stdin, MaxInputBytes, StdinWait, StdinQuiet)
 	if err != nil {
-		fmt.Fprintf(stderr, "webgate: reading stdin: %v; passing through\n", err)
-		return 0
-	}
-	if len(data) > MaxInputBytes {
-		// Drain the rest so the writer does not see a broken pipe.
-		_, _ = io.Copy(io.Discard, io.LimitReader(stdin, 64<<20))
-		fmt.Fprintf(stderr, "webgate: hook input too large: more than %d bytes; passing through\n", MaxInputBytes)
+		fmt.Fprintf(stderr, "webgate: %v; passing through\n", err)
 		return 0
 	}
 	if !Relevant(hook, data, env) {

@@ -47,6 +47,10 @@ func TestRelevant_PassesOnlyWhatTheHookMayHandle(t *testing.T) {
 		{WebFetch, `{"hook_event_name":"PostToolUse","tool_name":"WebFetch"}`, nil, false},
 		{WebFetch, `{"hook_event_name":"SessionStart"}`, nil, false},
 		{WebFetch, `[]`, nil, true},
+		// Not a hook payload at all: the worker explains.
+		{WebSearch, `null`, nil, true},
+		{WebSearch, `{}`, nil, true},
+		{WebSearch, "\ufeff{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"WebSearch\"}", nil, true},
 	}
 	for _, c := range cases {
 		env := envOf(append([]string{base}, c.env...)...)

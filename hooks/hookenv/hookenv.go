@@ -3,7 +3,8 @@
 // docs and tool routes ([Routes], [HookRoutes]), and the provider policies
 // over every provider that has keys.
 //
-// It is what the hook binaries in hooks/websearch and hooks/webfetch run:
+// It is what the hook worker hooks/webgate-hook runs for the websearch and
+// webfetch fronts:
 // [WebSearchHandler] and [WebFetchHandler] return a [hooks.Handler] that
 // loads the configuration, ignores tools and events the hook does not
 // handle before building any provider, and calls the hooks package's

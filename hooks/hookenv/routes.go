@@ -9,6 +9,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/safefile"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -101,7 +102,7 @@ func originFile(origin string) string {
 
 // readFile reads the file at p and parses it with parse.
 func readFile[T any](p string, parse func([]byte) ([]T, error)) ([]T, error) {
-	data, err := os.ReadFile(p)
+	data, err := safefile.ReadFile(p, 0)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -11,7 +11,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/webgate-dev/webgate/config"
@@ -32,7 +31,9 @@ func main() {
 		os.Exit(0)
 	default:
 		fmt.Fprintf(os.Stderr, "webgate: webgate-hook needs websearch or webfetch as its argument, not %q; passing through\n", hook)
-		_, _ = io.Copy(io.Discard, io.LimitReader(os.Stdin, 64<<20))
+		// Read the payload (without waiting forever) so that the writer
+		// does not see a broken pipe.
+		_, _ = gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
 		os.Exit(0)
 	}
 	os.Exit(hooks.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, h))

@@ -23,6 +23,9 @@ type Registration struct {
 	MCPTools []string
 	// SessionStart reports a webgate SessionStart entry.
 	SessionStart bool
+	// BashRoutes reports that webgate's PreToolUse webfetch entry also
+	// matches Bash (install --tool-routes; Claude Code settings only).
+	BashRoutes bool
 }
 
 // RegisteredHook is one webgate hook entry of a settings file.
@@ -88,6 +91,10 @@ func Inspect(o Options) (*Registration, error) {
 				if !contains(r.MCPTools, t) {
 					r.MCPTools = append(r.MCPTools, t)
 				}
+			}
+		case event == "PreToolUse" && bin == "webfetch" && o.Target != CopilotCLI:
+			if contains(matcherTools(h.Matcher), "Bash") {
+				r.BashRoutes = true
 			}
 		}
 	}
@@ -197,13 +204,22 @@ func (r *Registration) MissingBinaries() []RegisteredHook {
 }
 
 // InstallOptions returns o with what the file already registers beyond
-// the two PreToolUse hooks (the MCP companion tools, the SessionStart
-// hook), so that [PlanInstall] with them reports a change only when the
-// registration itself is out of date. (A Copilot CLI file with webgate
-// postToolUse entries, which older versions wrote, is out of date.)
+// the two PreToolUse hooks added to it: the MCP companion tools (the
+// file's first, then o's), the SessionStart hook and the Bash matcher. An
+// install with them keeps what an earlier install registered, and
+// [PlanInstall] with them reports a change only when the registration
+// itself is out of date. (A Copilot CLI file with webgate postToolUse
+// entries, which older versions wrote, is out of date.)
 func (r *Registration) InstallOptions(o Options) Options {
-	o.MCPTools = append([]string(nil), r.MCPTools...)
-	o.SessionStart = r.SessionStart
+	tools := append([]string(nil), r.MCPTools...)
+	for _, t := range o.MCPTools {
+		if !contains(tools, t) {
+			tools = append(tools, t)
+		}
+	}
+	o.MCPTools = tools
+	o.SessionStart = o.SessionStart || r.SessionStart
+	o.BashRoutes = o.BashRoutes || r.BashRoutes
 	return o
 }
 

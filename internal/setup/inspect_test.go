@@ -135,3 +135,33 @@ func TestInspect_ReadsBackTheToolsOfAnAnchoredMCPMatcher(t *testing.T) {
 		t.Fatalf("plan changed (%v):\n%s", err, p.Diff())
 	}
 }
+
+func TestInspect_SeesTheBashMatcherSoThePlanForItDoesNotChange(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	o.BashRoutes = true
+	install(t, o)
+	r, err := Inspect(e.opts(ClaudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.BashRoutes {
+		t.Fatalf("the WebFetch|Bash matcher was not seen: %+v", r)
+	}
+	p, err := PlanInstall(r.InstallOptions(e.opts(ClaudeCode)))
+	if err != nil || p.Changed() {
+		t.Fatalf("plan changed (%v):\n%s", err, p.Diff())
+	}
+}
+
+func TestInstallOptions_AddsWhatTheFileHasToWhatIsAskedFor(t *testing.T) {
+	r := &Registration{Target: ClaudeCode, MCPTools: []string{"mcp__a__search"}, SessionStart: true, BashRoutes: true}
+	o := Options{MCPTools: []string{"mcp__b__search", "mcp__a__search"}}
+	got := r.InstallOptions(o)
+	if !slices.Equal(got.MCPTools, []string{"mcp__a__search", "mcp__b__search"}) || !got.SessionStart || !got.BashRoutes {
+		t.Fatalf("got %+v", got)
+	}
+	if len(o.MCPTools) != 2 || o.MCPTools[0] != "mcp__b__search" {
+		t.Errorf("the caller's options were modified: %+v", o)
+	}
+}

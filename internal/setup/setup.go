@@ -154,14 +154,10 @@ func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 		if info, err := os.Stat(p.Path); err == nil {
 			mode = info.Mode().Perm()
 		}
-		backup = p.Path + ".bak"
-		if _, err := os.Stat(backup); err == nil {
-			if now == nil {
-				now = time.Now
-			}
-			backup = fmt.Sprintf("%s.%s.bak", p.Path, now().UTC().Format("20060102T150405Z"))
+		if now == nil {
+			now = time.Now
 		}
-		if err := os.WriteFile(backup, p.Before, mode); err != nil {
+		if backup, err = writeBackup(p.Path, p.Before, mode, now); err != nil {
 			return "", fmt.Errorf("writing backup: %w", err)
 		}
 	}
@@ -182,6 +178,34 @@ func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 		return backup, err
 	}
 	return backup, os.Rename(tmp.Name(), p.Path)
+}
+
+// writeBackup writes data next to path under a name no file has yet:
+// path.bak, else path.<UTC time>.bak, else path.<UTC time>.N.bak, so that
+// two changes within one second never overwrite an earlier backup.
+func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Time) (string, error) {
+	stamp := now().UTC().Format("20060102T150405Z")
+	for n := 0; ; n++ {
+		name := path + ".bak"
+		switch {
+		case n == 1:
+			name = fmt.Sprintf("%s.%s.bak", path, stamp)
+		case n > 1:
+			name = fmt.Sprintf("%s.%s.%d.bak", path, stamp, n-1)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) && n < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return "", err
+		}
+		return name, f.Close()
+	}
 }
 
 // ErrInvalidSettings is wrapped by errors about a settings file that is not

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -404,5 +405,46 @@ func TestInstall_CopilotCLIGetsNoPostToolHooksAndLosesThoseOfOlderInstalls(t *te
 	}
 	if !said {
 		t.Errorf("notes %q do not say why MCP tools get nothing in Copilot CLI", p.Notes)
+	}
+}
+
+func TestApply_BackupsWithinOneSecondNeverOverwriteEachOther(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode) // a fixed clock: every backup in the same second
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	var contents []string
+	for i, extra := range []func(*Options){
+		func(o *Options) {},
+		func(o *Options) { o.SessionStart = true },
+		func(o *Options) { o.BashRoutes = true },
+		func(o *Options) { o.MCPTools = []string{"mcp__x__WebSearch"} },
+	} {
+		oo := o
+		extra(&oo)
+		before, _ := os.ReadFile(path)
+		p, err := PlanInstall(oo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		backup, err := p.Apply(o.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue // no file before the first install, so no backup
+		}
+		if slices.Contains(contents, backup) {
+			t.Fatalf("backup %s reused", backup)
+		}
+		contents = append(contents, backup)
+		got, _ := os.ReadFile(backup)
+		if string(got) != string(before) {
+			t.Errorf("backup %s does not hold the file as it was", backup)
+		}
+	}
+	for _, b := range contents {
+		if _, err := os.Stat(b); err != nil {
+			t.Error(err)
+		}
 	}
 }

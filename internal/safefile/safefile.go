@@ -1,0 +1,81 @@
+// Package safefile reads the small files webgate's configuration points
+// at (the configuration file, key files, docs and routes files) without
+// trusting what the path names. A path can name a FIFO, a device such as
+// /dev/zero, or a symlink to one: a plain os.ReadFile then blocks forever
+// or reads until memory runs out. [ReadFile] refuses anything that is not
+// a regular file and caps the size.
+//
+// It imports only the standard library, so the hooks' small front binaries
+// can use it too.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxBytes is the size cap of [ReadFile] when max ≤ 0: 4 MiB, far more
+// than any configuration, key or routes file needs.
+const MaxBytes = 4 << 20
+
+// ErrNotRegular is wrapped by [ReadFile]'s error for a path that names a
+// directory, FIFO, socket or device (symlinks are followed first).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by [ReadFile]'s error for a file larger than the
+// cap.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads the regular file at path, at most max bytes (max ≤ 0
+// means [MaxBytes]). A path that does not name a regular file fails with
+// an error wrapping [ErrNotRegular] without being opened, so a FIFO cannot
+// block the caller; a longer file fails with an error wrapping
+// [ErrTooLarge]. Errors from the file system are returned as *os.PathError,
+// as os.ReadFile returns them. No error quotes the file's content.
+func ReadFile(path string, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = MaxBytes
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: notRegular(fi)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The path may have been replaced between Stat and Open.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
+	}
+	return data, nil
+}
+
+func notRegular(fi os.FileInfo) error {
+	m := fi.Mode()
+	kind := "a special file"
+	switch {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	case m&os.ModeDevice != 0 || m&os.ModeCharDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%w: it is %s", ErrNotRegular, kind)
+}
