@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
@@ -139,7 +140,10 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		return stepAside("no search provider has an API key")
 	}
 	args := in.SearchArgs()
-	if len(args.Query) < 2 {
+	// WebSearch's schema asks for at least two characters; count
+	// characters, not bytes, so a short query in any script is treated
+	// alike here and in webgate explain.
+	if utf8.RuneCountInString(strings.TrimSpace(args.Query)) < 2 {
 		return passWith(append(trace, "the search call has no query; passing through")...)
 	}
 	q := provider.Query{

@@ -352,3 +352,12 @@ func TestRenderPage_UsesTheRequestedURLWhenTheProviderReportsAnUnusableOne(t *te
 		}
 	}
 }
+
+func TestHandleWebSearch_CountsQueryLengthInCharacters(t *testing.T) {
+	for query, want := range map[string]Action{"日本": Deny, "Go": Deny, "日": Pass, " x ": Pass, "": Pass} {
+		d := HandleWebSearch(context.Background(), preSearch(query), &WebSearchEnv{Searcher: okSearcher(1)})
+		if d.Action != want {
+			t.Errorf("query %q: action %v, want %v", query, d.Action, want)
+		}
+	}
+}

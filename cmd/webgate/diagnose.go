@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/config"
@@ -267,7 +268,7 @@ func planFor(in *hooks.Input, pi planInput) plan {
 		switch {
 		case len(p.Providers) == 0:
 			p.Decision, p.Why = "pass", "no search provider has an API key"
-		case len([]rune(args.Query)) < 2 && in.Event == hooks.PreToolUse:
+		case utf8.RuneCountInString(strings.TrimSpace(args.Query)) < 2 && in.Event == hooks.PreToolUse:
 			p.Decision, p.Why = "pass", "the search call has no query"
 		case in.Event == hooks.PreToolUse:
 			p.Decision, p.Why = "deny", fmt.Sprintf("the native %s is answered with results from %s (%s)", in.ToolName, strings.Join(p.Providers, ", "), p.Mode)
