@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/webgate-dev/webgate/internal/setup"
 )
 
 // The real-CLI scenarios of webgate's hook binaries (hooks/websearch and
@@ -321,5 +323,89 @@ func TestHooks_MCPSearchToolGetsCompanionAndFallbackResults(t *testing.T) {
 	}
 	if p := providers.Paths(); len(p) != 2 {
 		t.Errorf("provider requests = %q, want two searches (none on PreToolUse)", p)
+	}
+}
+
+// TestHooks_FailedWebFetchGetsThePageConvertedByTheHook registers the
+// web fetch hook as `webgate install --scope project` writes it and lets
+// the native WebFetch run without skipWebFetchPreflight. Offline, its
+// domain-safety preflight (CONNECT api.anthropic.com:443, refused by the
+// harness proxy) fails with "Unable to verify if domain … is safe to
+// fetch", which fires PostToolUseFailure: the hook reads the loopback page
+// itself and, with no provider key at all, adds it converted from its HTML.
+// The model receives the original error as the tool_result and the page in
+// a system-reminder after it.
+func TestHooks_FailedWebFetchGetsThePageConvertedByTheHook(t *testing.T) {
+	ClaudeBinary(t)
+	search := bins.Build(t, "github.com/webgate-dev/webgate/hooks/websearch")
+	fetch := bins.Build(t, "github.com/webgate-dev/webgate/hooks/webfetch")
+	project := t.TempDir()
+	plan, err := setup.PlanInstall(setup.Options{
+		Target: setup.ClaudeCode, Scope: setup.Project, ProjectDir: project,
+		WebSearchBin: search, WebFetchBin: fetch,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Apply(nil); err != nil {
+		t.Fatal(err)
+	}
+	article, err := os.ReadFile(filepath.Join("..", "fixtures", "readable", "blog-article.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var agents []string
+	page := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.UserAgent())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(article)
+	}))
+	t.Cleanup(page.Close)
+	url := page.URL + "/blog"
+	api := NewFakeAPI(t,
+		CallTool("WebFetch", map[string]any{"url": url, "prompt": "What did the town decide?"}),
+		Say("done"),
+	)
+
+	res := RunClaude(t, api, Options{
+		Dir:          project,
+		AllowedTools: []string{"WebFetch"},
+		Env:          map[string]string{"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE": "1"},
+	})
+
+	assertExitZero(t, res)
+	// The only attempt to leave the machine is the preflight, refused.
+	if len(res.ProxyAttempts) == 0 {
+		t.Error("no preflight attempt reached the proxy; the scenario did not run as intended")
+	}
+	for _, a := range res.ProxyAttempts {
+		if !strings.HasPrefix(a, "CONNECT api.anthropic.com:443 ") {
+			t.Errorf("the CLI tried to leave the machine: %q", a)
+		}
+	}
+	got := api.ToolResult(t, 0)
+	if !got.IsError || !strings.HasPrefix(got.Body(), "Unable to verify if domain 127.0.0.1 is safe to fetch.") {
+		t.Fatalf("tool_result = is_error %v, body %q; want the preflight error", got.IsError, got.Body())
+	}
+	for _, want := range []string{
+		"PostToolUseFailure:WebFetch hook additional context: webgate fallback: the native WebFetch tool failed, so webgate read the page itself (converted from the page's HTML).",
+		"Title: Measuring the ice on the mill river | Field Notes\nURL: " + url + "\nRequest: What did the town decide?",
+		"## What the town decided\n\nNot everyone welcomed the attention.",
+		"Original error from WebFetch: Unable to verify if domain 127.0.0.1 is safe to fetch.",
+	} {
+		if !got.HasReminder(want) {
+			t.Errorf("tool_result reminders lack %q:\n%q", want, got.Reminders())
+		}
+	}
+	if n := len(api.RequestsOf(KindWebFetchApply)); n != 0 {
+		t.Errorf("native WebFetch apply calls = %d, want 0 (the native fetch never ran)", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(agents) != 1 || !strings.HasPrefix(agents[0], "webgate/") {
+		t.Errorf("page user agents = %q, want the hook's probe alone", agents)
 	}
 }

@@ -35,6 +35,15 @@
 // pages with extracted content, keeping the parts most relevant to the
 // fetch prompt when the content is too long.
 //
+// When the native web fetch tool fails anyway (PostToolUseFailure: Claude
+// Code's domain-safety preflight to api.anthropic.com, which ignores a
+// custom ANTHROPIC_BASE_URL, or a TLS error), [HandleWebFetch] reads the
+// page itself with the same probe and adds it as additional context,
+// followed by the original error: readable HTML converted to Markdown (no
+// provider needed), other pages extracted. Tool routes do not apply there,
+// and when the page cannot be read it passes through silently, leaving the
+// model the error. Copilot CLI cannot take that answer and gets none.
+//
 // # Routing
 //
 // Before any provider is called, and without provider keys, the handlers

@@ -66,6 +66,9 @@ type Input struct {
 	ToolResponse json.RawMessage
 	// Error is the failure message on PostToolUseFailure.
 	Error string
+	// Interrupted reports a PostToolUseFailure caused by the user
+	// interrupting the call ("is_interrupt").
+	Interrupted bool
 	// SessionID identifies the agent session; may be empty.
 	SessionID string
 	// ToolUseID identifies the tool call; may be empty.
@@ -87,6 +90,7 @@ type wire struct {
 	ToolResult     json.RawMessage `json:"tool_result"`
 	ToolResultC    json.RawMessage `json:"toolResult"`
 	Error          json.RawMessage `json:"error"`
+	IsInterrupt    json.RawMessage `json:"is_interrupt"`
 	SessionID      string          `json:"session_id"`
 	SessionIDC     string          `json:"sessionId"`
 	ToolUseID      string          `json:"tool_use_id"`
@@ -134,6 +138,8 @@ func ParseInput(data []byte) (*Input, error) {
 		ToolUseID: first(w.ToolUseID, w.ToolUseIDC),
 		Cwd:       w.Cwd,
 		Error:     errorText(w.Error),
+		// Any value but true (absent, false, a string) is no interrupt.
+		Interrupted: bytes.Equal(bytes.TrimSpace(w.IsInterrupt), []byte("true")),
 	}
 	switch {
 	case w.HookEventName != "":

@@ -50,9 +50,19 @@ func (e *WebFetchEnv) now() time.Time {
 }
 
 // WantsWebFetch reports whether [HandleWebFetch] acts on in with these tool
-// names: PreToolUse on a web fetch tool.
+// names: PreToolUse on a web fetch tool, or PostToolUseFailure on one (not
+// from Copilot CLI, which cannot take the answer).
 func WantsWebFetch(in *Input, tools ToolNames) bool {
-	return in != nil && in.Event == PreToolUse && matchName(tools.withDefaults().WebFetch, in.ToolName)
+	if in == nil {
+		return false
+	}
+	switch in.Event {
+	case PreToolUse:
+		return matchName(tools.withDefaults().WebFetch, in.ToolName)
+	case PostToolUseFailure:
+		return in.Runtime != CopilotCLI && matchName(tools.withDefaults().WebFetch, in.ToolName)
+	}
+	return false
 }
 
 // refusedStatus reports whether an HTTP status means the site refused our
@@ -79,6 +89,11 @@ func refusedStatus(code int) bool {
 // env.Extractor and the native call is denied with the extracted content as
 // the reason. With no Extractor, a refused destination address, a failed
 // extraction, or the budget running out, it passes through.
+//
+// PostToolUseFailure on a web fetch tool (the native tool failed, for
+// example its domain-safety preflight or a TLS error) is answered by
+// [HandleWebFetch] with the page read by the hook itself as additional
+// context; see handleFetchFailure. Tool routes do not apply to it.
 func HandleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	if env == nil {
 		env = &WebFetchEnv{}
@@ -86,6 +101,9 @@ func HandleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	shell := WantsShell(in)
 	if !shell && !WantsWebFetch(in, env.Settings.Tools) {
 		return Decision{}
+	}
+	if in.Event == PostToolUseFailure {
+		return redactDecision(handleFetchFailure(ctx, in, env), env.Settings.Secrets)
 	}
 	lines := env.Routes.warningLines()
 	if d, ok := routeTool(in, env.Routes, env.Settings); ok {
@@ -230,7 +248,8 @@ func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	if s.Debug {
 		footer = fmt.Sprintf("[webgate debug: page %s; extracted via %s in %v]", why, name, xelapsed.Round(time.Millisecond))
 	}
-	d := Decision{Action: Deny, Reason: renderPage(args, page, why, name, footer, s.maxChars()), Diagnostics: trace}
+	intro := fmt.Sprintf("Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), name, why)
+	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
 	if s.SystemMessage {
 		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with content extracted via %s (the page %s)", in.ToolName, name, why), 300)
 	}
@@ -255,17 +274,24 @@ func probeError(err error) string {
 	return shorten(msg, 120)
 }
 
-// renderPage renders extracted content as the deny reason: a header with
-// the title and URL, the content as Markdown, and a truncation notice when
-// it had to be cut.
-func renderPage(args FetchArgs, page *provider.Page, why, name, footer string, max int) string {
+// pageURL is the URL to show for page: its own when it is a web link, else
+// the one asked for, shortened.
+func pageURL(args FetchArgs, page *provider.Page) string {
 	u := page.URL
 	if !linkURL(u) {
 		u = args.URL
 	}
-	u = shorten(u, 1000)
+	return shorten(u, 1000)
+}
+
+// renderPage renders page content for the model: intro, a header with the
+// title and URL, the content as Markdown fitted to the request, and a
+// truncation notice when it had to be cut, all within max.
+func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max int) string {
+	u := pageURL(args, page)
 	var h strings.Builder
-	fmt.Fprintf(&h, "Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.\n", oneLine(u), name, why)
+	h.WriteString(intro)
+	h.WriteString("\n")
 	if t := shorten(page.Title, 200); t != "" {
 		fmt.Fprintf(&h, "Title: %s\n", t)
 	}

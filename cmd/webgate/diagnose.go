@@ -283,6 +283,9 @@ func planFor(in *hooks.Input, pi planInput) plan {
 		p.Hook = "webfetch"
 		args := in.FetchArgs()
 		p.Value = args.URL
+		if in.Event == hooks.PostToolUseFailure {
+			return planFetchFailure(p, pi, cfg, args.URL, invalid)
+		}
 		if rt, ok := pi.routes.Tools.Match(routing.ToolWebFetch, args.URL); ok {
 			p.ToolRoute, p.Routed = &rt, true
 			p.Decision, p.Why = "deny", "tool route "+rt.Name+": "+oneLineText(rt.Message)
@@ -349,6 +352,52 @@ func planFor(in *hooks.Input, pi planInput) plan {
 		p.Why = "webgate's hooks do not act on the " + string(in.Event) + " event"
 	default:
 		p.Why = "webgate's hooks do not act on the tool " + in.ToolName + " for " + string(in.Event)
+	}
+	return p
+}
+
+// planFetchFailure completes p for PostToolUseFailure on a web fetch tool:
+// no tool routes apply; the hook reads the page itself and adds it after
+// the error.
+func planFetchFailure(p plan, pi planInput, cfg *config.Config, rawURL string, invalid func() bool) plan {
+	if invalid() {
+		return p
+	}
+	p.Providers = cfg.ExtractProviders()
+	if pc := cfg.ExtractPolicyConfig(); pc.Primary != "" {
+		p.Mode = "in order, " + pc.Primary + " first"
+	} else {
+		p.Mode = "in order, starting from a random provider"
+	}
+	if rawURL == "" {
+		p.Decision, p.Why = "pass", "the fetch call has no URL"
+		return p
+	}
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.Decision, p.Why = "pass", "not an absolute http or https URL"
+		return p
+	}
+	extracted := "passes through (no extraction provider has an API key), unless the page's own text is long enough to add"
+	if len(p.Providers) > 0 {
+		extracted = "is added as content extracted via " + strings.Join(p.Providers, ", ")
+	}
+	if pi.page == nil {
+		p.ClassifyNote = "not classified: " + pi.pageNote
+		p.Decision = "depends"
+		p.Why = "the native tool failed, so the hook reads the page itself and adds it after the error: a fetch-readable page is converted from its HTML (no provider needed); a template-heavy or browser-render-required page, or one that refuses the probe, " + extracted
+		return p
+	}
+	c := classify.New(&classify.Options{MaxBytes: int64(cfg.Hooks.WebFetch.MaxBytes)})
+	res := c.ClassifyBytes(pi.page)
+	p.Classification = &res
+	p.ClassifyNote = res.String() + ", page " + pi.pageNote
+	switch {
+	case res.Class != classify.TemplateHeavy && res.Class != classify.BrowserRenderRequired:
+		p.Decision, p.Why = "add", "the page is "+string(res.Class)+": the native tool failed, so its HTML is converted to Markdown and added after the error"
+	case len(p.Providers) > 0:
+		p.Decision, p.Why = "add", "the page is "+string(res.Class)+": the native tool failed, so the page "+extracted+" after the error"
+	default:
+		p.Decision, p.Why = "depends", "the page is "+string(res.Class)+": the native tool failed, and the page "+extracted
 	}
 	return p
 }

@@ -236,3 +236,15 @@ func TestExplain_HelpHasExamples(t *testing.T) {
 		t.Fatalf("code %d\n%s", code, out)
 	}
 }
+
+func TestExplain_AFailedWebFetchIsReadByTheHookWithoutRoutesOrKeys(t *testing.T) {
+	h := newTestHost(t).withRoutes()
+	file := h.write("failed.json", `{"hook_event_name":"PostToolUseFailure","tool_name":"WebFetch","tool_input":{"url":"https://github.com/a/b/issues/1","prompt":"p"},"error":"Unable to verify if domain github.com is safe to fetch."}`)
+	code, out, _ := h.run("", "explain", file)
+	if code != exitOK {
+		t.Fatalf("code %d\n%s", code, out)
+	}
+	line(t, out, `^call\s+claude-code PostToolUseFailure WebFetch$`)
+	line(t, out, `^hook\s+webfetch$`)
+	line(t, out, `^decision\s+depends: the native tool failed, so the hook reads the page itself and adds it after the error: a fetch-readable page is converted from its HTML \(no provider needed\)`)
+}

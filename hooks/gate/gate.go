@@ -127,6 +127,9 @@ func Relevant(hook string, data []byte, env Env) bool {
 				return true
 			}
 			return strings.EqualFold(tool, "bash") && routesMayExist(env, file)
+		case "posttoolusefailure":
+			// The native fetch failed: the worker reads the page itself.
+			return MatchName(fetch, tool) || custom("tool_names")
 		}
 		return false
 	}

@@ -45,6 +45,10 @@ func TestRelevant_PassesOnlyWhatTheHookMayHandle(t *testing.T) {
 		{WebFetch, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, []string{"WEBGATE_TOOL_ROUTES=/etc/routes.json"}, true},
 		{WebFetch, `{"sessionId":"s","toolName":"bash","toolArgs":"{}"}`, []string{"WEBGATE_TOOL_ROUTES=/r.json"}, true},
 		{WebFetch, `{"hook_event_name":"PostToolUse","tool_name":"WebFetch"}`, nil, false},
+		{WebFetch, `{"hook_event_name":"PostToolUseFailure","tool_name":"WebFetch","tool_input":{"url":"https://x"},"error":"Unable to verify if domain x is safe to fetch."}`, nil, true},
+		{WebFetch, `{"hook_event_name":"PostToolUseFailure","tool_name":"Read","error":"boom"}`, nil, false},
+		{WebFetch, `{"hook_event_name":"PostToolUseFailure","tool_name":"fetch_page","error":"boom"}`, []string{"WEBGATE_HOOKS_WEBFETCH_TOOL_NAMES=fetch_page"}, true},
+		{WebSearch, `{"hook_event_name":"PostToolUseFailure","tool_name":"WebFetch","error":"boom"}`, nil, false},
 		{WebFetch, `{"hook_event_name":"SessionStart"}`, nil, false},
 		{WebFetch, `[]`, nil, true},
 		// Not a hook payload at all: the worker explains.

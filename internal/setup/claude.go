@@ -54,6 +54,9 @@ func claudeEntries(o Options) []claudeEntry {
 	es := []claudeEntry{
 		{"PreToolUse", "WebSearch", "websearch", o.WebSearchBin, o.SearchTimeout},
 		{"PreToolUse", fetch, "webfetch", o.WebFetchBin, o.FetchTimeout},
+		// When the native WebFetch fails (its domain-safety preflight, a
+		// TLS error), the hook reads the page itself.
+		{"PostToolUseFailure", "WebFetch", "webfetch", o.WebFetchBin, o.FetchTimeout},
 	}
 	if len(o.MCPTools) > 0 {
 		m := toolMatcher(o.MCPTools)

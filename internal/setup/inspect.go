@@ -18,8 +18,10 @@ type Registration struct {
 	Hooks []RegisteredHook
 	// Legacy describes each entry of the older Node hooks, one line each.
 	Legacy []string
-	// MCPTools are the MCP tools webgate's PostToolUse entries match (Claude
-	// Code settings; Copilot CLI entries name no tools).
+	// MCPTools are the MCP tools webgate's websearch PostToolUse and
+	// PostToolUseFailure entries match (Claude Code settings; Copilot CLI
+	// entries name no tools). The webfetch PostToolUseFailure entry is not
+	// one of them.
 	MCPTools []string
 	// SessionStart reports a webgate SessionStart entry.
 	SessionStart bool
@@ -86,7 +88,7 @@ func Inspect(o Options) (*Registration, error) {
 		switch {
 		case strings.EqualFold(event, "SessionStart"):
 			r.SessionStart = true
-		case strings.EqualFold(event, "PostToolUse") || strings.EqualFold(event, "PostToolUseFailure"):
+		case bin == "websearch" && (strings.EqualFold(event, "PostToolUse") || strings.EqualFold(event, "PostToolUseFailure")):
 			for _, t := range matcherTools(h.Matcher) {
 				if !contains(r.MCPTools, t) {
 					r.MCPTools = append(r.MCPTools, t)

@@ -53,6 +53,11 @@ func TestPluginHooks_HaveTheShapeClaudeCodeExpects(t *testing.T) {
 	if len(f.Hooks) == 0 {
 		t.Fatal("no hooks")
 	}
+	// A failed WebFetch goes to the webfetch hook, which reads the page
+	// itself.
+	if g := f.Hooks["PostToolUseFailure"]; len(g) == 0 || g[0].Matcher == nil || string(*g[0].Matcher) != `"WebFetch"` || len(g[0].Hooks) != 1 || strings.Join(g[0].Hooks[0].Args, " ") != "webfetch" {
+		t.Error("no PostToolUseFailure entry running the webfetch hook for WebFetch")
+	}
 	placeholder := regexp.MustCompile(`\$\{?CLAUDE_[A-Z_]+\}?`)
 	for event, groups := range f.Hooks {
 		for _, g := range groups {

@@ -291,7 +291,8 @@ func TestInstall_ToolRoutesAddBashToTheWebFetchMatcher(t *testing.T) {
 	o.BashRoutes = true
 	p := install(t, o)
 	data, _ := os.ReadFile(p.Path)
-	if !strings.Contains(string(data), `"matcher": "WebFetch|Bash"`) || strings.Count(string(data), e.wf) != 1 {
+	// One PreToolUse entry (WebFetch|Bash) and the PostToolUseFailure one.
+	if !strings.Contains(string(data), `"matcher": "WebFetch|Bash"`) || strings.Count(string(data), e.wf) != 2 {
 		t.Fatalf("settings:\n%s", data)
 	}
 	o.BashRoutes = false
@@ -342,10 +343,13 @@ func TestInstall_WritesAWorkingMatcherForGlobMCPToolNamesAndSessionStartForEvery
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} {
-		if g := f.Hooks[ev]; len(g) != 1 || g[0].Matcher != `^(?:mcp__plugin_.*_ccs-websearch__WebSearch|mcp__ccs-websearch__WebSearch)$` {
-			t.Errorf("%s groups %+v", ev, g)
-		}
+	const mcp = `^(?:mcp__plugin_.*_ccs-websearch__WebSearch|mcp__ccs-websearch__WebSearch)$`
+	if g := f.Hooks["PostToolUse"]; len(g) != 1 || g[0].Matcher != mcp {
+		t.Errorf("PostToolUse groups %+v", g)
+	}
+	// PostToolUseFailure: the webfetch entry for WebFetch, then websearch's.
+	if g := f.Hooks["PostToolUseFailure"]; len(g) != 2 || g[0].Matcher != "WebFetch" || g[1].Matcher != mcp {
+		t.Errorf("PostToolUseFailure groups %+v", g)
 	}
 	if g := f.Hooks["SessionStart"]; len(g) != 1 || g[0].Matcher != "*" {
 		t.Errorf("SessionStart groups %+v, want one matching every source (fork included)", g)
@@ -446,5 +450,70 @@ func TestApply_BackupsWithinOneSecondNeverOverwriteEachOther(t *testing.T) {
 		if _, err := os.Stat(b); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestInstall_RegistersTheWebFetchHookForAFailedWebFetch(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	p := install(t, o)
+	var f struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(p.Path)
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	g := f.Hooks["PostToolUseFailure"]
+	if len(g) != 1 || g[0].Matcher != "WebFetch" || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != e.wf {
+		t.Fatalf("PostToolUseFailure groups %+v", g)
+	}
+	// Inspect does not take WebFetch for an MCP tool, and an install with
+	// what it read changes nothing.
+	r, err := Inspect(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.MCPTools) != 0 || !r.Registered() || len(r.Duplicates()) != 0 {
+		t.Errorf("registration %+v", r)
+	}
+	if again, err := PlanInstall(r.InstallOptions(o)); err != nil || again.Changed() {
+		t.Errorf("reinstall would change the file (%v):\n%s", err, again.Diff())
+	}
+	// Uninstalling removes it with the rest.
+	u, err := PlanUninstall(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Apply(nil); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(p.Path)
+	if strings.Contains(string(data), "PostToolUseFailure") {
+		t.Errorf("uninstall kept the entry:\n%s", data)
+	}
+}
+
+func TestInstall_AddsTheFailedWebFetchEntryToAnEarlierRegistration(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(e.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"hooks":{"PreToolUse":[
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`","args":[],"timeout":30}]},
+	 {"matcher":"WebFetch","hooks":[{"type":"command","command":"`+e.wf+`","args":[],"timeout":45}]}
+	]}}`), 0o600)
+	o := e.opts(ClaudeCode)
+	r, err := Inspect(o)
+	if err != nil || !r.Registered() {
+		t.Fatalf("registration %+v, %v", r, err)
+	}
+	p, err := PlanInstall(r.InstallOptions(o))
+	if err != nil || !p.Changed() || !strings.Contains(p.Diff(), "PostToolUseFailure") {
+		t.Fatalf("plan (%v):\n%s", err, p.Diff())
 	}
 }

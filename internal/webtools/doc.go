@@ -16,7 +16,7 @@
 // ([routing.ToolRouter]). Otherwise it reads the page itself with the hooks'
 // SSRF-protected probe ([hooks.Probe]) and classifies its HTML (package
 // classify). Fetch-readable pages are converted to Markdown here
-// ([ConvertHTML]); template-heavy and browser-render-required pages, and
+// (package markdown); template-heavy and browser-render-required pages, and
 // pages the probe could not read, go to the extraction policy. When
 // extraction fails, the page's own text is returned with a note if there is
 // enough of it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/markdown"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
 )
@@ -297,7 +298,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	}
 
 	probe, err := hooks.Probe(ctx, raw, t.Probe)
-	var fallback Document
+	var fallback markdown.Document
 	switch {
 	case errors.Is(err, hooks.ErrBlockedAddress):
 		return nil, &Error{Reason: BadInput, Message: "Refusing to fetch " + raw + ": " + trimErr(err, hooks.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."}
@@ -327,7 +328,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 			}
 			verdict := classifyFn(probe.Body)
 			res.Class, res.Confidence = verdict.Class, verdict.Confidence
-			fallback = ConvertHTML(probe.Body, probe.URL)
+			fallback = markdown.ConvertHTML(probe.Body, probe.URL)
 			res.Title = fallback.Title
 			switch verdict.Class {
 			case classify.TemplateHeavy:
@@ -359,7 +360,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 
 // extract reads the page with the Extractor, falling back to the page's
 // own readable text.
-func (t *Tools) extract(ctx context.Context, req FetchRequest, res *FetchResult, fallback Document) (*FetchResult, error) {
+func (t *Tools) extract(ctx context.Context, req FetchRequest, res *FetchResult, fallback markdown.Document) (*FetchResult, error) {
 	useFallback := func(note string) (*FetchResult, error) {
 		res.Path, res.Content, res.Note = PathReadableFallback, fallback.Markdown, note
 		return res, nil
@@ -531,3 +532,7 @@ func (t *Tools) redactErr(err error) error {
 	}
 	return err
 }
+
+// collapse turns every run of whitespace (no-break spaces included) into
+// one space and trims the ends.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

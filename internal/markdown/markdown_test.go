@@ -1,4 +1,4 @@
-package webtools_test
+package markdown_test
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/webgate-dev/webgate/internal/fakeweb"
-	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/markdown"
 )
 
 func TestConvertHTML_KeepsTheArticleAndDropsPageChrome(t *testing.T) {
-	doc := webtools.ConvertHTML(fakeweb.Fixture(t, "readable/blog-article.html"), "https://notes.example/2024/02/ice/")
+	doc := markdown.ConvertHTML(fakeweb.Fixture(t, "readable/blog-article.html"), "https://notes.example/2024/02/ice/")
 	if doc.Title != "Measuring the ice on the mill river | Field Notes" {
 		t.Errorf("title = %q", doc.Title)
 	}
@@ -42,7 +42,7 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 	<p hidden>hidden text</p><div aria-hidden="true">aria hidden</div>
 	<a href="javascript:alert(1)">js link</a>
 	</body></html>`
-	doc := webtools.ConvertHTML([]byte(page), "https://example.org/dir/page")
+	doc := markdown.ConvertHTML([]byte(page), "https://example.org/dir/page")
 	want := "## Steps\n\n" +
 		"3. First **bold**\n4. Second\n  - nested [link](https://example.org/x?a=%281%29)\n\n" +
 		"```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
@@ -60,10 +60,10 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 
 func TestConvertHTML_NeverFailsOnBrokenOrEmptyInput(t *testing.T) {
 	for _, in := range []string{"", "<", "<html><body><div><p>unclosed", "\x00\xff binary", strings.Repeat("<div>", 5000) + "deep"} {
-		doc := webtools.ConvertHTML([]byte(in), "")
+		doc := markdown.ConvertHTML([]byte(in), "")
 		_ = doc.Markdown
 	}
-	if d := webtools.ConvertHTML([]byte(strings.Repeat("<div>", 5000)+"deep"), ""); d.Markdown != "" && !strings.Contains(d.Markdown, "deep") {
+	if d := markdown.ConvertHTML([]byte(strings.Repeat("<div>", 5000)+"deep"), ""); d.Markdown != "" && !strings.Contains(d.Markdown, "deep") {
 		t.Errorf("deep nesting lost its text: %q", d.Markdown)
 	}
 }
@@ -72,7 +72,7 @@ func FuzzConvertHTML(f *testing.F) {
 	f.Add([]byte("<p>hello <a href='/x'>x</a></p>"), "https://example.org/")
 	f.Add([]byte("<ul><li><ol><li><pre>x</pre></li></ol></li></ul>"), "")
 	f.Fuzz(func(t *testing.T, page []byte, base string) {
-		_ = webtools.ConvertHTML(page, base)
+		_ = markdown.ConvertHTML(page, base)
 	})
 }
 
@@ -83,7 +83,7 @@ func ExampleConvertHTML() {
 	<nav><a href="/">Home</a></nav>
 	<main><h1>Version 2</h1><p>Adds <code>--json</code>. See <a href="/docs/cli">the CLI docs</a>.</p></main>
 	</body></html>`
-	doc := webtools.ConvertHTML([]byte(page), "https://example.org/releases/")
+	doc := markdown.ConvertHTML([]byte(page), "https://example.org/releases/")
 	fmt.Println(doc.Title)
 	fmt.Println(doc.Markdown)
 	// Output:

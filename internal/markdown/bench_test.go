@@ -1,18 +1,18 @@
-package webtools_test
+package markdown_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/webgate-dev/webgate/internal/fakeweb"
-	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/markdown"
 )
 
 func BenchmarkConvertHTML_DocsPage(b *testing.B) {
 	page := fakeweb.Fixture(b, "readable/docs-page.html")
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
-		webtools.ConvertHTML(page, "https://example.org/docs/")
+		markdown.ConvertHTML(page, "https://example.org/docs/")
 	}
 }
 
@@ -22,6 +22,6 @@ func BenchmarkConvertHTML_OneMiBArticle(b *testing.B) {
 	page := []byte("<html><body><main>" + strings.Repeat(para, (1<<20)/len(para)) + "</main></body></html>")
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
-		webtools.ConvertHTML(page, "https://example.org/")
+		markdown.ConvertHTML(page, "https://example.org/")
 	}
 }

@@ -1,4 +1,4 @@
-package webtools
+package markdown
 
 import (
 	"bytes"

@@ -1,0 +1,256 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/routing"
+)
+
+// preflightError is the error Claude Code's WebFetch reports when its
+// domain-safety preflight cannot reach api.anthropic.com.
+const preflightError = "Unable to verify if domain 127.0.0.1 is safe to fetch. This may be due to network restrictions or enterprise security policies blocking claude.ai."
+
+func failedFetch(url, prompt string) *Input {
+	in, err := ParseInput([]byte(`{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"WebFetch","tool_input":{"url":` + jsonString(url) + `,"prompt":` + jsonString(prompt) + `},"error":` + jsonString(preflightError) + `,"is_interrupt":false,"tool_use_id":"t"}`))
+	if err != nil {
+		panic(err)
+	}
+	return in
+}
+
+func TestHandleWebFetch_AfterAFailedFetchAddsTheReadablePageConvertedFromItsHTML(t *testing.T) {
+	base := fixtureServer(t)
+	x := pageExtractor("T", "extracted")
+	url := base + "/readable/docs-page.html"
+	in := failedFetch(url, "How are values resolved?")
+	d := HandleWebFetch(context.Background(), in, fetchEnv(x))
+	if d.Action != AddContext {
+		t.Fatalf("decision = %+v", d)
+	}
+	for _, want := range []string{
+		"webgate fallback: the native WebFetch tool failed, so webgate read the page itself (converted from the page's HTML).",
+		"Title: Configuration reference — Relay 3.2 documentation\n",
+		"URL: " + url + "\n",
+		"Request: How are values resolved?\n",
+		"# Configuration reference",
+		"Values are resolved in a fixed order",
+	} {
+		if !strings.Contains(d.Context, want) {
+			t.Errorf("context lacks %q:\n%s", want, d.Context)
+		}
+	}
+	if !strings.HasSuffix(d.Context, "\n\nOriginal error from WebFetch: "+preflightError) {
+		t.Errorf("context does not end with the original error:\n…%s", d.Context[max(0, len(d.Context)-300):])
+	}
+	if n := x.calls.Load(); n != 0 {
+		t.Errorf("extractions = %d, want 0 for a readable page", n)
+	}
+	out := decisionJSON(t, d, in)
+	if !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"webgate fallback: `) {
+		t.Errorf("output = %.200s", out)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchConvertsReadablePagesWithoutAnyProviderKey(t *testing.T) {
+	base := fixtureServer(t)
+	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env.Settings.SystemMessage = true
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/readable/blog-article.html", ""), env)
+	if d.Action != AddContext || !strings.Contains(d.Context, "Measuring the ice on the mill river") {
+		t.Fatalf("decision = %+v", d)
+	}
+	if d.SystemMessage != "webgate: WebFetch failed; added the page's content (converted from the page's HTML)" {
+		t.Errorf("systemMessage = %q", d.SystemMessage)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchExtractsAppShellsAndTemplatePages(t *testing.T) {
+	base := fixtureServer(t)
+	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "template-heavy/news-homepage.html"} {
+		x := pageExtractor("Extracted Title", "# Heading\n\nThe extracted body.")
+		d := HandleWebFetch(context.Background(), failedFetch(base+"/"+page, "find the body"), fetchEnv(x))
+		if d.Action != AddContext {
+			t.Errorf("%s: decision = %+v", page, d)
+			continue
+		}
+		if req := x.last.Load(); req.URL != base+"/"+page || req.Query != "find the body" || req.Format != provider.Markdown {
+			t.Errorf("%s: request = %+v", page, req)
+		}
+		for _, want := range []string{"read the page itself (extracted via fakex)", "Title: Extracted Title", "The extracted body.", "Original error from WebFetch: Unable to verify"} {
+			if !strings.Contains(d.Context, want) {
+				t.Errorf("%s: context lacks %q:\n%s", page, want, d.Context)
+			}
+		}
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchExtractsPagesThatRefuseTheProbe(t *testing.T) {
+	base := fixtureServer(t)
+	x := pageExtractor("T", "the body behind the wall")
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/forbidden", ""), fetchEnv(x))
+	if d.Action != AddContext || !strings.Contains(d.Context, "the body behind the wall") {
+		t.Errorf("decision = %+v", d)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchFallsBackToATemplatePagesOwnTextWithoutAProvider(t *testing.T) {
+	base := fixtureServer(t)
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/template-heavy/news-homepage.html", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	if d.Action != AddContext || !strings.Contains(d.Context, "is mostly navigation and page template and no extraction provider has an API key; this is its text as served") {
+		t.Errorf("decision = %+v", d)
+	}
+	// An app shell has no text of its own: nothing to add.
+	d = HandleWebFetch(context.Background(), failedFetch(base+"/browser-render-required/angular-app-root.html", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	if d.Action != Pass || !strings.Contains(strings.Join(d.Diagnostics, "\n"), "no extraction provider has an API key; passing through") {
+		t.Errorf("decision = %+v", d)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchPassesThroughWhenThePageCannotBeRead(t *testing.T) {
+	base := fixtureServer(t)
+	failing := &fakeExtractor{fn: func(context.Context, provider.ExtractRequest) (*provider.Page, error) {
+		return nil, &policy.AllFailedError{Policy: "fallback(tavily)", Op: "extract", Failures: []provider.Failure{{Provider: "tavily", Kind: provider.KindAuth}}}
+	}}
+	cases := map[string]struct {
+		url  string
+		env  *WebFetchEnv
+		diag string
+	}{
+		"refused address":   {base + "/readable/docs-page.html", &WebFetchEnv{Extractor: pageExtractor("T", "b")}, "loopback address"},
+		"missing page":      {base + "/missing", fetchEnv(pageExtractor("T", "b")), "the page answered HTTP 404"},
+		"not a web URL":     {"file:///etc/passwd", fetchEnv(pageExtractor("T", "b")), "unsupported URL"},
+		"extraction failed": {base + "/browser-render-required/angular-app-root.html", fetchEnv(failing), "extraction failed: tavily (auth-failed)"},
+		"bad configuration": {base + "/readable/docs-page.html", &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}, Problems: []string{"bad key file"}}, "invalid configuration"},
+	}
+	for name, c := range cases {
+		c.env.Settings.SystemMessage = true
+		d := HandleWebFetch(context.Background(), failedFetch(c.url, ""), c.env)
+		if d.Action != Pass || d.SystemMessage != "" || d.Context != "" {
+			t.Errorf("%s: decision = %+v", name, d)
+		}
+		if diag := strings.Join(d.Diagnostics, "\n"); !strings.Contains(diag, c.diag) || !strings.Contains(diag, "passing through") {
+			t.Errorf("%s: diagnostics = %q", name, d.Diagnostics)
+		}
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchIgnoresInterruptsCopilotAndOtherTools(t *testing.T) {
+	base := fixtureServer(t)
+	x := pageExtractor("T", "b")
+	page := base + "/readable/docs-page.html"
+	for _, payload := range []string{
+		`{"hook_event_name":"PostToolUseFailure","tool_name":"WebFetch","tool_input":{"url":"` + page + `"},"error":"Interrupted","is_interrupt":true}`,
+		`{"sessionId":"c","toolName":"web_fetch","toolArgs":` + jsonString(`{"url":"`+page+`"}`) + `,"error":"fetch failed"}`,
+		`{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"curl ` + page + `"},"error":"exit 7"}`,
+	} {
+		in, err := ParseInput([]byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := HandleWebFetch(context.Background(), in, fetchEnv(x))
+		if d.Action != Pass || decisionJSON(t, d, in) != "" {
+			t.Errorf("%s: decision = %+v", payload, d)
+		}
+	}
+	if n := x.calls.Load(); n != 0 {
+		t.Errorf("extractions = %d", n)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchKeepsTheBudget(t *testing.T) {
+	base := fixtureServer(t)
+	// A page that never answers: the probe gets the whole budget when no
+	// provider is configured.
+	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env.Settings.Budget = 300 * time.Millisecond
+	start := time.Now()
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/slow", ""), env)
+	if d.Action != Pass || time.Since(start) > 3*time.Second {
+		t.Errorf("slow page: decision = %+v after %v", d, time.Since(start))
+	}
+	// An extraction that never returns.
+	hang := &fakeExtractor{fn: func(ctx context.Context, _ provider.ExtractRequest) (*provider.Page, error) {
+		<-ctx.Done()
+		return nil, errors.New("late")
+	}}
+	env = fetchEnv(hang)
+	env.Settings.Budget = 300 * time.Millisecond
+	start = time.Now()
+	d = HandleWebFetch(context.Background(), failedFetch(base+"/browser-render-required/angular-app-root.html", ""), env)
+	if d.Action != Pass || time.Since(start) > 3*time.Second {
+		t.Errorf("hanging extraction: decision = %+v after %v", d, time.Since(start))
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchFitsThePageAndTheErrorWithinTheCap(t *testing.T) {
+	manual := "<html><head><title>Widget Manual</title></head><body><main>"
+	for _, block := range strings.Split(longDoc(), "\n\n") {
+		if strings.HasPrefix(block, "## ") {
+			manual += "<h2>" + strings.TrimPrefix(block, "## ") + "</h2>"
+		} else {
+			manual += "<p>" + block + "</p>"
+		}
+	}
+	manual += "</main></body></html>"
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(manual))
+	})
+	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env.Settings.MaxReasonChars = 3000
+	in := failedFetch(s.URL+"/manual", "warranty refund")
+	in.Error = strings.Repeat("a very long error ", 500)
+	d := HandleWebFetch(context.Background(), in, env)
+	if d.Action != AddContext {
+		t.Fatalf("decision = %+v", d)
+	}
+	if n := textLen(d.Context); n > 3000 {
+		t.Errorf("context is %d chars", n)
+	}
+	for _, want := range []string{"Chapter 17 covers the warranty", "Chapter 23 lists the refund", "kept the parts most relevant to the request", "Original error from WebFetch: a very long error"} {
+		if !strings.Contains(d.Context, want) {
+			t.Errorf("context lacks %q", want)
+		}
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchReadsPlainTextAsServed(t *testing.T) {
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("PLAIN-TEXT-MARKER release notes"))
+	})
+	d := HandleWebFetch(context.Background(), failedFetch(s.URL+"/notes.txt", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	if d.Action != AddContext || !strings.Contains(d.Context, "(read as served (text/plain))") || !strings.Contains(d.Context, "PLAIN-TEXT-MARKER") {
+		t.Errorf("decision = %+v", d)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchScrubsKeys(t *testing.T) {
+	const key = "tvly-SECRET-0123456789"
+	base := fixtureServer(t)
+	env := fetchEnv(pageExtractor("T", "content quoting "+key))
+	env.Settings.Secrets = []string{key}
+	in := failedFetch(base+"/browser-render-required/angular-app-root.html", "")
+	in.Error = "proxy said " + key
+	d := HandleWebFetch(context.Background(), in, env)
+	if d.Action != AddContext || strings.Contains(d.Context, key) || !strings.Contains(d.Context, "[redacted]") {
+		t.Errorf("decision = %+v", d)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchAppliesNoToolRoutes(t *testing.T) {
+	base := fixtureServer(t)
+	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env.Routes.Tools = toolRoutes(t, routing.ToolRoute{Name: "local", Pattern: `127\.0\.0\.1`, Message: "Use the local tool."})
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/readable/docs-page.html", ""), env)
+	if d.Action != AddContext || strings.Contains(d.Context, "Use the local tool.") {
+		t.Errorf("decision = %+v", d)
+	}
+}
