@@ -162,33 +162,15 @@ func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	if limit := budget * 2 / 5; pc.Timeout > limit {
 		pc.Timeout = limit
 	}
-	start := env.now()
-	probe, finished, err := bounded(ctx, func(ctx context.Context) (*ProbeResult, error) {
-		return Probe(ctx, args.URL, pc)
-	})
+	probe, why, skip, finished := readPage(ctx, args.URL, pc, env, &trace)
 	if !finished {
 		return stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
 	}
-	var why string
-	switch {
-	case errors.Is(err, ErrBlockedAddress):
-		return pass("not probing " + args.URL + ": " + err.Error())
-	case errors.Is(err, ErrUnsupportedURL):
-		return pass(err.Error())
-	case err != nil:
-		why = "could not be read directly (" + probeError(err) + ")"
-		if s.Debug {
-			trace = append(trace, fmt.Sprintf("probe failed after %v: %v", env.now().Sub(start).Round(time.Millisecond), err))
-		}
-	case refusedStatus(probe.Status):
-		why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
-	case probe.Status < 200 || probe.Status > 299:
-		return pass(fmt.Sprintf("the page answered HTTP %d", probe.Status))
-	case !probe.HTML():
-		return pass("the page is not HTML (" + probe.ContentType + ")")
+	if skip != "" {
+		return pass(skip)
 	}
-	if err == nil && s.Debug {
-		trace = append(trace, fmt.Sprintf("probe: HTTP %d %s, %d bytes (truncated %v) in %v", probe.Status, probe.ContentType, len(probe.Body), probe.Truncated, env.now().Sub(start).Round(time.Millisecond)))
+	if why == "" && !probe.HTML() {
+		return pass("the page is not HTML (" + probe.ContentType + ")")
 	}
 	if why == "" {
 		classifyFn := env.Classify
@@ -324,4 +306,41 @@ func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max i
 	}
 	b.WriteString(tail)
 	return cutText(b.String(), max)
+}
+
+// readPage probes url with pc and sorts the outcome for both web fetch
+// paths. finished is false when the probe did not end within ctx. skip,
+// when set, is why the hook must pass through: a refused address, an
+// unsupported URL, or a page answering an error status. why, when set,
+// says the probe could not read the page itself (a transport failure or a
+// refusing status), so an extraction provider may still try. In debug mode
+// the probe's outcome is added to trace.
+func readPage(ctx context.Context, url string, pc ProbeConfig, env *WebFetchEnv, trace *[]string) (probe *ProbeResult, why, skip string, finished bool) {
+	start := env.now()
+	probe, finished, err := bounded(ctx, func(ctx context.Context) (*ProbeResult, error) {
+		return Probe(ctx, url, pc)
+	})
+	if !finished {
+		return nil, "", "", false
+	}
+	debug := env.Settings.Debug
+	switch {
+	case errors.Is(err, ErrBlockedAddress):
+		return nil, "", "not probing " + url + ": " + err.Error(), true
+	case errors.Is(err, ErrUnsupportedURL):
+		return nil, "", err.Error(), true
+	case err != nil:
+		if debug {
+			*trace = append(*trace, fmt.Sprintf("probe failed after %v: %v", env.now().Sub(start).Round(time.Millisecond), err))
+		}
+		return nil, "could not be read directly (" + probeError(err) + ")", "", true
+	case refusedStatus(probe.Status):
+		why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
+	case probe.Status < 200 || probe.Status > 299:
+		return probe, "", fmt.Sprintf("the page answered HTTP %d", probe.Status), true
+	}
+	if debug {
+		*trace = append(*trace, fmt.Sprintf("probe: HTTP %d %s, %d bytes (truncated %v) in %v", probe.Status, probe.ContentType, len(probe.Body), probe.Truncated, env.now().Sub(start).Round(time.Millisecond)))
+	}
+	return probe, why, "", true
 }

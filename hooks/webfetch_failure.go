@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -64,31 +63,12 @@ func handleFetchFailure(ctx context.Context, in *Input, env *WebFetchEnv) Decisi
 	if pc.Timeout > limit {
 		pc.Timeout = limit
 	}
-	start := env.now()
-	probe, finished, err := bounded(ctx, func(ctx context.Context) (*ProbeResult, error) {
-		return Probe(ctx, args.URL, pc)
-	})
+	probe, why, skip, finished := readPage(ctx, args.URL, pc, env, &trace)
 	if !finished {
 		return pass(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
 	}
-	var why string
-	switch {
-	case errors.Is(err, ErrBlockedAddress):
-		return pass("not probing " + args.URL + ": " + err.Error())
-	case errors.Is(err, ErrUnsupportedURL):
-		return pass(err.Error())
-	case err != nil:
-		why = "could not be read directly (" + probeError(err) + ")"
-		if s.Debug {
-			trace = append(trace, fmt.Sprintf("probe failed after %v: %v", env.now().Sub(start).Round(time.Millisecond), err))
-		}
-	case refusedStatus(probe.Status):
-		why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
-	case probe.Status < 200 || probe.Status > 299:
-		return pass(fmt.Sprintf("the page answered HTTP %d", probe.Status))
-	}
-	if err == nil && s.Debug {
-		trace = append(trace, fmt.Sprintf("probe: HTTP %d %s, %d bytes (truncated %v) in %v", probe.Status, probe.ContentType, len(probe.Body), probe.Truncated, env.now().Sub(start).Round(time.Millisecond)))
+	if skip != "" {
+		return pass(skip)
 	}
 
 	// The page's own content: Markdown converted from readable HTML, or
