@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/providertest"
 )
 
 // recorder is a fake provider that answers each request with answer(i, key)
@@ -350,13 +350,7 @@ func TestHTTP_KeepsTheRequestIDHeaderOnErrors(t *testing.T) {
 }
 
 func TestHTTP_ReportsTransientWhenTheConnectionIsRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, err = do(context.Background(), fastHTTP(), onePool(), "http://"+addr)
+	_, err := do(context.Background(), fastHTTP(), onePool(), "http://"+providertest.RefusedAddr(t))
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindTransient || pe.Attempts != 3 {
 		t.Errorf("error %+v, want transient after 3 attempts", pe)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -425,13 +424,7 @@ func runOp(t *testing.T, w Wire, o op) {
 	}
 
 	t.Run("reports transient when the connection is refused", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		call := o.build("http://"+addr, onePool(), hc)
+		call := o.build("http://"+RefusedAddr(t), onePool(), hc)
 		_, err, took := timed(ctx, call)
 		s.expect(t, err, provider.KindTransient)
 		within(t, took, quick)
