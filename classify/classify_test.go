@@ -219,3 +219,108 @@ func TestConfusion_ReportsPerClassAndOverallAccuracy(t *testing.T) {
 		t.Fatalf("missing matrix header:\n%s", m.String())
 	}
 }
+
+// sentence is ordinary running text for synthetic pages (15 words).
+const sentence = "The council voted on Tuesday to repair the old bridge before the winter storms arrive. "
+
+func TestClassify_ArticleSplitIntoParagraphGroupsIsReadable(t *testing.T) {
+	// Four groups of two paragraphs, each group two levels below the
+	// article body and separated by ad slots: no single parent holds 150
+	// words, but the body does.
+	var b strings.Builder
+	b.WriteString(`<html><body><main><article><h1>Bridge repairs</h1><section name="articleBody">`)
+	for i := 0; i < 4; i++ {
+		b.WriteString(`<div class="group"><div class="inner"><p>` + strings.Repeat(sentence, 3) + `</p><p>` + strings.Repeat(sentence, 2) + `</p></div></div><div class="ad"><p>Advertisement</p></div>`)
+	}
+	b.WriteString(`</section></article></main></body></html>`)
+	if r := ClassifyBytes([]byte(b.String())); r.Class != FetchReadable {
+		t.Fatalf("got %s, want %s; %v", r.Class, FetchReadable, r.Signals)
+	}
+}
+
+func TestClassify_TeaserListWithTitleLinksInDivsIsTemplateHeavy(t *testing.T) {
+	// The titles are links in plain divs, not headings.
+	var b strings.Builder
+	b.WriteString(`<html><body><h1>Posts tagged garden</h1><div class="post-list">`)
+	for i := 0; i < 8; i++ {
+		b.WriteString(`<div class="item"><div class="date">May 3, 2024</div><div class="title"><a href="/p/` + string(rune('a'+i)) + `">A post about the garden</a></div><p>` + strings.Repeat(sentence, 3) + `</p></div>`)
+	}
+	b.WriteString(`</div></body></html>`)
+	if r := ClassifyBytes([]byte(b.String())); r.Class != TemplateHeavy {
+		t.Fatalf("got %s, want %s; %v", r.Class, TemplateHeavy, r.Signals)
+	}
+}
+
+func TestClassify_SectionLinksUnderHeadingsAreNotTeasers(t *testing.T) {
+	// Encyclopedia layout: each section opens with "Main article: …".
+	var b strings.Builder
+	b.WriteString(`<html><body><div id="content"><h1>Mozilla</h1>`)
+	for i := 0; i < 6; i++ {
+		b.WriteString(`<h2>Section</h2><div class="hatnote">Main article: <a href="/wiki/X">Some Project</a></div><p>` + strings.Repeat(sentence, 3) + `</p>`)
+	}
+	b.WriteString(`</div></body></html>`)
+	if r := ClassifyBytes([]byte(b.String())); r.Class != FetchReadable {
+		t.Fatalf("got %s, want %s; %v", r.Class, FetchReadable, r.Signals)
+	}
+}
+
+func TestClassify_ShortArticleUnderLargeMenuIsReadable(t *testing.T) {
+	// A 165-word news brief; the menu and footer hold far more link text
+	// than the article has words, but they are page chrome.
+	var menu strings.Builder
+	for i := 0; i < 60; i++ {
+		menu.WriteString(`<li><a href="/s/` + itoa(i) + `">Section name here</a></li>`)
+	}
+	page := `<html><body><header><nav><ul>` + menu.String() + `</ul></nav></header><main><article><h1>Bridge to close</h1><div class="body">` +
+		strings.Repeat(`<p>`+strings.Repeat(sentence, 2)+`</p>`, 5) + `</div></article></main><footer><ul>` + menu.String() + `</ul></footer></body></html>`
+	if r := ClassifyBytes([]byte(page)); r.Class != FetchReadable {
+		t.Fatalf("got %s, want %s; %v", r.Class, FetchReadable, r.Signals)
+	}
+}
+
+func TestClassify_UnrenderedBindingsUnderAMenuAreBrowserRenderRequired(t *testing.T) {
+	var menu strings.Builder
+	for i := 0; i < 25; i++ {
+		menu.WriteString(`<a href="/r/` + itoa(i) + `">Vie locale</a> `)
+	}
+	page := `<html ng-app="news"><body><div class="menu">` + menu.String() + `</div><div ng-controller="ArticleCtrl"><h1>{{ article.title }}</h1>` +
+		`<div class="date">{{ article.date }}</div><div ng-bind-html="article.body"></div></div>` +
+		`<script src="angular.js"></script><script src="angular-route.js"></script><script src="angular-sanitize.js"></script>` +
+		`<script src="app.js"></script><script src="controllers.js"></script></body></html>`
+	if r := ClassifyBytes([]byte(page)); r.Class != BrowserRenderRequired {
+		t.Fatalf("got %s, want %s; %v", r.Class, BrowserRenderRequired, r.Signals)
+	}
+}
+
+func TestClassify_ServerRenderedListingWithFewLinksIsTemplateHeavy(t *testing.T) {
+	// A small Next.js blog index: full #__next, six linked post titles with
+	// short excerpts, fewer than 20 links, framework state and chunks.
+	var b strings.Builder
+	b.WriteString(`<html><head>`)
+	for i := 0; i < 5; i++ {
+		b.WriteString(`<script src="/_next/static/chunks/c` + itoa(i) + `.js" defer></script>`)
+	}
+	b.WriteString(`</head><body><div id="__next"><main><h1>Engineering blog</h1>`)
+	for i := 0; i < 6; i++ {
+		b.WriteString(`<article><a href="/blog/p` + itoa(i) + `"><h2>How we rebuilt the deploy pipeline</h2></a><p>A short summary of what changed and why it mattered to us.</p></article>`)
+	}
+	b.WriteString(`</main></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{}}}</script></body></html>`)
+	if r := ClassifyBytes([]byte(b.String())); r.Class != TemplateHeavy {
+		t.Fatalf("got %s, want %s; %v", r.Class, TemplateHeavy, r.Signals)
+	}
+}
+
+func TestHasJSNotice_RecognisesNoticesInSeveralLanguages(t *testing.T) {
+	for _, s := range []string{
+		"You need to enable JavaScript to run this app.",
+		"このサイトはJavaScriptを有効にしてください。",
+		"Для работы сайта необходимо включить JavaScript.",
+	} {
+		if !hasJSNotice(s) {
+			t.Errorf("hasJSNotice(%q) = false, want true", s)
+		}
+	}
+	if hasJSNotice("JavaScript is a programming language.") {
+		t.Error("an ordinary sentence about JavaScript was taken for a notice")
+	}
+}

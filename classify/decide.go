@@ -13,14 +13,16 @@ const (
 	// minBodyWords is the smallest main body that makes a page readable:
 	// about two or three real paragraphs.
 	minBodyWords = 150
-	// solidBodyWords is a body long enough that a high page-wide link
-	// density (big menus, related-link boxes) no longer matters.
+	// solidBodyWords is a body long enough that a high link density
+	// around it (related-link boxes, teaser rails) no longer matters.
 	solidBodyWords = 400
-	// maxReadableLinkDensity is the page-wide share of words inside links
-	// above which a short body is taken for a blurb on a portal page.
+	// maxReadableLinkDensity is the share of words inside links, in the
+	// page's content outside its chrome (nav, header, footer, aside), above
+	// which a short body is taken for a blurb on a portal page.
 	maxReadableLinkDensity = 0.5
-	// maxTeaserRatio is the number of linked headings per long paragraph
-	// in the main body above which the body is a list of teasers.
+	// maxTeaserRatio is the number of linked titles (teaser headlines) per
+	// long paragraph in the main body above which the body is a list of
+	// teasers.
 	maxTeaserRatio = 0.5
 	// shellWords is the amount of text outside page chrome below which a
 	// page has nothing to read on its own.
@@ -35,6 +37,13 @@ const (
 	// manyScripts is a count of external scripts typical of an application
 	// bundle rather than a document with a few add-ons.
 	manyScripts = 5
+	// listedTitles is the number of linked headings outside page chrome
+	// that shows a rendered list (of posts, products, results): content
+	// the server has already put in the page.
+	listedTitles = 3
+	// minBindings is how many unrendered {{ }} bindings show that the page
+	// is an uncompiled client-side template.
+	minBindings = 2
 )
 
 // decide turns measured features into a Result.
@@ -61,6 +70,8 @@ type decision struct {
 	f            *features
 	linkDensity  float64
 	contentWords float64
+	contentLinkD float64 // link density outside page chrome
+	teasers      int     // linked titles in the main body
 	teaserRatio  float64
 	emptyMounts  []string
 	knownEmpty   bool
@@ -74,7 +85,11 @@ func newDecision(f *features) *decision {
 		d.linkDensity = f.linkWords / f.visibleWords
 	}
 	d.contentWords = math.Max(0, f.visibleWords-f.chromeWords)
-	d.teaserRatio = float64(f.clusterHLinks) / math.Max(1, float64(f.clusterParas))
+	if d.contentWords > 0 {
+		d.contentLinkD = math.Min(1, f.contentLinks/d.contentWords)
+	}
+	d.teasers = max(f.clusterHLinks, f.clusterTeases)
+	d.teaserRatio = float64(d.teasers) / math.Max(1, float64(f.clusterParas))
 	for _, m := range f.mounts {
 		if m.words < emptyMountWords {
 			d.emptyMounts = append(d.emptyMounts, m.desc)
@@ -118,12 +133,12 @@ func (d *decision) readable() bool {
 		d.notes["body_words"] = "below " + itoa(minBodyWords) + ": no substantial body"
 		return false
 	}
-	if d.teaserRatio >= maxTeaserRatio && f.clusterHLinks >= 2 {
-		d.notes["body_linked_headings"] = "body is a list of linked teasers"
+	if d.teaserRatio >= maxTeaserRatio && d.teasers >= 2 {
+		d.notes["body_teasers"] = "body is a list of linked teasers"
 		return false
 	}
-	if d.linkDensity >= maxReadableLinkDensity && f.clusterWords < solidBodyWords {
-		d.notes["link_density"] = "short body on a link-dominated page"
+	if d.contentLinkD >= maxReadableLinkDensity && f.clusterWords < solidBodyWords {
+		d.notes["content_link_density"] = "short body amid link-dominated content"
 		return false
 	}
 	d.notes["body_words"] = "one substantial body of text"
@@ -135,10 +150,10 @@ func (d *decision) readableConfidence() float64 {
 	// Distance from each boundary, each scaled to [0,1].
 	body := clamp(math.Log2(f.clusterWords/minBodyWords)/2.5, 0, 1)
 	teaser := 1.0
-	if f.clusterHLinks >= 2 {
+	if d.teasers >= 2 {
 		teaser = clamp((maxTeaserRatio-d.teaserRatio)/maxTeaserRatio, 0, 1)
 	}
-	links := clamp((0.7-d.linkDensity)/0.5, 0, 1)
+	links := clamp((0.7-d.contentLinkD)/0.5, 0, 1)
 	return 0.5 + 0.5*math.Min(body, math.Min(teaser, (links+body)/2))
 }
 
@@ -157,6 +172,17 @@ func (d *decision) shell() bool {
 		d.notes["empty_mounts"] = "empty application mount point"
 		d.notes["app_evidence"] = "signs of a client-side application"
 		return true
+	}
+	// Unrendered bindings mean the page is the application's template: its
+	// mount point holds the template itself instead of nothing.
+	if d.contentWords < sparseWords && f.bindings >= minBindings && len(d.evidence) > 1 {
+		d.notes["template_bindings"] = "the page is an unrendered template"
+		d.notes["app_evidence"] = "signs of a client-side application"
+		return true
+	}
+	if f.contentHLinks >= listedTitles {
+		d.notes["content_linked_headings"] = "a rendered list of linked titles: content is in the page"
+		return false
 	}
 	if d.contentWords < sparseWords && f.links < sparseLinks && len(d.evidence) > 0 {
 		d.notes["content_words"] = "little text and little navigation"
@@ -212,18 +238,21 @@ func fmtRatio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func (d *decision) signals(c Class) []Signal {
 	f := d.f
 	all := []Signal{
-		{Name: "body_words", Value: fmtWords(f.clusterWords), Note: "best text container (paragraph words, parent + share to ancestors)"},
+		{Name: "body_words", Value: fmtWords(f.clusterWords), Note: "long paragraphs of the best text container, in full (at least its score)"},
+		{Name: "body_score", Value: fmtWords(f.clusterScore), Note: "container score that chose it (parent + share to ancestors)"},
 		{Name: "body_paragraphs", Value: itoa(f.clusterParas), Note: "paragraphs of " + itoa(longParaWords) + "+ words in that container"},
-		{Name: "body_linked_headings", Value: itoa(f.clusterHLinks), Note: "headings with links in that container (teasers)"},
+		{Name: "body_teasers", Value: itoa(d.teasers), Note: "linked titles in that container (teasers)"},
 		{Name: "visible_words", Value: fmtWords(f.visibleWords)},
 		{Name: "content_words", Value: fmtWords(d.contentWords), Note: "outside nav/header/footer/aside"},
 		{Name: "p_words", Value: fmtWords(f.pWords)},
 		{Name: "main_words", Value: fmtWords(f.mainWords), Note: "inside <main>, <article> or role=main"},
 		{Name: "long_paragraphs", Value: itoa(f.longParas)},
 		{Name: "link_density", Value: fmtRatio(d.linkDensity), Note: "share of visible words inside links"},
+		{Name: "content_link_density", Value: fmtRatio(d.contentLinkD), Note: "the same outside nav/header/footer/aside"},
 		{Name: "links", Value: itoa(f.links)},
 		{Name: "list_items", Value: itoa(f.listItems)},
 		{Name: "linked_headings", Value: itoa(f.headingLinks), Note: "headings that are mostly a link"},
+		{Name: "content_linked_headings", Value: itoa(f.contentHLinks), Note: "the same outside nav/header/footer/aside"},
 		{Name: "link_blocks", Value: itoa(f.linkBlocks), Note: "short link-dominated blocks"},
 		{Name: "scripts", Value: itoa(f.scripts) + " (" + itoa(f.scriptSrc) + " external, " + itoa(f.moduleScripts) + " module)"},
 		{Name: "inline_script_bytes", Value: itoa(f.inlineScript)},

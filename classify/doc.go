@@ -40,14 +40,24 @@
 // across languages. Text in script, style, template, noscript, select and
 // hidden elements is not visible text.
 //
-// The page is FetchReadable when it has a main body: the best text
-// container scores at least 150 words. Scoring follows readability tools:
-// each block of prose (8+ words, mostly not links) credits its parent in
-// full, its grandparent by half and the next ancestor by a third, so one
-// container of consecutive paragraphs outscores a list of separate
-// excerpts. The body is rejected when it is a list of teasers (at least one
-// linked heading per two long paragraphs inside it) or when a short body
-// (under 400 words) sits on a page where half the words are links.
+// The page is FetchReadable when it has a main body of at least 150 words.
+// The body's container is chosen as readability tools do: each block of
+// prose (8+ words, mostly not links) credits its parent in full, its
+// grandparent by half and the next ancestor by a third, so one container of
+// consecutive paragraphs outscores a list of separate excerpts. The body's
+// size is then the long paragraphs (25+ words) that credited the container,
+// counted in full, or its score if that is larger: an article whose
+// paragraphs sit in sections, or in groups split by ad slots, counts whole.
+//
+// The body is rejected when it is a list of teasers: at least one linked
+// title per two long paragraphs inside it, where a linked title is a
+// heading that is mostly a link, or a paragraph's introduction by a short
+// line that is mostly a link (a title link in a div, a dated headline).
+// List items, and links right under an unlinked section heading ("Main
+// article: …"), are not teaser titles. A short body (under 400 words) is
+// also rejected when half the words of the page's content — outside nav,
+// header, footer and aside, so a big menu does not count — are links: it
+// is a blurb among links.
 //
 // Otherwise the page is BrowserRenderRequired when it has scripts and
 // either almost no text outside page chrome (under 50 words outside
@@ -57,18 +67,24 @@
 // unrendered template bindings, framework state in scripts (__NEXT_DATA__,
 // __NUXT__, Apollo or Redux state, ytInitialData, JSON data blocks), module
 // scripts, many external scripts, loader text, or far more inline code than
-// text. With an empty, well-known mount point the page needs no low link
-// count; otherwise it needs fewer than 20 links (many links mean a page of
-// navigation).
+// text. With an empty, well-known mount point, or with two or more
+// unrendered {{ }} bindings (the page is the application's template), the
+// page needs no low link count and one more sign; otherwise it needs fewer
+// than 20 links (many links mean a page of navigation) and no rendered list:
+// three or more linked headings outside page chrome show content the server
+// already put in the page.
 //
 // Everything else is TemplateHeavy.
 //
 // # Signals
 //
-// Result.Signals lists the measurements: body_words, body_paragraphs,
-// body_linked_headings, visible_words, content_words (outside page chrome),
-// p_words, long_paragraphs (25+ words), link_density, links, list_items,
-// link_blocks (short link-dominated blocks), scripts, inline_script_bytes,
+// Result.Signals lists the measurements: body_words, body_score,
+// body_paragraphs, body_teasers (linked titles in the body), visible_words,
+// content_words (outside page chrome), p_words, main_words,
+// long_paragraphs (25+ words), link_density, content_link_density (outside
+// page chrome), links, list_items, linked_headings,
+// content_linked_headings, link_blocks (short link-dominated blocks),
+// scripts, inline_script_bytes,
 // and when present state_data, mounts, empty_mounts, js_notice,
 // template_bindings, metadata (JSON-LD and og:type) and app_evidence. The
 // signals that decided come first, with a note saying how.

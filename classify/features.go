@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,14 +25,18 @@ type features struct {
 	longParas     int     // text blocks with >= longParaWords words and few links
 	longestPara   float64 // words of the longest text block
 	paraWords     float64 // words in the long text blocks
-	clusterWords  float64 // best container score (readability-style parent/grandparent sum)
+	clusterScore  float64 // best container score (readability-style parent/grandparent sum)
+	clusterWords  float64 // body size: long paragraphs that credited the best container, in full, or its score if larger
 	clusterParas  int     // long paragraphs inside the best container
 	clusterTotal  float64 // all visible words inside the best container
 	clusterLinks  float64 // link words inside the best container
 	clusterHLinks int     // linked headings inside the best container
+	clusterTeases int     // prose blocks inside the best container introduced by a linked title
 	links         int     // <a href> that navigate (not "#..." or "javascript:")
 	listItems     int     // <li>
 	headingLinks  int     // headings whose text is mostly a navigating link
+	contentHLinks int     // such headings outside page chrome
+	contentLinks  float64 // visible text inside navigating links, outside page chrome
 	linkBlocks    int     // short blocks dominated by a link (teaser / menu items)
 	bindings      int     // unrendered {{ ... }} template bindings in visible text
 	loaderText    bool    // visible text looks like a "Loading..." placeholder
@@ -74,6 +79,23 @@ type block struct {
 	heading   bool
 	chrome    bool
 	isP       bool
+	teaser    bool // prose introduced by a linked title (see markTeasers)
+}
+
+// prose reports whether a block is a paragraph of running text: at least
+// eight words of its own and mostly not links.
+func (b *block) prose() bool {
+	return !b.heading && !b.chrome && b.words > 0 && b.linkWords/b.words < 0.5 && b.words-b.linkWords >= 8
+}
+
+// linkedTitle reports whether a block reads as the linked title of a
+// teaser: a heading that is mostly a link, or a short block that is mostly
+// a link (a title link in a div, a dated title line, a "read more").
+func (b *block) linkedTitle() bool {
+	if b.words == 0 || b.linkWords*2 <= b.words {
+		return false
+	}
+	return b.heading || b.words < longParaWords
 }
 
 type walker struct {
@@ -316,6 +338,9 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		}
 		if b.heading && b.linkWords*2 > b.words {
 			f.headingLinks++
+			if !b.chrome {
+				f.contentHLinks++
+			}
 		}
 		return
 	}
@@ -337,6 +362,9 @@ func (w *walker) text(n *html.Node, cur *block) {
 	if w.inLink > 0 {
 		f.linkWords += words
 		cur.linkWords += words
+		if w.inChrome == 0 {
+			f.contentLinks += words
+		}
 	}
 	if w.inP > 0 {
 		f.pWords += words
@@ -544,8 +572,9 @@ func (w *walker) jsonLDTypes(body string) {
 // readability tools do.
 var ancestorDivisor = [3]float64{1, 2, 3}
 
-// bestStats measures the best container: its words, its link words, its
-// linked headings and the long paragraphs it holds.
+// bestStats measures the best container: its body size (the long
+// paragraphs that credited it, counted in full), its words, its link
+// words, its linked headings and teasers, and the long paragraphs it holds.
 func (w *walker) bestStats(best *html.Node) {
 	f := w.f
 	for _, b := range w.blocks {
@@ -557,10 +586,82 @@ func (w *walker) bestStats(best *html.Node) {
 		if b.heading && b.linkWords*2 > b.words {
 			f.clusterHLinks++
 		}
-		if !b.heading && !b.chrome && b.words-b.linkWords >= longParaWords && b.linkWords/b.words < 0.5 {
-			f.clusterParas++
+		if b.prose() {
+			if b.teaser {
+				f.clusterTeases++
+			}
+			if own := b.words - b.linkWords; own >= longParaWords {
+				f.clusterParas++
+				if credits(b.node, best) {
+					f.clusterWords += own
+				}
+			}
 		}
 	}
+	// Long paragraphs a level or two below the container (in sections,
+	// or in groups split by ad slots) count in full; the score is the
+	// floor, so short prose blocks still weigh as they did in the choice.
+	f.clusterWords = math.Max(f.clusterWords, f.clusterScore)
+}
+
+// credits reports whether a text block in n gives part of its words to
+// anc under container scoring: anc is its parent, grandparent or the next
+// ancestor.
+func credits(n, anc *html.Node) bool {
+	p := n.Parent
+	for level := 0; p != nil && level < len(ancestorDivisor); level++ {
+		if p == anc {
+			return true
+		}
+		p = p.Parent
+	}
+	return false
+}
+
+// teaserLookback is how many preceding text blocks are searched for a
+// paragraph's linked title: the title itself, plus up to two short lines
+// between (a date, an author, a URL) as teaser layouts place them.
+const teaserLookback = 3
+
+// markTeasers flags the prose blocks that a linked title introduces: the
+// nearest preceding text block that is a linked title, looking back past
+// short lines but stopping at other prose or at an unlinked heading. Blocks
+// are in document order, so this follows the page as read. List items are
+// lists, not teasers; and a link placed right under an unlinked heading
+// belongs to that section ("Main article: …", "See also …"), so it is not a
+// teaser's title.
+func (w *walker) markTeasers() {
+	for i, b := range w.blocks {
+		if !b.prose() || b.node.DataAtom == atom.Li {
+			continue
+		}
+		seen := 0
+		for j := i - 1; j >= 0 && seen < teaserLookback; j-- {
+			p := w.blocks[j]
+			if p.words == 0 {
+				continue
+			}
+			seen++
+			if p.linkedTitle() {
+				b.teaser = p.node.DataAtom != atom.Li && !w.underHeading(j)
+				break
+			}
+			if p.heading || p.words-p.linkWords >= 8 {
+				break
+			}
+		}
+	}
+}
+
+// underHeading reports whether the text block before block i is a heading
+// that is not itself a link.
+func (w *walker) underHeading(i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if p := w.blocks[j]; p.words > 0 {
+			return p.heading && !p.linkedTitle()
+		}
+	}
+	return false
 }
 
 func isDescendant(n, anc *html.Node) bool {
@@ -605,12 +706,13 @@ func (w *walker) finish() {
 	}
 	var best *html.Node
 	for n, s := range w.scores {
-		if s > f.clusterWords || s == f.clusterWords && best != nil && n.Data < best.Data {
-			f.clusterWords = s
+		if s > f.clusterScore || s == f.clusterScore && best != nil && n.Data < best.Data {
+			f.clusterScore = s
 			best = n
 		}
 	}
 	if best != nil {
+		w.markTeasers()
 		w.bestStats(best)
 	}
 	f.visibleWords = round1(f.visibleWords)
@@ -649,7 +751,8 @@ var jsNoticePhrases = []string{
 	"support javascript", "turn on javascript", "requires javascript", "javascript enabled",
 	"activate javascript", "enable js", "javascript must be enabled", "needs javascript",
 	"javascript aktivieren", "activer javascript", "activez javascript", "habilitar javascript",
-	"habilite javascript", "attivare javascript", "javascript を有効", "启用javascript", "启用 javascript",
+	"habilite javascript", "attivare javascript", "javascript を有効", "javascriptを有効", "启用javascript", "启用 javascript",
+	"включите javascript", "включить javascript",
 }
 
 func hasJSNotice(s string) bool {
