@@ -198,29 +198,12 @@ func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 		}
 	}
 
-	xstart := env.now()
-	req := provider.ExtractRequest{URL: args.URL, Query: args.Prompt, Format: provider.Markdown}
-	page, finished, err := bounded(ctx, func(ctx context.Context) (*provider.Page, error) {
-		return env.Extractor.Extract(ctx, req)
-	})
-	xelapsed := env.now().Sub(xstart)
-	if s.Debug && env.DebugLines != nil {
-		trace = append(trace, env.DebugLines()...)
-	}
+	page, xelapsed, problem, finished := extractPage(ctx, args, env, &trace)
 	if !finished {
 		return stepAside(fmt.Sprintf("the extraction did not finish within the %v budget", budget))
 	}
-	if err == nil && (page == nil || strings.TrimSpace(page.Content) == "") {
-		err = &provider.Error{Provider: provider.NameOf(env.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
-	}
-	if err != nil {
-		fails := failuresOf(err)
-		if s.Debug {
-			for _, f := range fails {
-				trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
-			}
-		}
-		return stepAside("extraction failed: " + failureSummary(fails))
+	if problem != "" {
+		return stepAside(problem)
 	}
 	name := nameOr(page.Provider, env.Extractor)
 	if s.Debug {
@@ -343,4 +326,38 @@ func readPage(ctx context.Context, url string, pc ProbeConfig, env *WebFetchEnv,
 		*trace = append(*trace, fmt.Sprintf("probe: HTTP %d %s, %d bytes (truncated %v) in %v", probe.Status, probe.ContentType, len(probe.Body), probe.Truncated, env.now().Sub(start).Round(time.Millisecond)))
 	}
 	return probe, why, "", true
+}
+
+// extractPage reads args.URL with env.Extractor within ctx. finished is
+// false when the extraction did not end within ctx; otherwise either page
+// holds non-empty content, or problem says why there is none ("extraction
+// failed: tavily (auth-failed)"). In debug mode the providers' traces and
+// failures are added to trace.
+func extractPage(ctx context.Context, args FetchArgs, env *WebFetchEnv, trace *[]string) (page *provider.Page, elapsed time.Duration, problem string, finished bool) {
+	start := env.now()
+	req := provider.ExtractRequest{URL: args.URL, Query: args.Prompt, Format: provider.Markdown}
+	page, finished, err := bounded(ctx, func(ctx context.Context) (*provider.Page, error) {
+		return env.Extractor.Extract(ctx, req)
+	})
+	elapsed = env.now().Sub(start)
+	debug := env.Settings.Debug
+	if debug && env.DebugLines != nil {
+		*trace = append(*trace, env.DebugLines()...)
+	}
+	if !finished {
+		return nil, elapsed, "", false
+	}
+	if err == nil && (page == nil || strings.TrimSpace(page.Content) == "") {
+		err = &provider.Error{Provider: provider.NameOf(env.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
+	}
+	if err != nil {
+		fails := failuresOf(err)
+		if debug {
+			for _, f := range fails {
+				*trace = append(*trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
+			}
+		}
+		return nil, elapsed, "extraction failed: " + failureSummary(fails), true
+	}
+	return page, elapsed, "", true
 }

@@ -130,29 +130,13 @@ func handleFetchFailure(ctx context.Context, in *Input, env *WebFetchEnv) Decisi
 				return d
 			}
 		} else {
-			xstart := env.now()
-			req := provider.ExtractRequest{URL: args.URL, Query: args.Prompt, Format: provider.Markdown}
-			got, finished, err := bounded(ctx, func(ctx context.Context) (*provider.Page, error) {
-				return env.Extractor.Extract(ctx, req)
-			})
-			xelapsed = env.now().Sub(xstart)
-			if s.Debug && env.DebugLines != nil {
-				trace = append(trace, env.DebugLines()...)
-			}
+			got, elapsed, problem, finished := extractPage(ctx, args, env, &trace)
+			xelapsed = elapsed
 			if !finished {
 				return pass(fmt.Sprintf("the extraction did not finish within the %v budget", budget))
 			}
-			if err == nil && (got == nil || strings.TrimSpace(got.Content) == "") {
-				err = &provider.Error{Provider: provider.NameOf(env.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
-			}
-			if err != nil {
-				fails := failuresOf(err)
-				if s.Debug {
-					for _, f := range fails {
-						trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
-					}
-				}
-				if d, ok := fallback("extraction failed: " + failureSummary(fails)); !ok {
+			if problem != "" {
+				if d, ok := fallback(problem); !ok {
 					return d
 				}
 			} else {
