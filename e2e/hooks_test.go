@@ -18,6 +18,10 @@ import (
 // hooks/webfetch): what the model receives when the hooks answer, and that
 // they step aside where the native tool should run.
 
+// ccsArgs make the stub MCP server stand in for a ccs-websearch server: one
+// "WebSearch" tool answering CCS-OUTPUT-<query> or CCS-ERROR-<query>.
+var ccsArgs = []string{"-tool", "WebSearch", "-prefix", "CCS"}
+
 const (
 	hookTavilyKey = "tvly-E2E-HOOKS-5d6e7f8091a2b3c4"
 	hookWSAPIKey  = "wsapi-E2E-HOOKS-0a1b2c3d4e5f6071"
@@ -299,7 +303,7 @@ func TestHooks_MCPSearchToolGetsCompanionAndFallbackResults(t *testing.T) {
 
 	res := RunClaude(t, api, Options{
 		Settings:     settings,
-		MCPServers:   map[string]MCPServer{"ccs-websearch": {Command: bins.Build(t, "./testdata/ccsmcp")}},
+		MCPServers:   map[string]MCPServer{"ccs-websearch": {Command: bins.Build(t, "./testdata/stubmcp"), Args: ccsArgs}},
 		AllowedTools: []string{tool},
 		Env:          providers.env(nil),
 	})

@@ -37,7 +37,7 @@ func TestInstall_ProjectSettingsWrittenByInstallFireInClaudeCode(t *testing.T) {
 	// mcp__plugin_bundle_ccs-websearch__WebSearch.
 	plugin := WritePlugin(t, "bundle", map[string][]HookMatcher{})
 	mcp, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"ccs-websearch": map[string]any{"command": bins.Build(t, "./testdata/ccsmcp")},
+		"ccs-websearch": map[string]any{"command": bins.Build(t, "./testdata/stubmcp"), "args": ccsArgs},
 	}})
 	writeFile(t, filepath.Join(plugin, ".mcp.json"), mcp)
 	tool := "mcp__plugin_bundle_ccs-websearch__WebSearch"
