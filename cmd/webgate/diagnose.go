@@ -294,18 +294,7 @@ func planFor(in *hooks.Input, pi planInput) plan {
 		if invalid() {
 			return p
 		}
-		p.Providers = cfg.ExtractProviders()
-		if pc := cfg.ExtractPolicyConfig(); pc.Primary != "" {
-			p.Mode = "in order, " + pc.Primary + " first"
-		} else {
-			p.Mode = "in order, starting from a random provider"
-		}
-		if args.URL == "" {
-			p.Decision, p.Why = "pass", "the fetch call has no URL"
-			return p
-		}
-		if u, err := url.Parse(args.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.Decision, p.Why = "pass", "not an absolute http or https URL"
+		if !planFetchTarget(&p, cfg, args.URL) {
 			return p
 		}
 		if len(p.Providers) == 0 {
@@ -319,10 +308,7 @@ func planFor(in *hooks.Input, pi planInput) plan {
 			p.Why = "a fetch-readable or non-HTML page passes through to the native tool; a template-heavy or browser-render-required page, or one that refuses the probe, is answered with content extracted via " + via
 			return p
 		}
-		c := classify.New(&classify.Options{MaxBytes: int64(cfg.Hooks.WebFetch.MaxBytes)})
-		res := c.ClassifyBytes(pi.page)
-		p.Classification = &res
-		p.ClassifyNote = res.String() + ", page " + pi.pageNote
+		res := classifyPlanned(&p, pi, cfg)
 		switch res.Class {
 		case classify.TemplateHeavy, classify.BrowserRenderRequired:
 			p.Decision, p.Why = "deny", "the page is "+string(res.Class)+": answered with content extracted via "+via
@@ -363,18 +349,7 @@ func planFetchFailure(p plan, pi planInput, cfg *config.Config, rawURL string, i
 	if invalid() {
 		return p
 	}
-	p.Providers = cfg.ExtractProviders()
-	if pc := cfg.ExtractPolicyConfig(); pc.Primary != "" {
-		p.Mode = "in order, " + pc.Primary + " first"
-	} else {
-		p.Mode = "in order, starting from a random provider"
-	}
-	if rawURL == "" {
-		p.Decision, p.Why = "pass", "the fetch call has no URL"
-		return p
-	}
-	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.Decision, p.Why = "pass", "not an absolute http or https URL"
+	if !planFetchTarget(&p, cfg, rawURL) {
 		return p
 	}
 	extracted := "passes through (no extraction provider has an API key), unless the page's own text is long enough to add"
@@ -387,10 +362,7 @@ func planFetchFailure(p plan, pi planInput, cfg *config.Config, rawURL string, i
 		p.Why = "the native tool failed, so the hook reads the page itself and adds it after the error: a fetch-readable page is converted from its HTML (no provider needed); a template-heavy or browser-render-required page, or one that refuses the probe, " + extracted
 		return p
 	}
-	c := classify.New(&classify.Options{MaxBytes: int64(cfg.Hooks.WebFetch.MaxBytes)})
-	res := c.ClassifyBytes(pi.page)
-	p.Classification = &res
-	p.ClassifyNote = res.String() + ", page " + pi.pageNote
+	res := classifyPlanned(&p, pi, cfg)
 	switch {
 	case res.Class != classify.TemplateHeavy && res.Class != classify.BrowserRenderRequired:
 		p.Decision, p.Why = "add", "the page is "+string(res.Class)+": the native tool failed, so its HTML is converted to Markdown and added after the error"
@@ -473,4 +445,35 @@ func liveSummary(stdout, stderr string) (decision, detail string) {
 		why = "no decision"
 	}
 	return "pass", oneLineText(why)
+}
+
+// planFetchTarget records the extraction providers and their order in p,
+// and checks rawURL; when the hook would not fetch it, it sets the pass
+// decision and returns false.
+func planFetchTarget(p *plan, cfg *config.Config, rawURL string) bool {
+	p.Providers = cfg.ExtractProviders()
+	if pc := cfg.ExtractPolicyConfig(); pc.Primary != "" {
+		p.Mode = "in order, " + pc.Primary + " first"
+	} else {
+		p.Mode = "in order, starting from a random provider"
+	}
+	if rawURL == "" {
+		p.Decision, p.Why = "pass", "the fetch call has no URL"
+		return false
+	}
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.Decision, p.Why = "pass", "not an absolute http or https URL"
+		return false
+	}
+	return true
+}
+
+// classifyPlanned classifies the page of pi as the web fetch hook would,
+// and records the verdict in p.
+func classifyPlanned(p *plan, pi planInput, cfg *config.Config) classify.Result {
+	c := classify.New(&classify.Options{MaxBytes: int64(cfg.Hooks.WebFetch.MaxBytes)})
+	res := c.ClassifyBytes(pi.page)
+	p.Classification = &res
+	p.ClassifyNote = res.String() + ", page " + pi.pageNote
+	return res
 }
