@@ -65,10 +65,10 @@ func WantsWebFetch(in *Input, tools ToolNames) bool {
 	return false
 }
 
-// refusedStatus reports whether an HTTP status means the site refused our
-// client (rather than the page not existing), so an extraction provider may
-// still read it.
-func refusedStatus(code int) bool {
+// RefusedStatus reports whether an HTTP status means the site refused the
+// probe's client (rather than the page not existing), so an extraction
+// provider may still read it: 401, 403, 406, 429, 451 and every 5xx.
+func RefusedStatus(code int) bool {
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable,
 		http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
@@ -317,7 +317,7 @@ func readPage(ctx context.Context, url string, pc ProbeConfig, env *WebFetchEnv,
 			*trace = append(*trace, fmt.Sprintf("probe failed after %v: %v", env.now().Sub(start).Round(time.Millisecond), err))
 		}
 		return nil, "could not be read directly (" + probeError(err) + ")", "", true
-	case refusedStatus(probe.Status):
+	case RefusedStatus(probe.Status):
 		why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
 	case probe.Status < 200 || probe.Status > 299:
 		return probe, "", fmt.Sprintf("the page answered HTTP %d", probe.Status), true

@@ -56,7 +56,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -245,7 +244,7 @@ func read(ctx context.Context, cfg *config.Config, observer policy.Observer, raw
 		// Timeouts, TLS failures, resets: an extraction provider fetches
 		// from elsewhere and may still succeed.
 		why = "could not be fetched directly (" + err.Error() + ")"
-	case refusedStatus(probe.Status):
+	case hooks.RefusedStatus(probe.Status):
 		why = fmt.Sprintf("refused a direct fetch (HTTP %d)", probe.Status)
 	case probe.Status < 200 || probe.Status > 299:
 		return fmt.Errorf("the page answered HTTP %d", probe.Status)
@@ -303,18 +302,6 @@ func read(ctx context.Context, cfg *config.Config, observer policy.Observer, raw
 	fmt.Fprintf(w, "path: extracted via %s, because the page %s\n", page.Provider, why)
 	printContent(w, page.Title, page.Content, chars)
 	return nil
-}
-
-// refusedStatus reports whether a status means the site refused this client
-// rather than the page not existing, so an extraction provider may still
-// read it.
-func refusedStatus(code int) bool {
-	switch code {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable,
-		http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
-		return true
-	}
-	return code >= 500
 }
 
 // pageText returns the title and the readable text of a fetch-readable

@@ -312,7 +312,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		res.FinalURL, res.Status, res.ContentType = probe.URL, probe.Status, probe.ContentType
 		switch {
 		case probe.Status >= 200 && probe.Status < 300:
-		case refusedStatus(probe.Status):
+		case hooks.RefusedStatus(probe.Status):
 			res.Why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
 		default:
 			return nil, &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, probe.Status, http.StatusText(probe.Status))}
@@ -415,18 +415,6 @@ func checkURL(raw string) string {
 		return "URLs with credentials are not fetched."
 	}
 	return ""
-}
-
-// refusedStatus reports whether an HTTP status means the site refused a
-// plain client (rather than the page not existing), so an extraction
-// provider may still read it.
-func refusedStatus(code int) bool {
-	switch code {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable,
-		http.StatusTooManyRequests, http.StatusUnavailableForLegalReasons:
-		return true
-	}
-	return code >= 500
 }
 
 // textual reports whether a media type is text worth showing as is.
