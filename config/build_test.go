@@ -79,9 +79,6 @@ func TestDefault_MatchesTheBackendDefaults(t *testing.T) {
 	if d.Search.Mode != string(policy.DefaultSearchMode) || d.Search.Timeout != policy.DefaultBudget {
 		t.Errorf("search defaults %+v differ from the policy's", d.Search)
 	}
-	if !slices.Equal(d.Search.Providers, policy.DefaultSearchOrder(false)) {
-		t.Errorf("search order %v differs from the policy's %v", d.Search.Providers, policy.DefaultSearchOrder(false))
-	}
 }
 
 func TestSearcher_FailsWithErrNoProvidersWhenNoProviderHasKeys(t *testing.T) {

@@ -73,10 +73,9 @@
 //
 // Constructors take a config struct ([SearchConfig], [ExtractConfig]); nil
 // or zero fields mean the defaults, and the caller's struct is never
-// modified. [DefaultSearchMode] and [DefaultSearchOrder] give the default
-// search setup, [Order] moves a configured primary to the front, and
-// [Named], [Pick], [Searchers] and [Extractors] turn named, configured
-// backends into the provider lists the constructors take.
+// modified. [DefaultSearchMode] is the default mode. Which providers take
+// part, and in which order, is the caller's choice (package config builds
+// them from the configuration).
 //
 // An [Observer] in the config receives a [Trace] of every call — which
 // providers were tried, each attempt's kind and latency — so that a

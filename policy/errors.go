@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -121,23 +120,9 @@ func (e *AllFailedError) Unwrap() []error {
 	return errs
 }
 
-// As answers a request for a *[provider.Error] with a summary error whose
-// Kind is [AllFailedError.Kind], so that [provider.KindOf] classifies the
-// whole failure rather than its first provider's. The individual provider
-// errors are in Failures.
-func (e *AllFailedError) As(target any) bool {
-	t, ok := target.(**provider.Error)
-	if !ok {
-		return false
-	}
-	*t = &provider.Error{
-		Provider: e.Policy,
-		Op:       e.Op,
-		Kind:     e.Kind(),
-		Message:  fmt.Sprintf("all %d providers failed", len(e.Failures)),
-	}
-	return true
-}
+// ProviderFailures returns Failures; [provider.FailuresOf] finds it in an
+// error chain through this method.
+func (e *AllFailedError) ProviderFailures() []provider.Failure { return e.Failures }
 
 // canceledError is what a policy returns when its caller's context is
 // canceled: kind canceled, wrapping the context's error.
@@ -162,32 +147,6 @@ func panicError(name, op string) error {
 	return &provider.Error{Provider: name, Op: op, Kind: provider.KindUnknown, Message: "provider panicked"}
 }
 
-// Failures returns the per-provider failures err carries: those of an
-// [*AllFailedError] anywhere in its chain, else one for each
-// [*provider.Error] in its tree (errors.Join and friends). It returns nil
-// when err carries no provider failure; callers name such an error
-// themselves.
-func Failures(err error) []provider.Failure {
-	var all *AllFailedError
-	if errors.As(err, &all) && len(all.Failures) > 0 {
-		return all.Failures
-	}
-	var out []provider.Failure
-	var walk func(error)
-	walk = func(e error) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, c := range j.Unwrap() {
-				walk(c)
-			}
-			return
-		}
-		var pe *provider.Error
-		if errors.As(e, &pe) {
-			out = append(out, provider.Failure{Provider: pe.Provider, Kind: provider.KindOf(e), Err: e})
-		}
-	}
-	if err != nil {
-		walk(err)
-	}
-	return out
-}
+// Failures returns the per-provider failures err carries; see
+// [provider.FailuresOf].
+func Failures(err error) []provider.Failure { return provider.FailuresOf(err) }

@@ -26,3 +26,22 @@ func TestFailures_ReadsAllFailedErrorsJoinedErrorsAndNothingElse(t *testing.T) {
 		t.Errorf("nil: %+v", got)
 	}
 }
+
+func TestAllFailedError_ClassifiesItselfWithoutInventingAProviderError(t *testing.T) {
+	rate := &provider.Error{Provider: "tavily", Op: "search", Status: 429, Kind: provider.KindRateLimited}
+	all := &AllFailedError{Policy: "parallel(tavily,exa)", Op: "search", Failures: []provider.Failure{
+		{Provider: "tavily", Kind: provider.KindRateLimited, Err: rate},
+		{Provider: "exa", Kind: provider.KindTransient, TimedOut: true},
+	}}
+	err := fmt.Errorf("hook: %w", all)
+	if got := provider.KindOf(err); got != provider.KindTransient {
+		t.Errorf("KindOf = %q, want the overall kind %q", got, provider.KindTransient)
+	}
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe != rate {
+		t.Errorf("errors.As found %+v, want the first provider's own error", pe)
+	}
+	if got := fmt.Sprint(all.Failures[1]); got != "exa (transient-provider-failed, timed out)" {
+		t.Errorf("Failure.String = %q", got)
+	}
+}

@@ -120,15 +120,6 @@ func ExampleExtraction() {
 	// Package context defines the Context type.
 }
 
-func ExampleOrder() {
-	names := policy.DefaultSearchOrder(true)
-	fmt.Println(names)
-	fmt.Println(policy.Order(names, "exa"))
-	// Output:
-	// [tavily websearchapi exa]
-	// [exa tavily websearchapi]
-}
-
 func ExampleFilterDomains() {
 	results := []provider.Result{
 		{URL: "https://docs.github.com/en"},

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -152,12 +153,20 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// KindOf classifies any error: "" for nil; the Kind of an [*Error] anywhere
-// in the chain; [KindCanceled] for context.Canceled; [KindTransient] for
+// KindOf classifies any error: "" for nil; the kind of the first error in
+// the chain that knows its own — an [*Error], or an error with a
+// Kind() Kind method, such as a policy's summary of several providers'
+// failures; [KindCanceled] for context.Canceled; [KindTransient] for
 // deadlines, timeouts and network failures; [KindUnknown] otherwise.
 func KindOf(err error) Kind {
 	if err == nil {
 		return ""
+	}
+	var k kinded
+	if errors.As(err, &k) {
+		if kind := k.Kind(); kind != "" {
+			return kind
+		}
 	}
 	var pe *Error
 	if errors.As(err, &pe) && pe.Kind != "" {
@@ -166,10 +175,17 @@ func KindOf(err error) Kind {
 	return transportKind(err)
 }
 
-// transportKind classifies an error that carries no HTTP status: the
-// context's own errors, then typed network errors. Matching message text is
-// the last resort, used only for untyped errors from net/http (which wraps
-// some failures in plain strings).
+// kinded is an error that classifies itself, such as a policy's summary of
+// several providers' failures.
+type kinded interface {
+	error
+	Kind() Kind
+}
+
+// transportKind classifies an error that carries no HTTP status by its
+// type: the context's own errors, then network, TLS and connection errors.
+// Every error net/http returns from a request is a *url.Error, which is a
+// net.Error, so no message text is read.
 func transportKind(err error) Kind {
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -179,25 +195,55 @@ func transportKind(err error) Kind {
 	case errors.Is(err, errBodyTooLarge):
 		return KindUnknown
 	}
-	var netErr net.Error
-	if errors.As(err, &netErr) {
+	var (
+		netErr  net.Error
+		certErr *tls.CertificateVerificationError
+		alert   tls.AlertError
+		record  tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &netErr), errors.As(err, &certErr), errors.As(err, &alert), errors.As(err, &record):
 		return KindTransient
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, http.ErrHandlerTimeout):
 		return KindTransient
-	}
-	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
-		return KindTransient
-	}
-	if errors.Is(err, http.ErrHandlerTimeout) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return KindTransient
-	}
-	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"connection reset", "connection refused", "eof", "timeout", "tls handshake", "broken pipe", "no such host"} {
-		if strings.Contains(msg, s) {
-			return KindTransient
-		}
 	}
 	return KindUnknown
+}
+
+// FailuresOf returns the per-provider failures err carries: those of an
+// error that lists them (a policy's summary, see ProviderFailures) anywhere
+// in its chain, else one for each [*Error] in its tree (errors.Join and
+// friends). It returns nil when err carries no provider failure.
+func FailuresOf(err error) []Failure {
+	var l failureLister
+	if errors.As(err, &l) {
+		if fs := l.ProviderFailures(); len(fs) > 0 {
+			return fs
+		}
+	}
+	var out []Failure
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, c := range j.Unwrap() {
+				walk(c)
+			}
+			return
+		}
+		var pe *Error
+		if errors.As(e, &pe) {
+			out = append(out, Failure{Provider: pe.Provider, Kind: KindOf(e), Err: e})
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return out
+}
+
+// failureLister is an error that lists several providers' failures.
+type failureLister interface {
+	error
+	ProviderFailures() []Failure
 }

@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,10 @@ func TestKindOf(t *testing.T) {
 		{"a refused connection", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, provider.KindTransient},
 		{"a bare ECONNRESET", syscall.ECONNRESET, provider.KindTransient},
 		{"an unexpected EOF", io.ErrUnexpectedEOF, provider.KindTransient},
-		{"an untyped transport message", errors.New("http2: server sent GOAWAY; connection reset"), provider.KindTransient},
+		{"an EOF from a closed connection", fmt.Errorf("reading: %w", io.EOF), provider.KindTransient},
+		{"a request error from net/http", &url.Error{Op: "Post", URL: "https://api.example/search", Err: errors.New("http2: server sent GOAWAY")}, provider.KindTransient},
+		{"a certificate the client does not trust", &tls.CertificateVerificationError{Err: errors.New("x509: unknown authority")}, provider.KindTransient},
+		{"an untyped error is never classified by its words", errors.New("connection reset; timeout; eof"), provider.KindUnknown},
 		{"anything else", errors.New("boom"), provider.KindUnknown},
 	} {
 		if got := provider.KindOf(tc.err); got != tc.want {

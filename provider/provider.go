@@ -150,6 +150,27 @@ type Failure struct {
 	Elapsed time.Duration
 }
 
+// String renders the failure for people: "tavily (auth-failed)", or
+// "exa (transient-provider-failed, timed out)".
+func (f Failure) String() string {
+	name := f.Provider
+	if name == "" {
+		name = "provider"
+	}
+	kind := f.Kind
+	if kind == "" {
+		kind = KindOf(f.Err)
+	}
+	if kind == "" {
+		kind = KindUnknown
+	}
+	s := name + " (" + string(kind.Class())
+	if f.TimedOut {
+		s += ", timed out"
+	}
+	return s + ")"
+}
+
 // Format is the text format of extracted content.
 type Format string
 
