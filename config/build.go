@@ -3,12 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
-	"github.com/webgate-dev/webgate/provider/exa"
-	"github.com/webgate-dev/webgate/provider/tavily"
-	"github.com/webgate-dev/webgate/provider/websearchapi"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // ErrNoProviders is returned (wrapped) by [Config.Searcher] and
@@ -16,43 +16,130 @@ import (
 // Hooks then step aside and let the agent's own tool run.
 var ErrNoProviders = errors.New("no provider in the configured order has keys")
 
-// TavilyConfig returns the configuration of the Tavily backend.
-func (c *Config) TavilyConfig() *tavily.Config {
-	p := c.Providers.Tavily
-	return &tavily.Config{
-		BaseURL:      p.BaseURL,
-		SearchDepth:  p.SearchDepth,
-		Topic:        p.Topic,
-		MaxResults:   p.MaxResults,
-		ExtractDepth: p.ExtractDepth,
-	}
+// BuildOptions are what a frontend adds to the configuration when it
+// builds: its own HTTP client and an observer of the policies. The zero
+// value, and nil, mean none.
+type BuildOptions struct {
+	// HTTPClient, when set, is used by every backend (a proxy, a custom
+	// transport, a test server's client).
+	HTTPClient *http.Client
+	// Observer receives the policies' traces.
+	Observer policy.Observer
+	// SearchProviders and ExtractProviders, when set, replace the
+	// configured orders (a command's --provider flag). Names without keys
+	// are dropped as usual.
+	SearchProviders, ExtractProviders []string
 }
 
-// ExaConfig returns the configuration of the Exa backend.
-func (c *Config) ExaConfig() *exa.Config {
-	p := c.Providers.Exa
-	return &exa.Config{
-		BaseURL:    p.BaseURL,
-		Type:       p.SearchType,
-		NumResults: p.MaxResults,
-		Category:   p.Category,
-	}
+// Stack is what a frontend needs to answer searches and read pages, built
+// from the configuration in one place ([Config.Build]).
+type Stack struct {
+	// Searcher is the search policy over every search provider with keys;
+	// nil when none has keys.
+	Searcher provider.Searcher
+	// Extractor is the extraction policy over every extraction provider
+	// with keys; nil when none has keys.
+	Extractor provider.Extractor
+	// Reader reads pages: the probe and classifier as configured, with
+	// Extractor for the pages that need it.
+	Reader *webpage.Reader
+	// SearchProviders and ExtractProviders name the providers in use, in
+	// order.
+	SearchProviders, ExtractProviders []string
 }
 
-// WebSearchAPIConfig returns the configuration of the WebSearchAPI.ai
-// backend.
-func (c *Config) WebSearchAPIConfig() *websearchapi.Config {
-	p := c.Providers.WebSearchAPI
-	return &websearchapi.Config{
-		BaseURL:        p.BaseURL,
-		MaxResults:     p.MaxResults,
-		IncludeContent: p.IncludeContent,
-		ScrapeEngine:   p.ScrapeEngine,
+// Build builds the search policy, the extraction policy and the page
+// reader from c. Providers without keys are left out; a policy with no
+// provider is nil. The error lists what could not be built (an invalid
+// mode, a backend option its constructor refuses); what could be built is
+// returned with it.
+func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
+	var o BuildOptions
+	if opts != nil {
+		o = *opts
 	}
+	st := &Stack{Reader: &webpage.Reader{Probe: c.ProbeConfig()}}
+	if mb := c.Hooks.WebFetch.MaxBytes; mb > 0 {
+		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
+		st.Reader.Classify = cl.ClassifyBytes
+	}
+	var errs []error
+	searchOrder, extractOrder := c.Search.Order(), c.Extract.Order()
+	if o.SearchProviders != nil {
+		searchOrder = o.SearchProviders
+	}
+	if o.ExtractProviders != nil {
+		extractOrder = o.ExtractProviders
+	}
+	st.SearchProviders = c.withKeys(searchOrder)
+	st.ExtractProviders = c.withKeys(extractOrder)
+	if len(st.SearchProviders) > 0 {
+		s, err := c.searcher(st.SearchProviders, o)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		st.Searcher = s
+	}
+	if len(st.ExtractProviders) > 0 {
+		x, err := c.extractor(st.ExtractProviders, o)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		st.Extractor = x
+	}
+	if st.Extractor != nil {
+		st.Reader.Extractor = st.Extractor
+	}
+	return st, errors.Join(errs...)
 }
 
-// SearchPolicyConfig returns the configuration of the search policy. Add an
-// Observer to it before building the policy to trace searches.
+// ProbeConfig returns the settings of the page probe.
+func (c *Config) ProbeConfig() webpage.ProbeConfig {
+	wf := c.Hooks.WebFetch
+	return webpage.ProbeConfig{MaxBytes: int64(wf.MaxBytes), Timeout: wf.ProbeTimeout, AllowPrivate: wf.AllowPrivate}
+}
+
+func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, error) {
+	var ss []provider.Searcher
+	for _, n := range names {
+		b, err := c.backend(n, o.HTTPClient)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := b.(provider.Searcher)
+		if !ok {
+			return nil, fmt.Errorf("config: %s cannot search", n)
+		}
+		ss = append(ss, s)
+	}
+	mode, err := policy.ParseMode(c.Search.Mode)
+	if err != nil {
+		return nil, err
+	}
+	pc := c.SearchPolicyConfig()
+	pc.Observer = o.Observer
+	return policy.NewSearch(mode, ss, pc)
+}
+
+func (c *Config) extractor(names []string, o BuildOptions) (provider.Extractor, error) {
+	var es []provider.Extractor
+	for _, n := range names {
+		b, err := c.backend(n, o.HTTPClient)
+		if err != nil {
+			return nil, err
+		}
+		e, ok := b.(provider.Extractor)
+		if !ok {
+			return nil, fmt.Errorf("config: %s cannot extract", n)
+		}
+		es = append(es, e)
+	}
+	pc := c.extractPolicyConfig(names)
+	pc.Observer = o.Observer
+	return policy.NewExtraction(es, pc)
+}
+
+// SearchPolicyConfig returns the configuration of the search policy.
 func (c *Config) SearchPolicyConfig() *policy.SearchConfig {
 	return &policy.SearchConfig{
 		Budget:      c.Search.Timeout,
@@ -62,16 +149,14 @@ func (c *Config) SearchPolicyConfig() *policy.SearchConfig {
 	}
 }
 
-// ExtractPolicyConfig returns the configuration of the extraction policy.
-// Primary is the configured primary when it has keys; when it has none,
-// the first provider of [Config.ExtractProviders], so that the order stays
-// the configured one. Empty means a random first provider per extraction.
-func (c *Config) ExtractPolicyConfig() *policy.ExtractConfig {
+// extractPolicyConfig returns the configuration of the extraction policy
+// over names. Primary is the first name when a primary is configured, so
+// that the order stays the configured one; empty means a random first
+// provider per extraction.
+func (c *Config) extractPolicyConfig(names []string) *policy.ExtractConfig {
 	primary := ""
-	if c.Extract.Primary != "" {
-		if ps := c.ExtractProviders(); len(ps) > 0 {
-			primary = ps[0]
-		}
+	if c.Extract.Primary != "" && len(names) > 0 {
+		primary = names[0]
 	}
 	return &policy.ExtractConfig{
 		Primary:    primary,
@@ -99,91 +184,24 @@ func (c *Config) withKeys(names []string) []string {
 	return out
 }
 
-// client builds one backend with its key pool.
-func (c *Config) client(name string) (any, error) {
-	pool := c.Pool(name)
-	if pool == nil {
-		return nil, fmt.Errorf("config: %s has no keys", name)
-	}
-	switch name {
-	case Tavily:
-		return tavily.New(pool, c.TavilyConfig())
-	case Exa:
-		return exa.New(pool, c.ExaConfig())
-	case WebSearchAPI:
-		return websearchapi.New(pool, c.WebSearchAPIConfig())
-	}
-	return nil, fmt.Errorf("config: unknown provider %s", name)
-}
-
-// Searchers returns a backend for each of [Config.SearchProviders], in
-// order, each with its own key pool. It fails (wrapping [ErrNoProviders])
-// when none has keys.
-func (c *Config) Searchers() ([]provider.Searcher, error) {
-	names := c.SearchProviders()
-	if len(names) == 0 {
-		return nil, fmt.Errorf("config: search: %w (order: %v)", ErrNoProviders, c.Search.Order())
-	}
-	var out []provider.Searcher
-	for _, n := range names {
-		b, err := c.client(n)
-		if err != nil {
-			return nil, err
-		}
-		s, ok := b.(provider.Searcher)
-		if !ok {
-			return nil, fmt.Errorf("config: %s cannot search", n)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// Extractors returns a backend for each of [Config.ExtractProviders], in
-// order, each with its own key pool. It fails (wrapping [ErrNoProviders])
-// when none has keys.
-func (c *Config) Extractors() ([]provider.Extractor, error) {
-	names := c.ExtractProviders()
-	if len(names) == 0 {
-		return nil, fmt.Errorf("config: extract: %w (order: %v)", ErrNoProviders, c.Extract.Order())
-	}
-	var out []provider.Extractor
-	for _, n := range names {
-		b, err := c.client(n)
-		if err != nil {
-			return nil, err
-		}
-		e, ok := b.(provider.Extractor)
-		if !ok {
-			return nil, fmt.Errorf("config: %s cannot extract", n)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// Searcher returns the configured search policy (search.mode) over
-// [Config.Searchers]. It fails (wrapping [ErrNoProviders]) when no provider
-// of the order has keys; [Config.SearchProviders] says which will be used.
+// Searcher returns the configured search policy (search.mode) over the
+// search providers with keys. It fails (wrapping [ErrNoProviders]) when no
+// provider of the order has keys.
 func (c *Config) Searcher() (provider.Searcher, error) {
-	ss, err := c.Searchers()
-	if err != nil {
-		return nil, err
+	st, err := c.Build(nil)
+	if st.Searcher == nil && err == nil {
+		err = fmt.Errorf("config: search: %w (order: %v)", ErrNoProviders, c.Search.Order())
 	}
-	mode, err := policy.ParseMode(c.Search.Mode)
-	if err != nil {
-		return nil, err
-	}
-	return policy.NewSearch(mode, ss, c.SearchPolicyConfig())
+	return st.Searcher, err
 }
 
-// Extractor returns the extraction policy over [Config.Extractors]. It
-// fails (wrapping [ErrNoProviders]) when no provider of the order has keys;
-// [Config.ExtractProviders] says which will be used.
+// Extractor returns the extraction policy over the extraction providers
+// with keys. It fails (wrapping [ErrNoProviders]) when no provider of the
+// order has keys.
 func (c *Config) Extractor() (provider.Extractor, error) {
-	es, err := c.Extractors()
-	if err != nil {
-		return nil, err
+	st, err := c.Build(nil)
+	if st.Extractor == nil && err == nil {
+		err = fmt.Errorf("config: extract: %w (order: %v)", ErrNoProviders, c.Extract.Order())
 	}
-	return policy.NewExtraction(es, c.ExtractPolicyConfig())
+	return st.Extractor, err
 }

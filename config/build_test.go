@@ -69,7 +69,7 @@ func TestDefault_MatchesTheBackendDefaults(t *testing.T) {
 		p.Tavily.ExtractDepth != tavily.DefaultExtractDepth {
 		t.Errorf("tavily defaults %+v differ from the backend's", p.Tavily)
 	}
-	if p.Exa.BaseURL != exa.DefaultBaseURL || p.Exa.SearchType != exa.DefaultType || p.Exa.MaxResults != exa.DefaultNumResults {
+	if p.Exa.BaseURL != exa.DefaultBaseURL || p.Exa.Type != exa.DefaultType || p.Exa.NumResults != exa.DefaultNumResults {
 		t.Errorf("exa defaults %+v differ from the backend's", p.Exa)
 	}
 	if p.WebSearchAPI.BaseURL != websearchapi.DefaultBaseURL || p.WebSearchAPI.MaxResults != websearchapi.DefaultMaxResults ||
@@ -113,7 +113,7 @@ func TestExtractor_KeepsTheConfiguredOrderWhenThePrimaryHasNoKeys(t *testing.T) 
 	if got := c.ExtractProviders(); !slices.Equal(got, []string{WebSearchAPI, Tavily}) {
 		t.Errorf("ExtractProviders = %v", got)
 	}
-	if got := c.ExtractPolicyConfig().Primary; got != WebSearchAPI {
+	if got := c.extractPolicyConfig(c.ExtractProviders()).Primary; got != WebSearchAPI {
 		t.Errorf("policy primary = %q, want the first provider with keys", got)
 	}
 	e, err := c.Extractor()
@@ -124,7 +124,7 @@ func TestExtractor_KeepsTheConfiguredOrderWhenThePrimaryHasNoKeys(t *testing.T) 
 		t.Errorf("extractor = %s", got)
 	}
 	c = mustLoad(t, "", "TAVILY_API_KEY=t1", "WEBSEARCHAPI_API_KEY=w1")
-	if got := c.ExtractPolicyConfig().Primary; got != "" {
+	if got := c.extractPolicyConfig(c.ExtractProviders()).Primary; got != "" {
 		t.Errorf("policy primary = %q, want empty (random start) without a configured primary", got)
 	}
 }

@@ -4,20 +4,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
-
-// Provider names, as used in provider lists and under providers.
-const (
-	Tavily       = "tavily"
-	Exa          = "exa"
-	WebSearchAPI = "websearchapi"
-)
-
-// ProviderNames lists every provider the configuration knows, in a stable
-// order.
-var ProviderNames = []string{Tavily, Exa, WebSearchAPI}
 
 // Search modes (search.mode).
 const (
@@ -73,6 +65,8 @@ type Config struct {
 
 	// origins maps a setting's key to where its value came from.
 	origins map[string]string
+	// reg is the provider registry the Config was made with.
+	reg *Registry
 }
 
 // SearchConfig configures web search.
@@ -83,10 +77,10 @@ type SearchConfig struct {
 	// Providers is the order of the search providers. Providers without
 	// keys are skipped. When no source sets it and exa has keys, exa is
 	// appended to the default order.
-	Providers []string `koanf:"providers" legacy:"CLAUDE_WEB_HOOKS_SEARCH_PROVIDERS" enum:"tavily,exa,websearchapi"`
+	Providers []string `koanf:"providers" legacy:"CLAUDE_WEB_HOOKS_SEARCH_PROVIDERS" enum:"@search"`
 	// Primary, when set, moves that provider to the front of the order,
 	// adding it when the order lacks it.
-	Primary string `koanf:"primary" legacy:"CLAUDE_WEB_HOOKS_SEARCH_PRIMARY" enum:",tavily,exa,websearchapi"`
+	Primary string `koanf:"primary" legacy:"CLAUDE_WEB_HOOKS_SEARCH_PRIMARY" enum:",@search"`
 	// Timeout is the budget for one whole search, all providers and
 	// retries included. A deadline of the caller (a hook's budget) may
 	// shorten it; 0 means the policy's default, 20s.
@@ -111,11 +105,11 @@ type SearchConfig struct {
 type ExtractConfig struct {
 	// Providers is the order of the extraction providers. Providers
 	// without keys are skipped.
-	Providers []string `koanf:"providers" legacy:"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PROVIDERS" enum:"tavily,exa,websearchapi"`
+	Providers []string `koanf:"providers" legacy:"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PROVIDERS" enum:"@extract"`
 	// Primary, when set, is tried first. When it is empty, each
 	// extraction starts with a provider picked at random, to spread credit
 	// use, and goes on in order.
-	Primary string `koanf:"primary" legacy:"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PRIMARY" enum:",tavily,exa,websearchapi"`
+	Primary string `koanf:"primary" legacy:"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PRIMARY" enum:",@extract"`
 	// Timeout is the budget for one whole extraction, all providers
 	// included. A deadline of the caller may shorten it; 0 means the
 	// policy's default, 20s.
@@ -130,83 +124,23 @@ type ExtractConfig struct {
 	HedgeDelay time.Duration `koanf:"hedge_delay"`
 }
 
-// ProvidersConfig holds the per-provider sections.
-type ProvidersConfig struct {
-	// Tavily configures Tavily (search and extraction).
-	Tavily TavilyConfig `koanf:"tavily"`
-	// Exa configures Exa (search and extraction).
-	Exa ExaConfig `koanf:"exa"`
-	// WebSearchAPI configures WebSearchAPI.ai (search and extraction).
-	WebSearchAPI WebSearchAPIConfig `koanf:"websearchapi"`
-}
-
-// TavilyConfig configures the Tavily provider.
-type TavilyConfig struct {
+// Access is the part of every provider's section that configuration
+// itself owns: the keys and how the pool orders them. The rest of a
+// section is the backend's own Config, embedded as it is.
+type Access struct {
 	// Keys is the key specification: one key, "k1|k2" for a pool, or the
 	// path of a key file (see [provider.ParseKeys]; "~/" is expanded).
-	Keys KeySpec `koanf:"keys" legacy:"TAVILY_API_KEY"`
-	// BaseURL is the API's base URL.
-	BaseURL string `koanf:"base_url" legacy:"TAVILY_BASE_URL" format:"url"`
+	Keys KeySpec `koanf:"keys"`
 	// KeyOrder is how the key pool orders keys per request: "shuffle" or
 	// "round-robin".
 	KeyOrder string `koanf:"key_order" enum:"shuffle,round-robin"`
-	// SearchDepth is Tavily's search_depth: "basic", "advanced", "fast" or
-	// "ultra-fast".
-	SearchDepth string `koanf:"search_depth" legacy:"TAVILY_SEARCH_DEPTH" enum:"basic,advanced,fast,ultra-fast"`
-	// Topic is Tavily's topic: "general", "news" or "finance".
-	Topic string `koanf:"topic" legacy:"TAVILY_TOPIC" enum:"general,news,finance"`
-	// MaxResults is the number of results asked for when a search leaves
-	// it open (1 to 20).
-	MaxResults int `koanf:"max_results" legacy:"TAVILY_MAX_RESULTS" min:"1" max:"20"`
-	// ExtractDepth is Tavily's extract_depth: "basic" or "advanced".
-	ExtractDepth string `koanf:"extract_depth" legacy:"TAVILY_EXTRACT_DEPTH" enum:"basic,advanced"`
 
 	keys *keyState
 }
 
-// ExaConfig configures the Exa provider.
-type ExaConfig struct {
-	// Keys is the key specification (see [TavilyConfig.Keys]).
-	Keys KeySpec `koanf:"keys" legacy:"EXA_API_KEY"`
-	// BaseURL is the API's base URL.
-	BaseURL string `koanf:"base_url" legacy:"EXA_BASE_URL" format:"url"`
-	// KeyOrder is how the key pool orders keys per request.
-	KeyOrder string `koanf:"key_order" enum:"shuffle,round-robin"`
-	// SearchType is Exa's search type: "auto", "neural", "fast",
-	// "instant", "deep-lite", "deep", "deep-reasoning", "keyword" or
-	// "hybrid".
-	SearchType string `koanf:"search_type" legacy:"EXA_SEARCH_TYPE" enum:"auto,neural,fast,instant,deep-lite,deep,deep-reasoning,keyword,hybrid"`
-	// MaxResults is the number of results asked for when a search leaves
-	// it open (1 to 100).
-	MaxResults int `koanf:"max_results" legacy:"EXA_MAX_RESULTS" min:"1" max:"100"`
-	// Category restricts results to one of Exa's categories: "company",
-	// "research paper", "news", "pdf", "github", "personal site",
-	// "people" or "financial report"; empty means none.
-	Category string `koanf:"category" legacy:"EXA_CATEGORY" enum:",company,research paper,news,pdf,github,personal site,people,financial report"`
-
-	keys *keyState
-}
-
-// WebSearchAPIConfig configures the WebSearchAPI.ai provider.
-type WebSearchAPIConfig struct {
-	// Keys is the key specification (see [TavilyConfig.Keys]).
-	Keys KeySpec `koanf:"keys" legacy:"WEBSEARCHAPI_API_KEY"`
-	// BaseURL is the API's base URL.
-	BaseURL string `koanf:"base_url" legacy:"WEBSEARCHAPI_BASE_URL" format:"url"`
-	// KeyOrder is how the key pool orders keys per request.
-	KeyOrder string `koanf:"key_order" enum:"shuffle,round-robin"`
-	// MaxResults is the number of results asked for when a search leaves
-	// it open (1 to 20).
-	MaxResults int `koanf:"max_results" legacy:"WEBSEARCHAPI_MAX_RESULTS" min:"1" max:"20"`
-	// IncludeContent asks for a longer extract of every result page, which
-	// makes searches slower.
-	IncludeContent bool `koanf:"include_content" legacy:"WEBSEARCHAPI_INCLUDE_CONTENT"`
-	// ScrapeEngine is how pages are fetched for extraction: "browser"
-	// (renders JavaScript), "direct" or "cf-browser-rendering".
-	ScrapeEngine string `koanf:"scrape_engine" legacy:"WEBSEARCHAPI_SCRAPE_ENGINE" enum:"browser,direct,cf-browser-rendering"`
-
-	keys *keyState
-}
+// access returns a itself, so that every provider section reaches its
+// Access through one method.
+func (a *Access) access() *Access { return a }
 
 // HooksConfig configures the hook binaries.
 type HooksConfig struct {
@@ -293,67 +227,43 @@ type ToolRoute = routing.ToolRoute
 // RouteTest is one inline test case of a [ToolRoute].
 type RouteTest = routing.RouteTest
 
-// Default values that are not plain literals elsewhere.
-const (
-	DefaultTavilyBaseURL       = "https://api.tavily.com"
-	DefaultExaBaseURL          = "https://api.exa.ai"
-	DefaultWebSearchAPIBaseURL = "https://api.websearchapi.ai"
-	// DefaultMaxReasonChars stays below the 10,000 characters past which
-	// Claude Code saves hook output to a file instead of passing it on.
-	DefaultMaxReasonChars = 8000
-)
-
 // Default returns the default configuration. StateDir is left empty:
-// [Load] derives it from the environment.
+// [Load] derives it from the environment. Every default is read from the
+// package that uses the setting; the provider sections start from each
+// backend's defaults.
 func Default() *Config {
-	return &Config{
+	c := &Config{
 		Search: SearchConfig{
-			Mode:      ModeParallel,
+			Mode:      string(policy.DefaultSearchMode),
 			Providers: []string{Tavily, WebSearchAPI},
-			Timeout:   20 * time.Second,
+			Timeout:   policy.DefaultBudget,
 		},
 		Extract: ExtractConfig{
 			Providers: []string{WebSearchAPI, Tavily, Exa},
-			Timeout:   18 * time.Second,
-		},
-		Providers: ProvidersConfig{
-			Tavily: TavilyConfig{
-				BaseURL:      DefaultTavilyBaseURL,
-				KeyOrder:     string(provider.Shuffle),
-				SearchDepth:  "basic",
-				Topic:        "general",
-				MaxResults:   5,
-				ExtractDepth: "basic",
-			},
-			Exa: ExaConfig{
-				BaseURL:    DefaultExaBaseURL,
-				KeyOrder:   string(provider.Shuffle),
-				SearchType: "auto",
-				MaxResults: 10,
-			},
-			WebSearchAPI: WebSearchAPIConfig{
-				BaseURL:      DefaultWebSearchAPIBaseURL,
-				KeyOrder:     string(provider.Shuffle),
-				MaxResults:   5,
-				ScrapeEngine: "browser",
-			},
+			Timeout:   policy.DefaultExtractBudget,
 		},
 		Hooks: HooksConfig{
-			MaxReasonChars: DefaultMaxReasonChars,
+			MaxReasonChars: gate.DefaultMaxReasonChars,
 			SystemMessage:  true,
 			WebSearch: WebSearchHookConfig{
-				Budget:       25 * time.Second,
-				ToolNames:    []string{"WebSearch"},
-				MCPToolNames: []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"},
+				Budget:       gate.DefaultSearchBudget,
+				ToolNames:    slices.Clone(gate.DefaultSearchTools),
+				MCPToolNames: slices.Clone(gate.DefaultMCPTools),
 			},
 			WebFetch: WebFetchHookConfig{
-				Budget:       25 * time.Second,
-				ToolNames:    []string{"WebFetch", "web_fetch"},
-				MaxBytes:     4 << 20,
-				ProbeTimeout: 6 * time.Second,
+				Budget:       gate.DefaultFetchBudget,
+				ToolNames:    slices.Clone(gate.DefaultFetchTools),
+				MaxBytes:     webpage.DefaultProbeMaxBytes,
+				ProbeTimeout: webpage.DefaultProbeTimeout,
 			},
 		},
 	}
+	c.reg = Providers()
+	for _, b := range c.reg.All() {
+		b.defaults(&c.Providers)
+		b.section(&c.Providers).access().KeyOrder = string(provider.Shuffle)
+	}
+	return c
 }
 
 // Order returns the search providers in the order to try them: Primary

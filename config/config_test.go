@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webgate-dev/webgate/hooks/gate"
 )
 
 // secret is a key value that must never appear in any output.
@@ -210,8 +212,8 @@ func TestLoad_AcceptsEveryLegacyVariable(t *testing.T) {
 		{"TAVILY_MAX_RESULTS=10", func(c *Config) bool { return c.Providers.Tavily.MaxResults == 10 }},
 		{"TAVILY_TOPIC=finance", func(c *Config) bool { return c.Providers.Tavily.Topic == "finance" }},
 		{"TAVILY_EXTRACT_DEPTH=advanced", func(c *Config) bool { return c.Providers.Tavily.ExtractDepth == "advanced" }},
-		{"EXA_SEARCH_TYPE=neural", func(c *Config) bool { return c.Providers.Exa.SearchType == "neural" }},
-		{"EXA_MAX_RESULTS=25", func(c *Config) bool { return c.Providers.Exa.MaxResults == 25 }},
+		{"EXA_SEARCH_TYPE=neural", func(c *Config) bool { return c.Providers.Exa.Type == "neural" }},
+		{"EXA_MAX_RESULTS=25", func(c *Config) bool { return c.Providers.Exa.NumResults == 25 }},
 		{"EXA_CATEGORY=news", func(c *Config) bool { return c.Providers.Exa.Category == "news" }},
 		{"WEBSEARCHAPI_MAX_RESULTS=7", func(c *Config) bool { return c.Providers.WebSearchAPI.MaxResults == 7 }},
 		{"WEBSEARCHAPI_INCLUDE_CONTENT=true", func(c *Config) bool { return c.Providers.WebSearchAPI.IncludeContent }},
@@ -403,8 +405,8 @@ budget = "0s"
 	d := Default()
 	if c.Search.Mode != d.Search.Mode || !slices.Equal(c.Search.Providers, d.Search.Providers) ||
 		c.Search.Timeout != d.Search.Timeout || c.Debug || c.Extract.Timeout != d.Extract.Timeout ||
-		c.Providers.Tavily.MaxResults != 5 || c.Providers.Exa.SearchType != "auto" ||
-		c.Hooks.MaxReasonChars != DefaultMaxReasonChars || c.Hooks.WebFetch.Budget != d.Hooks.WebFetch.Budget {
+		c.Providers.Tavily.MaxResults != 5 || c.Providers.Exa.Type != "auto" ||
+		c.Hooks.MaxReasonChars != gate.DefaultMaxReasonChars || c.Hooks.WebFetch.Budget != d.Hooks.WebFetch.Budget {
 		t.Errorf("invalid settings did not keep their defaults: %+v", c)
 	}
 }

@@ -72,18 +72,11 @@ func expandHome(p, home string) string {
 // providerKeys returns the key spec, resolved state and key order of the
 // named provider, or nils for an unknown name.
 func (c *Config) providerKeys(name string) (*KeySpec, **keyState, string) {
-	switch name {
-	case Tavily:
-		p := &c.Providers.Tavily
-		return &p.Keys, &p.keys, p.KeyOrder
-	case Exa:
-		p := &c.Providers.Exa
-		return &p.Keys, &p.keys, p.KeyOrder
-	case WebSearchAPI:
-		p := &c.Providers.WebSearchAPI
-		return &p.Keys, &p.keys, p.KeyOrder
+	a := c.sectionOf(name)
+	if a == nil {
+		return nil, nil, ""
 	}
-	return nil, nil, ""
+	return &a.Keys, &a.keys, a.KeyOrder
 }
 
 // ResolveKeys reads every provider's key specification with
@@ -93,7 +86,7 @@ func (c *Config) providerKeys(name string) (*KeySpec, **keyState, string) {
 // setting and the path, never a key.
 func (c *Config) ResolveKeys(home string) error {
 	var errs []error
-	for _, name := range ProviderNames {
+	for _, name := range c.registry().Names() {
 		spec, st, _ := c.providerKeys(name)
 		keys, err := provider.ParseKeys(expandHome(strings.TrimSpace(string(*spec)), home))
 		if err != nil {
@@ -132,11 +125,11 @@ func (c *Config) Pool(name string) *provider.Pool {
 	return provider.NewPool((*st).values, &provider.PoolConfig{Order: provider.Order(ord)})
 }
 
-// Configured returns, in [ProviderNames] order, the providers that have at
+// Configured returns, in registration order ([Providers]), the providers that have at
 // least one key.
 func (c *Config) Configured() []string {
 	var out []string
-	for _, n := range ProviderNames {
+	for _, n := range c.registry().Names() {
 		if c.KeyCount(n) > 0 {
 			out = append(out, n)
 		}
@@ -148,7 +141,7 @@ func (c *Config) Configured() []string {
 // of defence. Never print what it returns.
 func (c *Config) Secrets() []string {
 	var out []string
-	for _, n := range ProviderNames {
+	for _, n := range c.registry().Names() {
 		if _, st, _ := c.providerKeys(n); st != nil && *st != nil {
 			out = append(out, (*st).values...)
 		}

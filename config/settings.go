@@ -52,6 +52,7 @@ type Setting struct {
 	URL bool
 
 	index []int
+	typ   reflect.Type
 }
 
 // EnvPrefix starts every WEBGATE_ environment variable name.
@@ -66,7 +67,7 @@ func envName(key string) string {
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	keySpecType  = reflect.TypeFor[KeySpec]()
-	settingsList = walk(reflect.TypeFor[Config](), "", nil)
+	settingsList = walk(reflect.TypeFor[Config](), "", nil, Providers())
 )
 
 // Settings returns every setting of [Config], in declaration order.
@@ -76,11 +77,21 @@ func Settings() []Setting {
 	return out
 }
 
-func walk(t reflect.Type, prefix string, index []int) []Setting {
+// walk lists the settings of the fields of t: a field's koanf tag is its
+// key, an embedded struct's fields are settings of the struct that embeds
+// it, and the provider registry r annotates the settings of the backends'
+// own Config structs (legacy variables, accepted values, bounds) and
+// resolves the enums "@search" and "@extract" to the names of the
+// providers that can search or extract.
+func walk(t reflect.Type, prefix string, index []int, r *Registry) []Setting {
 	var out []Setting
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("koanf")
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && tag == "" {
+			out = append(out, walk(f.Type, prefix, append(slices.Clone(index), i), r)...)
+			continue
+		}
 		if !f.IsExported() || tag == "" || tag == "-" {
 			continue
 		}
@@ -89,7 +100,7 @@ func walk(t reflect.Type, prefix string, index []int) []Setting {
 			key = prefix + "." + tag
 		}
 		idx := append(slices.Clone(index), i)
-		s := Setting{Key: key, Env: envName(key), index: idx}
+		s := Setting{Key: key, Env: envName(key), index: idx, typ: f.Type}
 		if e := f.Tag.Get("env"); e != "" {
 			s.Env = e
 		}
@@ -101,7 +112,26 @@ func walk(t reflect.Type, prefix string, index []int) []Setting {
 		}
 		s.URL = f.Tag.Get("format") == "url"
 		if e, ok := f.Tag.Lookup("enum"); ok {
-			s.Enum = strings.Split(e, ",")
+			for _, v := range strings.Split(e, ",") {
+				switch v {
+				case "@search":
+					s.Enum = append(s.Enum, r.SearchNames()...)
+				case "@extract":
+					s.Enum = append(s.Enum, r.ExtractNames()...)
+				default:
+					s.Enum = append(s.Enum, v)
+				}
+			}
+		}
+		a, annotated := r.annotationFor(key)
+		if annotated {
+			s.Legacy = append(s.Legacy, a.legacy...)
+			s.Enum = append(s.Enum, a.enum...)
+			s.URL = s.URL || a.url
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Int {
+			ft = ft.Elem()
 		}
 		switch {
 		case f.Type == durationType:
@@ -109,15 +139,15 @@ func walk(t reflect.Type, prefix string, index []int) []Setting {
 		case f.Type == keySpecType:
 			s.Kind = KindKeys
 		case f.Type.Kind() == reflect.Struct:
-			out = append(out, walk(f.Type, key, idx)...)
+			out = append(out, walk(f.Type, key, idx, r)...)
 			continue
 		case f.Type.Kind() == reflect.String:
 			s.Kind = KindString
 		case f.Type.Kind() == reflect.Bool:
 			s.Kind = KindBool
-		case f.Type.Kind() == reflect.Int:
+		case ft.Kind() == reflect.Int || ft.Kind() == reflect.Int64:
 			s.Kind = KindInt
-			if f.Tag.Get("unit") == "bytes" {
+			if f.Tag.Get("unit") == "bytes" || a.bytes {
 				s.Kind = KindBytes
 			}
 		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String:
@@ -130,6 +160,14 @@ func walk(t reflect.Type, prefix string, index []int) []Setting {
 		}
 		s.Min = bound(f.Tag.Get("min"), key)
 		s.Max = bound(f.Tag.Get("max"), key)
+		if annotated {
+			if a.min != nil {
+				s.Min = a.min
+			}
+			if a.max != nil {
+				s.Max = a.max
+			}
+		}
 		out = append(out, s)
 	}
 	return out
@@ -209,7 +247,7 @@ func (s Setting) parse(raw any) (reflect.Value, string) {
 		if msg := s.checkBounds(n, func(b int64) string { return strconv.FormatInt(b, 10) }); msg != "" {
 			return reflect.Value{}, msg
 		}
-		return reflect.ValueOf(int(n)), ""
+		return s.intValue(n), ""
 	case KindDuration:
 		d, ok := parseDuration(raw)
 		if !ok {
@@ -253,6 +291,21 @@ func (s Setting) parse(raw any) (reflect.Value, string) {
 		return reflect.ValueOf(out), ""
 	}
 	return reflect.Value{}, "unsupported setting"
+}
+
+// intValue returns n as a value of the setting's field type: int, int64
+// or a pointer to an int.
+func (s Setting) intValue(n int64) reflect.Value {
+	t := s.typ
+	if t == nil {
+		return reflect.ValueOf(int(n))
+	}
+	if t.Kind() == reflect.Pointer {
+		v := reflect.New(t.Elem())
+		v.Elem().SetInt(n)
+		return v
+	}
+	return reflect.ValueOf(n).Convert(t)
 }
 
 func (s Setting) checkBounds(n int64, format func(int64) string) string {
@@ -401,6 +454,12 @@ func parseList(raw any) ([]string, bool) {
 // defaults: durations as Go durations, lists comma-separated, sizes with a
 // binary unit when exact, empty values as "".
 func (s Setting) formatValue(v reflect.Value) string {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
 	switch s.Kind {
 	case KindDuration:
 		d := time.Duration(v.Int())

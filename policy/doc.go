@@ -49,7 +49,8 @@
 //
 // # Deadlines
 //
-// Every policy has an overall budget ([DefaultBudget] unless configured,
+// Every policy has an overall budget ([DefaultBudget] for a search,
+// [DefaultExtractBudget] for an extraction, unless configured,
 // shortened by a deadline on the caller's context), and every provider
 // attempt has its own deadline inside it. A policy never waits for a
 // provider beyond that deadline, even one that ignores its context: it

@@ -20,7 +20,7 @@ type ExtractConfig struct {
 	// credit use over the configured providers.
 	Primary string `koanf:"primary"`
 	// Budget is the overall time limit of one extraction; 0 means
-	// [DefaultBudget]. A deadline on the caller's context shortens it.
+	// [DefaultExtractBudget]. A deadline on the caller's context shortens it.
 	Budget time.Duration `koanf:"budget"`
 	// PerAttempt is each attempt's own deadline, never beyond the budget; 0
 	// means an even share of the remaining budget among the extractors not
@@ -88,7 +88,7 @@ func NewExtraction(extractors []provider.Extractor, cfg *ExtractConfig) (*Extrac
 		c = *cfg
 	}
 	if c.Budget <= 0 {
-		c.Budget = DefaultBudget
+		c.Budget = DefaultExtractBudget
 	}
 	c.PerAttempt = max(c.PerAttempt, 0)
 	c.Hedge = max(c.Hedge, 0)

@@ -38,6 +38,11 @@ const (
 	// when configuration sets none. A deadline on the caller's context
 	// shortens it.
 	DefaultBudget = 20 * time.Second
+	// DefaultExtractBudget is the overall time limit of one extraction
+	// when configuration sets none: a little less than a search's, so that
+	// a page reader that probed the page first still answers within a
+	// hook's budget.
+	DefaultExtractBudget = 18 * time.Second
 	// DefaultMaxResults is the length of a merged [Parallel] list when
 	// neither the query nor configuration asks for another.
 	DefaultMaxResults = 10

@@ -42,7 +42,7 @@ const (
 type HTTPConfig struct {
 	// Client is the HTTP client; nil uses a new client with the default
 	// transport. Inject one to add a proxy or a custom transport.
-	Client *http.Client `koanf:"-"`
+	Client *http.Client `koanf:"-" json:"-"`
 	// AttemptTimeout bounds one HTTP attempt, body included; default 30s.
 	// The caller's context bounds the whole request, retries included.
 	AttemptTimeout time.Duration `koanf:"attempt_timeout"`
@@ -62,7 +62,7 @@ type HTTPConfig struct {
 	// UserAgent overrides [DefaultUserAgent].
 	UserAgent string `koanf:"user_agent"`
 	// Rand is the jitter source; nil uses a randomly seeded one.
-	Rand *rand.Rand `koanf:"-"`
+	Rand *rand.Rand `koanf:"-" json:"-"`
 }
 
 func (c HTTPConfig) withDefaults() HTTPConfig {
@@ -179,9 +179,11 @@ var errBodyTooLarge = errors.New("response body too large")
 
 // Do runs req: for each key the source offers, up to MaxAttempts attempts
 // while the failure is retryable; on an auth, quota or rate-limit failure it
-// moves on to the next key. It never sleeps past ctx's deadline: a backoff or
-// Retry-After that would end after it ends the request with the last
-// failure. It returns the successful response, or an [*Error].
+// moves on to the next key. It never sleeps past ctx's deadline, nor so
+// close to it that the retry has no time: a backoff or Retry-After wait is
+// taken only when at least twice the wait remains before the deadline, and
+// otherwise the request ends at once with the last failure (rate-limited,
+// for a 429). It returns the successful response, or an [*Error].
 func (h *HTTP) Do(ctx context.Context, keys KeySource, req Request) (*Response, error) {
 	var ks []Key
 	if req.Auth != nil {
@@ -324,7 +326,11 @@ func (h *HTTP) attempt(ctx context.Context, req Request, k Key, lastKey bool, at
 		if lastErr.RetryAfter > h.cfg.MaxRetryAfter {
 			return false, nil
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		// A wait must leave the retry at least as long again before the
+		// deadline: sleeping until just before it would only end in a
+		// timed-out retry, reported as a timeout rather than as the
+		// provider's own answer, with the caller's time used up.
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 2*wait {
 			return false, nil
 		}
 		return true, nil

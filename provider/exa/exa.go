@@ -64,10 +64,10 @@ type Config struct {
 	// HTTP configures timeouts, retries and the body cap.
 	HTTP provider.HTTPConfig `koanf:"http"`
 	// Type is the search type, one of [Types]; default "auto".
-	Type string `koanf:"type"`
+	Type string `koanf:"search_type"`
 	// NumResults is the number of results a search returns when the query
 	// does not say; default 10, at most 100.
-	NumResults int `koanf:"num_results"`
+	NumResults int `koanf:"max_results"`
 	// Category focuses searches on one of [Categories]; empty means none.
 	// Exa rejects date and excludeDomains filters for "company" and
 	// "people" (HTTP 400, [provider.KindBadRequest]).
@@ -90,7 +90,19 @@ type Config struct {
 	LivecrawlTimeout time.Duration `koanf:"livecrawl_timeout"`
 	// Now is the clock TimeRange filters are computed from; nil uses
 	// time.Now.
-	Now func() time.Time `koanf:"-"`
+	Now func() time.Time `koanf:"-" json:"-"`
+}
+
+// DefaultConfig returns the defaults as a Config, for callers that show or
+// start from them (package config).
+func DefaultConfig() Config {
+	return Config{
+		BaseURL:              DefaultBaseURL,
+		Type:                 DefaultType,
+		NumResults:           DefaultNumResults,
+		SearchMaxCharacters:  DefaultSearchMaxCharacters,
+		ExtractMaxCharacters: DefaultExtractMaxCharacters,
+	}
 }
 
 // Client is the Exa backend. It implements [provider.Searcher],
@@ -141,7 +153,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	case c.NumResults == 0:
 		c.NumResults = DefaultNumResults
 	case c.NumResults < 0 || c.NumResults > MaxNumResults:
-		return nil, fmt.Errorf("exa: num_results %d is outside 1..%d", c.NumResults, MaxNumResults)
+		return nil, fmt.Errorf("exa: max_results %d is outside 1..%d", c.NumResults, MaxNumResults)
 	}
 	switch {
 	case c.SearchMaxCharacters == 0:

@@ -97,6 +97,18 @@ type Config struct {
 	ProjectID string `koanf:"project_id"`
 }
 
+// DefaultConfig returns the defaults as a Config, for callers that show or
+// start from them (package config).
+func DefaultConfig() Config {
+	return Config{
+		BaseURL:      DefaultBaseURL,
+		SearchDepth:  DefaultSearchDepth,
+		Topic:        DefaultTopic,
+		MaxResults:   DefaultMaxResults,
+		ExtractDepth: DefaultExtractDepth,
+	}
+}
+
 // Client is a Tavily backend: a [provider.Searcher] and
 // [provider.Extractor]. It is safe for concurrent use.
 type Client struct {

@@ -103,12 +103,27 @@ var (
 	_ provider.Namer     = (*Client)(nil)
 )
 
+// The accepted values of the enumerated [Config] fields.
 var (
-	contentFormats = []string{"markdown", "text", "html"}
-	contentLengths = []string{"short", "medium", "long"}
-	scrapeEngines  = []string{"browser", "direct", "cf-browser-rendering"}
-	returnFormats  = []string{"markdown", "text", "html"}
+	// ContentFormats lists the values of ContentFormat and ReturnFormat.
+	ContentFormats = []string{"markdown", "text", "html"}
+	// ContentLengths lists the values of ContentLength.
+	ContentLengths = []string{"short", "medium", "long"}
+	// ScrapeEngines lists the values of ScrapeEngine.
+	ScrapeEngines = []string{"browser", "direct", "cf-browser-rendering"}
 )
+
+// DefaultConfig returns the defaults as a Config, for callers that show or
+// start from them (package config).
+func DefaultConfig() Config {
+	return Config{
+		BaseURL:       DefaultBaseURL,
+		MaxResults:    DefaultMaxResults,
+		ScrapeEngine:  DefaultScrapeEngine,
+		ScrapeTimeout: DefaultScrapeTimeout,
+		ReturnFormat:  DefaultReturnFormat,
+	}
+}
 
 // New returns a client that takes its API keys from keys. A nil cfg means
 // the defaults. It returns an error naming the field when cfg holds an
@@ -154,10 +169,10 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		name, value string
 		allowed     []string
 	}{
-		{"content_format", c.ContentFormat, contentFormats},
-		{"content_length", c.ContentLength, contentLengths},
-		{"scrape_engine", c.ScrapeEngine, scrapeEngines},
-		{"return_format", c.ReturnFormat, returnFormats},
+		{"content_format", c.ContentFormat, ContentFormats},
+		{"content_length", c.ContentLength, ContentLengths},
+		{"scrape_engine", c.ScrapeEngine, ScrapeEngines},
+		{"return_format", c.ReturnFormat, ContentFormats},
 	} {
 		if e.value != "" && !oneOf(e.value, e.allowed) {
 			return nil, fmt.Errorf("websearchapi: %s %q is not one of %s", e.name, e.value, strings.Join(e.allowed, ", "))

@@ -1,0 +1,18 @@
+package gate
+
+import "time"
+
+// Defaults of the hook settings. The configuration (package config) and the
+// hook handlers (package hooks) read them from here.
+const (
+	// DefaultSearchBudget bounds the whole web search hook, network calls
+	// included; past it the hook steps aside.
+	DefaultSearchBudget = 25 * time.Second
+	// DefaultFetchBudget bounds the whole web fetch hook: probe plus
+	// extraction.
+	DefaultFetchBudget = 25 * time.Second
+	// DefaultMaxReasonChars caps a deny reason or added context. It stays
+	// below the 10,000 characters past which Claude Code saves hook output
+	// to a file instead of passing it on.
+	DefaultMaxReasonChars = 8000
+)

@@ -1,0 +1,365 @@
+package webpage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// MinFallbackChars is how much text a page's own HTML must yield to be
+// returned, with a note, when the page needed an extraction provider and
+// none could read it.
+const MinFallbackChars = 200
+
+// Reader reads web pages the way an agent's fetch tool should: it probes
+// the page itself ([Probe]: SSRF-safe, bounded), classifies its HTML
+// (package classify), converts readable pages to Markdown locally, and
+// sends the others — app shells, template-heavy pages, pages that refused
+// the probe — to an extraction provider.
+//
+// The zero value is usable: without an Extractor only pages readable as
+// served can be read. A Reader is safe for concurrent use; its fields must
+// not change after the first call.
+type Reader struct {
+	// Extractor reads the pages the probe cannot, usually the configured
+	// extraction policy. Nil means no extraction provider.
+	Extractor provider.Extractor
+	// Probe configures the direct read of a page.
+	Probe ProbeConfig
+	// Classify classifies a page's initial HTML; nil means
+	// [classify.ClassifyBytes].
+	Classify func(html []byte) classify.Result
+	// Now returns the current time, for the elapsed times; nil means
+	// time.Now.
+	Now func() time.Time
+}
+
+func (r *Reader) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Request is one page to read.
+type Request struct {
+	// URL is the page, an absolute http or https URL. Required.
+	URL string
+	// Prompt optionally says what the reader is looking for; extraction
+	// providers that support it use it to select the parts of the page.
+	Prompt string
+}
+
+// Action is what a [Plan] decided to do with a page.
+type Action string
+
+// The actions of a [Plan].
+const (
+	// ActionLocal: the page is readable as served; its content was
+	// converted here.
+	ActionLocal Action = "local"
+	// ActionExtract: the page needs an extraction provider; Plan.Why says
+	// why.
+	ActionExtract Action = "extract"
+)
+
+// Source says which path produced a [Result]'s content.
+type Source string
+
+// The sources of a [Result].
+const (
+	// SourceLocal: the page's own HTML converted to Markdown, or its text
+	// as served.
+	SourceLocal Source = "local"
+	// SourceProvider: an extraction provider read the page.
+	SourceProvider Source = "provider"
+	// SourceLocalFallback: the page needed a provider, none could read it,
+	// and this is the page's own text, which may be incomplete; Note says
+	// why.
+	SourceLocalFallback Source = "local-fallback"
+)
+
+// Plan is what [Reader.Plan] found out about a page before reading it:
+// what the probe got, the classifier's verdict, and what to do.
+type Plan struct {
+	// URL is the URL asked for.
+	URL string
+	// Action is what to do: read locally or extract.
+	Action Action
+	// Why says, for [ActionExtract], why the page cannot be used as served
+	// ("is mostly navigation and page template", "could not be read
+	// directly (timed out)").
+	Why string
+	// FinalURL is the URL after redirects; empty when the probe failed.
+	FinalURL string
+	// Status is the HTTP status the probe got; 0 when it failed.
+	Status int
+	// ContentType is the media type the probe got.
+	ContentType string
+	// Truncated reports that the page was longer than the probe reads.
+	Truncated bool
+	// ProbeFailure says why the probe could not read the page; empty when
+	// it could.
+	ProbeFailure ProbeFailure
+	// ProbeErr is the probe's error, when it failed.
+	ProbeErr error
+	// Verdict is the classifier's verdict on the page's HTML; nil when the
+	// page is not HTML or was not read.
+	Verdict *classify.Result
+	// ProbeElapsed is how long the probe took.
+	ProbeElapsed time.Duration
+
+	// local is the page's own content: converted HTML or text as served.
+	local Document
+}
+
+// HTML reports whether the probe got an HTML page.
+func (p *Plan) HTML() bool {
+	return p.ContentType == "text/html" || p.ContentType == "application/xhtml+xml"
+}
+
+// Document reports whether the probe got a page that is neither HTML nor
+// text (a PDF, an image, …).
+func (p *Plan) Document() bool {
+	return p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300 && !p.HTML() && !Textual(p.ContentType)
+}
+
+// LocalText returns the page's own content as the plan found it: Markdown
+// converted from its HTML, or its text as served; empty when there is
+// none.
+func (p *Plan) LocalText() string { return p.local.Markdown }
+
+// Result is a page read.
+type Result struct {
+	// URL is the URL asked for.
+	URL string
+	// FinalURL is the URL after redirects, when the probe read the page.
+	FinalURL string
+	// Title is the page's title; may be empty.
+	Title string
+	// Content is the readable content: Markdown for HTML pages, the text
+	// as served for text.
+	Content string
+	// Format is the content's format.
+	Format provider.Format
+	// Source says which path produced Content.
+	Source Source
+	// Provider is the extraction provider that read the page, for
+	// [SourceProvider].
+	Provider string
+	// Note explains a partial or fallback result: why the content may be
+	// incomplete. Empty when there is nothing to say.
+	Note string
+	// Failures lists the extraction providers that failed.
+	Failures []provider.Failure
+	// Plan is what the reader found out before reading.
+	Plan *Plan
+	// ExtractElapsed is how long the extraction took; 0 when there was
+	// none.
+	ExtractElapsed time.Duration
+}
+
+// Read reads one page: [Reader.Plan], then [Reader.Execute]. Failures are
+// [*Error] values.
+func (r *Reader) Read(ctx context.Context, req Request) (*Result, error) {
+	p, err := r.Plan(ctx, req.URL)
+	if err != nil {
+		return nil, err
+	}
+	return r.Execute(ctx, p, req)
+}
+
+// Plan probes rawURL and decides how to read it. Readable HTML and text
+// are converted here ([ActionLocal]); template-heavy and
+// browser-render-required HTML, HTML with no readable text, other
+// documents, pages the probe could not read and pages that refused it
+// ([RefusedStatus]) need extraction ([ActionExtract]). A bad URL, a
+// refused address, an error status such as 404, and the context ending
+// are [*Error] values.
+func (r *Reader) Plan(ctx context.Context, rawURL string) (*Plan, error) {
+	raw := strings.TrimSpace(rawURL)
+	p := &Plan{URL: raw}
+	start := r.now()
+	res, err := Probe(ctx, raw, r.Probe)
+	p.ProbeElapsed = r.now().Sub(start)
+	switch {
+	case errors.Is(err, ErrBlockedAddress):
+		return nil, &Error{Kind: KindBlocked, URL: raw, Err: err}
+	case errors.Is(err, ErrUnsupportedURL):
+		return nil, &Error{Kind: KindBadURL, URL: raw, Err: err}
+	case ctx.Err() != nil:
+		return nil, &Error{Kind: KindCanceled, URL: raw, Err: context.Cause(ctx)}
+	case err != nil:
+		p.Action, p.ProbeErr = ActionExtract, err
+		p.ProbeFailure = FailureOf(err)
+		if p.ProbeFailure == "" {
+			p.ProbeFailure = ProbeNetwork
+		}
+		p.Why = "could not be read directly (" + string(p.ProbeFailure) + ")"
+		return p, nil
+	}
+	r.judge(p, res)
+	if p.Action == "" {
+		return nil, &Error{Kind: KindHTTPStatus, URL: raw, Status: res.Status}
+	}
+	return p, nil
+}
+
+// PlanBody decides how to read a page from a copy the caller already has
+// (a saved page, for example), as [Reader.Plan] would after a probe that
+// got body with HTTP 200 and the given media type.
+func (r *Reader) PlanBody(rawURL, mediaType string, body []byte) *Plan {
+	p := &Plan{URL: strings.TrimSpace(rawURL)}
+	r.judge(p, &ProbeResult{URL: p.URL, Status: 200, ContentType: MediaType(mediaType, body), Body: body})
+	return p
+}
+
+// judge fills p from what the probe read; it leaves Action empty for an
+// error status that is not a refusal.
+func (r *Reader) judge(p *Plan, res *ProbeResult) {
+	p.FinalURL, p.Status, p.ContentType, p.Truncated = res.URL, res.Status, res.ContentType, res.Truncated
+	switch {
+	case res.Status >= 200 && res.Status < 300:
+	case RefusedStatus(res.Status):
+		p.Action, p.Why = ActionExtract, fmt.Sprintf("refused a direct read (HTTP %d)", res.Status)
+		return
+	default:
+		return
+	}
+	switch {
+	case res.HTML():
+		classifyFn := r.Classify
+		if classifyFn == nil {
+			classifyFn = classify.ClassifyBytes
+		}
+		v := classifyFn(res.Body)
+		p.Verdict = &v
+		p.local = ConvertHTML(res.Body, res.URL)
+		switch {
+		case v.Class == classify.TemplateHeavy:
+			p.Action, p.Why = ActionExtract, "is mostly navigation and page template"
+		case v.Class == classify.BrowserRenderRequired:
+			p.Action, p.Why = ActionExtract, "shows its content only after JavaScript runs"
+		case strings.TrimSpace(p.local.Markdown) == "":
+			p.Action, p.Why = ActionExtract, "has no readable text in its HTML"
+		default:
+			p.Action = ActionLocal
+		}
+	case Textual(res.ContentType) && utf8.Valid(res.Body):
+		p.local = Document{Markdown: string(res.Body)}
+		p.Action = ActionLocal
+		if strings.TrimSpace(p.local.Markdown) == "" {
+			p.Action, p.Why = ActionExtract, "is empty"
+		}
+	default:
+		p.Action, p.Why = ActionExtract, "is not HTML or text ("+res.ContentType+")"
+	}
+}
+
+// Execute reads the page as p decided: [ActionLocal] returns the content
+// converted by the plan; [ActionExtract] asks the Extractor, and when it
+// fails or there is none, returns the page's own text with a Note if it
+// has at least [MinFallbackChars] characters. Failures are [*Error]
+// values of kind [KindNoProvider], [KindExtraction] or [KindCanceled].
+func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, error) {
+	res := &Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Format: provider.Markdown, Plan: p}
+	if p.Action == ActionLocal {
+		res.Source, res.Content = SourceLocal, p.local.Markdown
+		if !p.HTML() {
+			res.Format = provider.Text
+		}
+		if p.Truncated {
+			res.Note = "The page was longer than the read limit; only its beginning is shown."
+		}
+		return res, nil
+	}
+	fallback := func(note string) (*Result, bool) {
+		if len([]rune(strings.TrimSpace(p.local.Markdown))) < MinFallbackChars {
+			return nil, false
+		}
+		res.Source, res.Content = SourceLocalFallback, p.local.Markdown
+		res.Note = note + " This is the text of the page as served, which may be incomplete."
+		return res, true
+	}
+	if r.Extractor == nil {
+		if out, ok := fallback(fmt.Sprintf("The page %s, and no extraction provider is configured.", p.Why)); ok {
+			return out, nil
+		}
+		return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why}
+	}
+	page, elapsed, err := r.Extract(ctx, p.URL, req.Prompt)
+	res.ExtractElapsed = elapsed
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Kind: KindCanceled, URL: p.URL, Why: p.Why, Err: context.Cause(ctx)}
+		}
+		res.Failures = Failures(err, r.Extractor)
+		if out, ok := fallback(fmt.Sprintf("The page %s, and extraction failed (%s).", p.Why, FailureSummary(res.Failures))); ok {
+			return out, nil
+		}
+		return nil, &Error{Kind: KindExtraction, URL: p.URL, Why: p.Why, Failures: res.Failures, Err: err}
+	}
+	res.Source, res.Content, res.Provider = SourceProvider, page.Content, page.Provider
+	if page.Format != "" {
+		res.Format = page.Format
+	}
+	if t := strings.Join(strings.Fields(page.Title), " "); t != "" {
+		res.Title = t
+	}
+	return res, nil
+}
+
+// Extract reads rawURL with the Extractor alone. A page without content is
+// an error of kind [provider.KindUnsupported]; the page's Provider is
+// always set.
+func (r *Reader) Extract(ctx context.Context, rawURL, prompt string) (*provider.Page, time.Duration, error) {
+	if r.Extractor == nil {
+		return nil, 0, &Error{Kind: KindNoProvider, URL: rawURL}
+	}
+	start := r.now()
+	page, err := r.Extractor.Extract(ctx, provider.ExtractRequest{URL: rawURL, Query: prompt, Format: provider.Markdown})
+	elapsed := r.now().Sub(start)
+	if err == nil && (page == nil || strings.TrimSpace(page.Content) == "") {
+		err = &provider.Error{Provider: provider.NameOf(r.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
+	}
+	if err != nil {
+		return nil, elapsed, err
+	}
+	if page.Provider == "" {
+		page.Provider = provider.NameOf(r.Extractor)
+	}
+	return page, elapsed, nil
+}
+
+// Failures returns the per-provider failures of an extraction error: those
+// a policy reports, or one failure named after p.
+func Failures(err error, p any) []provider.Failure {
+	if out := provider.FailuresOf(err); len(out) > 0 {
+		return out
+	}
+	return []provider.Failure{{Provider: provider.NameOf(p), Kind: provider.KindOf(err), Err: err}}
+}
+
+// Textual reports whether a media type is text a model can read as is:
+// text/*, JSON, XML, YAML, TOML and JavaScript.
+func Textual(mediaType string) bool {
+	mt, _, err := mime.ParseMediaType(mediaType)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(mediaType))
+	}
+	switch {
+	case strings.HasPrefix(mt, "text/"),
+		mt == "application/json", mt == "application/xml", mt == "application/javascript",
+		mt == "application/x-yaml", mt == "application/yaml", mt == "application/toml",
+		strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"):
+		return true
+	}
+	return false
+}
