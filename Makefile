@@ -2,6 +2,11 @@
 GO ?= go
 BIN ?= bin
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
+# VERSION stamps local builds (internal/buildinfo) when a release tag
+# describes the checkout; otherwise the binaries report v<release>-dev and
+# the commit they were built from.
+VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
+LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/buildinfo.version=$(VERSION)")
 
 .PHONY: build install test bench bench-hooks
 
@@ -10,12 +15,12 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # The binaries are built without cgo: statically linked, they start faster,
 # which matters for hooks that run on every tool call.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
+	CGO_ENABLED=0 $(GO) build -trimpath $(LDFLAGS) -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
 
 # install builds the four binaries into $(GOBIN) and runs 'webgate doctor'
 # (which exits non-zero, without failing the install, until keys are set).
 install:
-	CGO_ENABLED=0 $(GO) install -trimpath ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
+	CGO_ENABLED=0 $(GO) install -trimpath $(LDFLAGS) ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
 	@echo "installed webgate, websearch, webfetch and webgate-hook in $(GOBIN)"
 	-$(GOBIN)/webgate doctor
 

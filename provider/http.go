@@ -13,17 +13,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
-// Version is webgate's version, sent in the User-Agent header. Release builds
-// set it with -ldflags "-X github.com/webgate-dev/webgate/provider.Version=v1.2.3".
-var Version = "dev"
-
 // DefaultUserAgent is the User-Agent backends send unless configured
-// otherwise.
-func DefaultUserAgent() string {
-	return "webgate/" + Version + " (+https://github.com/webgate-dev/webgate)"
-}
+// otherwise: "webgate/<version> (+https://github.com/webgate-dev/webgate)".
+func DefaultUserAgent() string { return buildinfo.UserAgent() }
 
 // Defaults of [HTTPConfig].
 const (

@@ -16,19 +16,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
-)
 
-// version is the release version, set at build time with
-//
-//	go build -ldflags "-X main.version=v1.2.3" ./cmd/webgate
-//
-// When left at "dev", the module version recorded in the binary's build
-// information is used if there is one.
-var version = "dev"
+	"github.com/webgate-dev/webgate/internal/buildinfo"
+)
 
 // Exit codes shared by all commands.
 const (
@@ -123,15 +116,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "Flags:\n  --version  print the version and exit\n")
 }
 
-func versionString() string {
-	if version != "dev" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return version
-}
+func versionString() string { return buildinfo.Version() }
 
 // newFlagSet returns a FlagSet for a subcommand whose help shows the usage
 // line, a description, the flags and examples.
