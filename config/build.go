@@ -71,8 +71,8 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	if o.ExtractProviders != nil {
 		extractOrder = o.ExtractProviders
 	}
-	st.SearchProviders = c.withKeys(searchOrder)
-	st.ExtractProviders = c.withKeys(extractOrder)
+	st.SearchProviders = c.usable(searchOrder, true)
+	st.ExtractProviders = c.usable(extractOrder, false)
 	if len(st.SearchProviders) > 0 {
 		s, err := c.searcher(st.SearchProviders, o)
 		if err != nil {
@@ -167,21 +167,39 @@ func (c *Config) extractPolicyConfig(names []string) *policy.ExtractConfig {
 }
 
 // SearchProviders returns the search order ([SearchConfig.Order]) less the
-// providers without keys.
-func (c *Config) SearchProviders() []string { return c.withKeys(c.Search.Order()) }
+// providers that cannot be used ([Config.Usable]).
+func (c *Config) SearchProviders() []string { return c.usable(c.Search.Order(), true) }
 
 // ExtractProviders returns the extraction order ([ExtractConfig.Order])
-// less the providers without keys.
-func (c *Config) ExtractProviders() []string { return c.withKeys(c.Extract.Order()) }
+// less the providers that cannot be used ([Config.Usable]).
+func (c *Config) ExtractProviders() []string { return c.usable(c.Extract.Order(), false) }
 
-func (c *Config) withKeys(names []string) []string {
+// usable returns the names of names that can be used for a search
+// (search) or an extraction: those with keys, and those that need none
+// ([Config.Usable]).
+func (c *Config) usable(names []string, search bool) []string {
 	var out []string
 	for _, n := range names {
-		if c.KeyCount(n) > 0 {
+		if c.Usable(n, search) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// Usable reports whether the named provider can be used for a search
+// (search true) or an extraction: it has keys, or it needs none (a
+// SearXNG instance with a base URL; Jina Reader with keyless set, for
+// extraction only).
+func (c *Config) Usable(name string, search bool) bool {
+	if c.KeyCount(name) > 0 {
+		return true
+	}
+	b, ok := c.registry().Lookup(name)
+	if !ok || b.usable == nil || (search && b.searchNeedsKey) {
+		return false
+	}
+	return b.usable(&c.Providers)
 }
 
 // Searcher returns the configured search policy (search.mode) over the

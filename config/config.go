@@ -74,9 +74,8 @@ type SearchConfig struct {
 	// Mode is how the providers are combined: "parallel" (ask all, merge),
 	// "fallback" (one after another) or "single" (only the first).
 	Mode string `koanf:"mode" legacy:"CLAUDE_WEB_HOOKS_SEARCH_MODE" enum:"parallel,fallback,single"`
-	// Providers is the order of the search providers. Providers without
-	// keys are skipped. When no source sets it and exa has keys, exa is
-	// appended to the default order.
+	// Providers is the order of the search providers. Providers that
+	// cannot be used (no keys; SearXNG without a base URL) are skipped.
 	Providers []string `koanf:"providers" legacy:"CLAUDE_WEB_HOOKS_SEARCH_PROVIDERS" enum:"@search"`
 	// Primary, when set, moves that provider to the front of the order,
 	// adding it when the order lacks it.
@@ -235,11 +234,11 @@ func Default() *Config {
 	c := &Config{
 		Search: SearchConfig{
 			Mode:      string(policy.DefaultSearchMode),
-			Providers: []string{Tavily, WebSearchAPI},
+			Providers: []string{Tavily, WebSearchAPI, Exa, Brave, SearXNG},
 			Timeout:   policy.DefaultBudget,
 		},
 		Extract: ExtractConfig{
-			Providers: []string{WebSearchAPI, Tavily, Exa},
+			Providers: []string{WebSearchAPI, Tavily, Exa, Firecrawl, Jina},
 			Timeout:   policy.DefaultExtractBudget,
 		},
 		Hooks: HooksConfig{

@@ -455,18 +455,35 @@ func TestLoad_ReportsAnUnreadableKeyFileByPathOnly(t *testing.T) {
 	}
 }
 
-func TestLoad_AppendsExaToTheDefaultSearchOrderWhenItHasKeys(t *testing.T) {
-	c := mustLoad(t, "", "EXA_API_KEY=e1")
-	if want := []string{Tavily, WebSearchAPI, Exa}; !slices.Equal(c.Search.Providers, want) {
-		t.Errorf("providers = %v, want %v", c.Search.Providers, want)
+func TestLoad_UsesEveryUsableSearchProviderOfTheDefaultOrder(t *testing.T) {
+	c := mustLoad(t, "", "EXA_API_KEY=e1", "SEARXNG_URL=http://127.0.0.1:8888")
+	if want := []string{Exa, SearXNG}; !slices.Equal(c.SearchProviders(), want) {
+		t.Errorf("search providers = %v, want %v", c.SearchProviders(), want)
 	}
 	c = mustLoad(t, "", "EXA_API_KEY=e1", "CLAUDE_WEB_HOOKS_SEARCH_PROVIDERS=tavily")
 	if want := []string{Tavily}; !slices.Equal(c.Search.Providers, want) {
 		t.Errorf("providers = %v, want the explicit %v", c.Search.Providers, want)
 	}
-	c = mustLoad(t, "")
-	if slices.Contains(c.Search.Providers, Exa) {
-		t.Errorf("providers = %v: exa without keys was appended", c.Search.Providers)
+	if got := c.SearchProviders(); len(got) != 0 {
+		t.Errorf("search providers = %v, want none (tavily has no keys)", got)
+	}
+}
+
+func TestLoad_UsesJinaReaderWithoutAKeyOnlyWhenEnabled(t *testing.T) {
+	c := mustLoad(t, "")
+	if slices.Contains(c.ExtractProviders(), Jina) {
+		t.Errorf("extract providers = %v: jina without a key and without keyless", c.ExtractProviders())
+	}
+	c = mustLoad(t, "", "WEBGATE_PROVIDERS_JINA_KEYLESS=1")
+	if want := []string{Jina}; !slices.Equal(c.ExtractProviders(), want) {
+		t.Errorf("extract providers = %v, want %v", c.ExtractProviders(), want)
+	}
+	if got := c.SearchProviders(); slices.Contains(got, Jina) {
+		t.Errorf("search providers = %v: Jina Search needs a key", got)
+	}
+	st, err := c.Build(nil)
+	if err != nil || st.Extractor == nil || st.Reader.Extractor == nil {
+		t.Fatalf("Build = %+v, %v; want a keyless Jina extractor", st, err)
 	}
 }
 

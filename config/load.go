@@ -74,7 +74,6 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := l.cfg.ResolveKeys(l.home); err != nil {
 		l.problems = append(l.problems, err)
 	}
-	l.appendExa()
 	return l.cfg, joinProblems(l.problems)
 }
 
@@ -270,7 +269,7 @@ func (l *loader) apply(k *koanf.Koanf, origin func(key string) string) {
 			l.problem(s.Key, src, msg, nil)
 			continue
 		}
-		s.field(l.cfg).Set(v)
+		s.field(l.cfg).Set(s.wrap(v))
 		l.origins[s.Key] = src
 	}
 }
@@ -328,16 +327,4 @@ func (l *loader) finish() {
 	c.StateDir = expandHome(c.StateDir, l.home)
 	c.Docs.Config = expandHome(c.Docs.Config, l.home)
 	c.Routes.Config = expandHome(c.Routes.Config, l.home)
-}
-
-// appendExa adds exa to the default search order when it has keys and no
-// source chose the order.
-func (l *loader) appendExa() {
-	c := l.cfg
-	if _, set := l.origins["search.providers"]; set {
-		return
-	}
-	if c.KeyCount(Exa) > 0 && !slices.Contains(c.Search.Providers, Exa) {
-		c.Search.Providers = append(c.Search.Providers, Exa)
-	}
 }

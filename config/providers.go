@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/brave"
 	"github.com/webgate-dev/webgate/provider/exa"
+	"github.com/webgate-dev/webgate/provider/firecrawl"
+	"github.com/webgate-dev/webgate/provider/jina"
+	"github.com/webgate-dev/webgate/provider/searxng"
 	"github.com/webgate-dev/webgate/provider/tavily"
 	"github.com/webgate-dev/webgate/provider/websearchapi"
 )
@@ -17,6 +21,10 @@ const (
 	Tavily       = "tavily"
 	Exa          = "exa"
 	WebSearchAPI = "websearchapi"
+	Brave        = "brave"
+	SearXNG      = "searxng"
+	Jina         = "jina"
+	Firecrawl    = "firecrawl"
 )
 
 // ProvidersConfig holds the per-provider sections. Each section is the
@@ -29,6 +37,15 @@ type ProvidersConfig struct {
 	Exa ExaConfig `koanf:"exa"`
 	// WebSearchAPI configures WebSearchAPI.ai (search and extraction).
 	WebSearchAPI WebSearchAPIConfig `koanf:"websearchapi"`
+	// Brave configures Brave Search (search).
+	Brave BraveConfig `koanf:"brave"`
+	// SearXNG configures a SearXNG instance (search, no key).
+	SearXNG SearXNGConfig `koanf:"searxng"`
+	// Jina configures Jina Reader (extraction, optionally without a key)
+	// and Jina Search (search).
+	Jina JinaConfig `koanf:"jina"`
+	// Firecrawl configures Firecrawl (search and extraction).
+	Firecrawl FirecrawlConfig `koanf:"firecrawl"`
 }
 
 // TavilyConfig configures the Tavily provider: keys, and [tavily.Config].
@@ -50,6 +67,38 @@ type WebSearchAPIConfig struct {
 	websearchapi.Config
 }
 
+// BraveConfig configures Brave Search: keys, and [brave.Config].
+type BraveConfig struct {
+	Access
+	brave.Config
+}
+
+// SearXNGConfig configures a SearXNG instance: [searxng.Config]. It takes
+// no key: the provider is used when base_url names an instance.
+type SearXNGConfig struct {
+	searxng.Config
+
+	none Access
+}
+
+func (c *SearXNGConfig) access() *Access { return &c.none }
+
+// JinaConfig configures Jina: keys, and [jina.Config]. Jina Reader works
+// without a key at a low rate, but sends the URL to a third party, so it
+// is used without one only when Keyless is set.
+type JinaConfig struct {
+	Access
+	// Keyless lets Jina Reader read pages without a key.
+	Keyless bool `koanf:"keyless"`
+	jina.Config
+}
+
+// FirecrawlConfig configures Firecrawl: keys, and [firecrawl.Config].
+type FirecrawlConfig struct {
+	Access
+	firecrawl.Config
+}
+
 // Backend describes one provider webgate can use: its name, what it can
 // do, how its settings are documented and checked, and how it is built.
 // Frontends (doctor, explain, the CLI's flags, the README's tables) read
@@ -68,6 +117,15 @@ type Backend struct {
 	// Receives says what the provider is sent, for the privacy column of
 	// the README and doctor: "search queries; URLs to read".
 	Receives string
+	// NoKey is true for a provider that takes no key (SearXNG).
+	NoKey bool
+
+	// usable reports whether the provider can be used without keys; nil
+	// means it needs keys.
+	usable func(c *ProvidersConfig) bool
+	// searchNeedsKey is true for a provider that can extract without a
+	// key but not search (Jina).
+	searchNeedsKey bool
 
 	// settings annotates the section's keys (relative to
 	// providers.<name>): legacy variables, accepted values, bounds.
@@ -220,6 +278,81 @@ func Providers() *Registry {
 			return websearchapi.New(keys, &cfg)
 		},
 	})
+	r.Register(Backend{
+		Name: Brave, Title: "Brave Search", Search: true, KeyEnv: "BRAVE_API_KEY",
+		Receives: "search queries",
+		settings: map[string]annotation{
+			"base_url":    {legacy: []string{"BRAVE_BASE_URL"}, url: true},
+			"max_results": {min: ptr(1), max: ptr(brave.MaxResults)},
+			"safe_search": {enum: brave.SafeSearchModes},
+		},
+		section:  func(c *ProvidersConfig) section { return &c.Brave },
+		defaults: func(c *ProvidersConfig) { c.Brave.Config = brave.DefaultConfig() },
+		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
+			cfg := c.Brave.Config
+			cfg.HTTP.Client = hc
+			return brave.New(keys, &cfg)
+		},
+	})
+	r.Register(Backend{
+		Name: SearXNG, Title: "SearXNG", Search: true, NoKey: true,
+		Receives: "search queries (to your own instance)",
+		settings: map[string]annotation{
+			"base_url":      {legacy: []string{"SEARXNG_URL"}, url: true},
+			"max_results":   {min: ptr(1)},
+			"safe_search":   {min: ptr(0), max: ptr(2)},
+			"timeout_limit": {max: ptr(int64(searxng.MaxTimeoutLimit))},
+		},
+		usable:   func(c *ProvidersConfig) bool { return c.SearXNG.BaseURL != "" },
+		section:  func(c *ProvidersConfig) section { return &c.SearXNG },
+		defaults: func(c *ProvidersConfig) { c.SearXNG.Config = searxng.DefaultConfig() },
+		build: func(c *ProvidersConfig, _ provider.KeySource, hc *http.Client) (any, error) {
+			cfg := c.SearXNG.Config
+			cfg.HTTP.Client = hc
+			return searxng.New(nil, &cfg)
+		},
+	})
+	r.Register(Backend{
+		Name: Jina, Title: "Jina Reader and Search", Search: true, Extract: true, KeyEnv: "JINA_API_KEY",
+		Receives: "search queries; URLs to read",
+		settings: map[string]annotation{
+			"reader_url":     {legacy: []string{"JINA_READER_URL"}, url: true},
+			"search_url":     {legacy: []string{"JINA_SEARCH_URL"}, url: true},
+			"return_format":  {enum: jina.ReturnFormats},
+			"engine":         {enum: append([]string{""}, jina.Engines...)},
+			"reader_timeout": {max: ptr(int64(jina.MaxReaderTimeout))},
+			"retain_images":  {enum: append([]string{""}, jina.ImageRetentionModes...)},
+			"max_results":    {min: ptr(1), max: ptr(jina.MaxMaxResults)},
+			"max_characters": {min: ptr(0)},
+		},
+		usable:         func(c *ProvidersConfig) bool { return c.Jina.Keyless },
+		searchNeedsKey: true,
+		section:        func(c *ProvidersConfig) section { return &c.Jina },
+		defaults:       func(c *ProvidersConfig) { c.Jina.Config = jina.DefaultConfig() },
+		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
+			cfg := c.Jina.Config
+			cfg.HTTP.Client = hc
+			return jina.New(keys, &cfg)
+		},
+	})
+	r.Register(Backend{
+		Name: Firecrawl, Title: "Firecrawl", Search: true, Extract: true, KeyEnv: "FIRECRAWL_API_KEY",
+		Receives: "search queries; URLs to read",
+		settings: map[string]annotation{
+			"base_url":       {legacy: []string{"FIRECRAWL_BASE_URL"}, url: true},
+			"max_results":    {min: ptr(1), max: ptr(firecrawl.MaxResults)},
+			"scrape_timeout": {max: ptr(int64(firecrawl.MaxScrapeTimeout))},
+			"proxy":          {enum: firecrawl.Proxies},
+			"max_characters": {min: ptr(0)},
+		},
+		section:  func(c *ProvidersConfig) section { return &c.Firecrawl },
+		defaults: func(c *ProvidersConfig) { c.Firecrawl.Config = firecrawl.DefaultConfig() },
+		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
+			cfg := c.Firecrawl.Config
+			cfg.HTTP.Client = hc
+			return firecrawl.New(keys, &cfg)
+		},
+	})
 	return r
 }
 
@@ -292,7 +425,10 @@ func (c *Config) backend(name string, hc *http.Client) (any, error) {
 	}
 	pool := c.Pool(name)
 	if pool == nil {
-		return nil, fmt.Errorf("config: %s has no keys", name)
+		if b.usable == nil || !b.usable(&c.Providers) {
+			return nil, fmt.Errorf("config: %s has no keys", name)
+		}
+		return b.build(&c.Providers, nil, hc)
 	}
 	return b.build(&c.Providers, pool, hc)
 }

@@ -130,20 +130,20 @@ func walk(t reflect.Type, prefix string, index []int, r *Registry) []Setting {
 			s.URL = s.URL || a.url
 		}
 		ft := f.Type
-		if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Int {
+		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
 		switch {
-		case f.Type == durationType:
+		case ft == durationType:
 			s.Kind = KindDuration
 		case f.Type == keySpecType:
 			s.Kind = KindKeys
 		case f.Type.Kind() == reflect.Struct:
 			out = append(out, walk(f.Type, key, idx, r)...)
 			continue
-		case f.Type.Kind() == reflect.String:
+		case ft.Kind() == reflect.String:
 			s.Kind = KindString
-		case f.Type.Kind() == reflect.Bool:
+		case ft.Kind() == reflect.Bool:
 			s.Kind = KindBool
 		case ft.Kind() == reflect.Int || ft.Kind() == reflect.Int64:
 			s.Kind = KindInt
@@ -293,19 +293,28 @@ func (s Setting) parse(raw any) (reflect.Value, string) {
 	return reflect.Value{}, "unsupported setting"
 }
 
-// intValue returns n as a value of the setting's field type: int, int64
-// or a pointer to an int.
+// intValue returns n as a value of the setting's field type (int, int64
+// or a pointer to one).
 func (s Setting) intValue(n int64) reflect.Value {
-	t := s.typ
-	if t == nil {
+	if s.typ == nil {
 		return reflect.ValueOf(int(n))
 	}
-	if t.Kind() == reflect.Pointer {
-		v := reflect.New(t.Elem())
-		v.Elem().SetInt(n)
+	return s.wrap(reflect.ValueOf(n))
+}
+
+// wrap converts a parsed value to the setting's field type: the same kind
+// of a named type, or a pointer to it for an optional setting.
+func (s Setting) wrap(v reflect.Value) reflect.Value {
+	t := s.typ
+	if t == nil || v.Type() == t {
 		return v
 	}
-	return reflect.ValueOf(n).Convert(t)
+	if t.Kind() == reflect.Pointer {
+		p := reflect.New(t.Elem())
+		p.Elem().Set(v.Convert(t.Elem()))
+		return p
+	}
+	return v.Convert(t)
 }
 
 func (s Setting) checkBounds(n int64, format func(int64) string) string {

@@ -28,7 +28,7 @@
 // when the Wire has an extractor:
 //
 //   - success: every result has a title and a URL and names the backend;
-//     the request passes the Wire's validator and carries the key;
+//     the request passes the Wire's validators and carries the key;
 //   - empty results (search): no error, zero results;
 //   - a query that sets every [provider.Query] field (search): a valid
 //     request, or a KindUnsupported/KindBadRequest error sent before any
@@ -56,6 +56,16 @@
 //   - no key configured: KindAuth without a request;
 //   - a context canceled before the call: KindCanceled without a request;
 //   - concurrent calls from several goroutines.
+//
+// # Keys
+//
+// The pool cases and the no-key case above are those of an operation that
+// requires a key, the zero [KeyMode] of Wire.SearchKeys and
+// Wire.ExtractKeys. An operation whose key is [KeyOptional] or that uses
+// [KeyNone] must instead succeed with no key configured, with a request
+// that carries no key. For [KeyNone] the pool cases are skipped, and every
+// request the success cases check must carry no key, although the backend
+// is built with a pool holding [Secrets].
 //
 // The error bodies the suite builds with the Wire's ErrorBody echo the
 // request's API key, as some providers do, so a backend must scrub keys

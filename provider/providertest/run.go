@@ -65,7 +65,11 @@ type op struct {
 	name     string
 	path     string
 	validate func([]byte) error
-	ok       Answer
+	// validateRequest checks the whole request; nil skips the check.
+	validateRequest func(Request) error
+	// keys is how the operation uses API keys.
+	keys KeyMode
+	ok   Answer
 	// build makes the backend against baseURL and returns a function that
 	// runs the operation once.
 	build   func(baseURL string, keys provider.KeySource, hc provider.HTTPConfig) func(ctx context.Context) (any, error)
@@ -81,8 +85,8 @@ func Run(t *testing.T, w Wire) {
 	if w.Name == "" {
 		t.Fatal("providertest: Wire.Name is empty")
 	}
-	if w.KeyOf == nil {
-		t.Fatal("providertest: Wire.KeyOf is nil")
+	if w.KeyOf == nil && ((w.NewSearcher != nil && w.SearchKeys != KeyNone) || (w.NewExtractor != nil && w.ExtractKeys != KeyNone)) {
+		t.Fatal("providertest: Wire.KeyOf is nil, and an operation uses keys")
 	}
 	if w.ErrorBody == nil {
 		w.ErrorBody = func(_ int, msg string) string { return fmt.Sprintf(`{"error":%q}`, msg) }
@@ -119,10 +123,12 @@ var fullQuery = provider.Query{
 
 func searchOp(w Wire) op {
 	return op{
-		name:     "search",
-		path:     w.SearchPath,
-		validate: w.ValidateSearch,
-		ok:       w.SearchOK,
+		name:            "search",
+		path:            w.SearchPath,
+		validate:        w.ValidateSearch,
+		validateRequest: w.ValidateSearchRequest,
+		keys:            w.SearchKeys,
+		ok:              w.SearchOK,
 		build: func(baseURL string, keys provider.KeySource, hc provider.HTTPConfig) func(context.Context) (any, error) {
 			s := w.NewSearcher(baseURL, keys, hc)
 			return func(ctx context.Context) (any, error) {
@@ -160,10 +166,12 @@ func extractOp(w Wire) op {
 		url = "https://example.org/article"
 	}
 	return op{
-		name:     "extract",
-		path:     w.ExtractPath,
-		validate: w.ValidateExtract,
-		ok:       w.ExtractOK,
+		name:            "extract",
+		path:            w.ExtractPath,
+		validate:        w.ValidateExtract,
+		validateRequest: w.ValidateExtractRequest,
+		keys:            w.ExtractKeys,
+		ok:              w.ExtractOK,
 		build: func(baseURL string, keys provider.KeySource, hc provider.HTTPConfig) func(context.Context) (any, error) {
 			e := w.NewExtractor(baseURL, keys, hc)
 			return func(ctx context.Context) (any, error) {
@@ -244,7 +252,11 @@ func runOp(t *testing.T, w Wire, o op) {
 	ctx := context.Background()
 	hc := HTTPConfig()
 
-	t.Run("succeeds and sends a valid request carrying the key", func(t *testing.T) {
+	carrying := "carrying the key"
+	if o.keys == KeyNone {
+		carrying = "carrying no key"
+	}
+	t.Run("succeeds and sends a valid request "+carrying, func(t *testing.T) {
 		srv, call := s.start(t, onePool(), hc, answers(o.ok))
 		out, err, took := timed(ctx, call)
 		if err != nil {
@@ -528,6 +540,83 @@ func runOp(t *testing.T, w Wire, o op) {
 		})
 	}
 
+	if o.keys != KeyNone {
+		s.keyPoolCases(t)
+	}
+
+	switch o.keys {
+	case KeyRequired:
+		t.Run("reports auth without sending a request when no key is configured", func(t *testing.T) {
+			srv, call := s.start(t, provider.NewPool(nil, nil), hc, answers(o.ok))
+			_, err, took := timed(ctx, call)
+			s.expect(t, err, provider.KindAuth)
+			if n := srv.Count(); n != 0 {
+				t.Errorf("server received %d requests, want 0", n)
+			}
+			within(t, took, quick)
+		})
+	default:
+		t.Run("succeeds without sending a key when no key is configured", func(t *testing.T) {
+			srv, call := s.start(t, provider.NewPool(nil, nil), hc, answers(o.ok))
+			out, err, took := timed(ctx, call)
+			if err != nil {
+				CheckNoSecrets(t, err, Secrets...)
+				t.Fatalf("%s failed: %v (the backend does not need a key)", o.name, err)
+			}
+			o.checkOK(t, out)
+			if n := srv.Count(); n != 1 {
+				t.Fatalf("server received %d requests, want 1", n)
+			}
+			s.checkRequest(t, srv.Last(), "")
+			within(t, took, quick)
+		})
+	}
+
+	t.Run("reports canceled without sending a request when the context is already canceled", func(t *testing.T) {
+		srv, call := s.start(t, onePool(), hc, answers(o.ok))
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err, took := timed(cctx, call)
+		s.expect(t, err, provider.KindCanceled)
+		if n := srv.Count(); n != 0 {
+			t.Errorf("server received %d requests, want 0", n)
+		}
+		within(t, took, quick)
+	})
+
+	t.Run("is safe for concurrent use", func(t *testing.T) {
+		const n = 8
+		srv, call := s.start(t, roundRobin(3), hc, answers(o.ok))
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = call(ctx)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				CheckNoSecrets(t, err, Secrets...)
+				t.Errorf("call %d failed: %v", i, err)
+			}
+		}
+		if got := srv.Count(); got != n {
+			t.Errorf("server received %d requests, want %d", got, n)
+		}
+	})
+}
+
+// keyPoolCases runs the cases about a pool of several keys: a revoked
+// key, a rate-limited key, and every key out of quota.
+func (s suite) keyPoolCases(t *testing.T) {
+	t.Helper()
+	w, o := s.w, s.o
+	ctx := context.Background()
+	hc := HTTPConfig()
+
 	t.Run("moves past a revoked key to the next key in the pool", func(t *testing.T) {
 		pool := roundRobin(2)
 		srv, call := s.start(t, pool, hc, func(_ int, req Request, w http.ResponseWriter, _ *http.Request) {
@@ -609,61 +698,26 @@ func runOp(t *testing.T, w Wire, o op) {
 		checkAttempts(t, pe, 3)
 		within(t, took, quick)
 	})
-
-	t.Run("reports auth without sending a request when no key is configured", func(t *testing.T) {
-		srv, call := s.start(t, provider.NewPool(nil, nil), hc, answers(o.ok))
-		_, err, took := timed(ctx, call)
-		s.expect(t, err, provider.KindAuth)
-		if n := srv.Count(); n != 0 {
-			t.Errorf("server received %d requests, want 0", n)
-		}
-		within(t, took, quick)
-	})
-
-	t.Run("reports canceled without sending a request when the context is already canceled", func(t *testing.T) {
-		srv, call := s.start(t, onePool(), hc, answers(o.ok))
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		_, err, took := timed(cctx, call)
-		s.expect(t, err, provider.KindCanceled)
-		if n := srv.Count(); n != 0 {
-			t.Errorf("server received %d requests, want 0", n)
-		}
-		within(t, took, quick)
-	})
-
-	t.Run("is safe for concurrent use", func(t *testing.T) {
-		const n = 8
-		srv, call := s.start(t, roundRobin(3), hc, answers(o.ok))
-		var wg sync.WaitGroup
-		errs := make([]error, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, errs[i] = call(ctx)
-			}()
-		}
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				CheckNoSecrets(t, err, Secrets...)
-				t.Errorf("call %d failed: %v", i, err)
-			}
-		}
-		if got := srv.Count(); got != n {
-			t.Errorf("server received %d requests, want %d", got, n)
-		}
-	})
 }
 
-// checkRequest checks what the backend sent for the operation.
+// checkRequest checks what the backend sent for the operation. key is the
+// key the request must carry; an operation that uses no keys must carry
+// none whatever key is given, and an empty key means none.
 func (s suite) checkRequest(t *testing.T, req Request, key string) {
 	t.Helper()
 	if req.Path != s.o.path {
 		t.Errorf("request path = %q, want %q", req.Path, s.o.path)
 	}
-	if req.Key != key {
+	if s.o.keys == KeyNone {
+		key = ""
+	}
+	switch {
+	case key == "":
+		if req.Key != "" {
+			t.Errorf("request carried key #%d, want no key", keyIndex(req.Key))
+		}
+		checkNoKeySent(t, req)
+	case req.Key != key:
 		t.Errorf("request carried key #%d, want #%d", keyIndex(req.Key), keyIndex(key))
 	}
 	if ua := req.Header.Get("User-Agent"); !strings.HasPrefix(ua, "webgate/") {
@@ -672,6 +726,29 @@ func (s suite) checkRequest(t *testing.T, req Request, key string) {
 	if s.o.validate != nil {
 		if err := s.o.validate(req.Body); err != nil {
 			t.Errorf("request body does not match the provider's schema: %v\nbody: %s", err, req.Body)
+		}
+	}
+	if s.o.validateRequest != nil {
+		if err := s.o.validateRequest(req); err != nil {
+			t.Errorf("request does not match the provider's wire format: %v\nrequest: %s %s?%s", err, req.Method, req.Path, req.RawQuery)
+		}
+	}
+}
+
+// checkNoKeySent fails t when any of [Secrets] appears anywhere in req: a
+// header, the path, the query string or the body.
+func checkNoKeySent(t *testing.T, req Request) {
+	t.Helper()
+	for i, k := range Secrets {
+		for name, vs := range req.Header {
+			for _, v := range vs {
+				if strings.Contains(v, k) {
+					t.Errorf("request header %s carries key #%d; want no key", name, i+1)
+				}
+			}
+		}
+		if strings.Contains(req.Path, k) || strings.Contains(req.RawQuery, k) || strings.Contains(string(req.Body), k) {
+			t.Errorf("request URL or body carries key #%d; want no key", i+1)
 		}
 	}
 }

@@ -13,8 +13,10 @@ import (
 type Request struct {
 	Method string
 	Path   string
-	Header http.Header
-	Body   []byte
+	// RawQuery is the request's encoded query string, without "?".
+	RawQuery string
+	Header   http.Header
+	Body     []byte
 	// Key is the API key the request carried, as the [Wire]'s KeyOf read
 	// it; empty when the server was built without KeyOf.
 	Key string
@@ -62,7 +64,7 @@ func newServer(t testing.TB, keyOf func(*http.Request) string, serve func(i int,
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	if s.keyOf != nil {
 		req.Key = s.keyOf(r)
 	}

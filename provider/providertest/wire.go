@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -37,13 +38,23 @@ type Wire struct {
 	// SearchPath and ExtractPath are the request paths ("/search").
 	SearchPath, ExtractPath string
 
-	// KeyOf returns the API key a request carries (from its headers).
+	// KeyOf returns the API key a request carries (from its headers). It
+	// may be nil only when both operations are [KeyNone].
 	KeyOf func(r *http.Request) string
+
+	// SearchKeys and ExtractKeys say how each operation uses API keys. The
+	// zero value, [KeyRequired], is what most backends do.
+	SearchKeys, ExtractKeys KeyMode
 
 	// ValidateSearch and ValidateExtract check a request body the backend
 	// sent against the provider's published schema; they return nil when it
 	// conforms.
 	ValidateSearch, ValidateExtract func(body []byte) error
+	// ValidateSearchRequest and ValidateExtractRequest check the whole
+	// request the backend sent (method, path, query string, headers and
+	// body), for wire formats that carry their parameters outside the
+	// body; they return nil when it conforms. Either may be nil.
+	ValidateSearchRequest, ValidateExtractRequest func(req Request) error
 
 	// SearchOK answers a search with at least two results, each with a title
 	// and a URL. SearchEmpty answers with no results.
@@ -68,4 +79,38 @@ type Wire struct {
 	// OKWithError is an HTTP 200 answer that carries an error field, with the
 	// kind the backend must report; a zero Answer skips the case.
 	OKWithError Fault
+}
+
+// KeyMode says how one operation of a backend uses API keys.
+type KeyMode int
+
+// The key modes.
+const (
+	// KeyRequired: the operation sends a key from the pool and, with no key
+	// configured, fails with [provider.KindAuth] before any request. The
+	// suite runs the key-pool cases (a revoked key, a rate-limited key,
+	// every key out of quota).
+	KeyRequired KeyMode = iota
+	// KeyOptional: the operation sends a key when the pool has one and
+	// works without one (Jina Reader). The suite runs the key-pool cases,
+	// and with no key configured expects success from a request that
+	// carries no key.
+	KeyOptional
+	// KeyNone: the operation never sends a key (a SearXNG instance). The
+	// suite skips the key-pool cases and checks that no request carries a
+	// key, although the backend is built with a pool holding [Secrets].
+	KeyNone
+)
+
+// String returns the mode's name.
+func (m KeyMode) String() string {
+	switch m {
+	case KeyRequired:
+		return "required"
+	case KeyOptional:
+		return "optional"
+	case KeyNone:
+		return "none"
+	}
+	return "KeyMode(" + strconv.Itoa(int(m)) + ")"
 }

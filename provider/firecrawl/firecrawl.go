@@ -1,0 +1,478 @@
+package firecrawl
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// Name is the backend's name, as [Client.Name] returns it.
+const Name = "firecrawl"
+
+// Defaults of [Config].
+const (
+	// DefaultBaseURL is Firecrawl's hosted API. A self-hosted instance
+	// listens on http://<host>:3002 by default.
+	DefaultBaseURL = "https://api.firecrawl.dev"
+	// DefaultMaxResults is Firecrawl's own default search limit.
+	DefaultMaxResults = 10
+	// DefaultScrapeTimeout is how long Firecrawl spends on a page when
+	// Config.ScrapeTimeout is not set (its own default).
+	DefaultScrapeTimeout = 60 * time.Second
+)
+
+// Limits of the Firecrawl API that [New] and the request mapping enforce.
+const (
+	// MaxResults is the largest search limit Firecrawl accepts.
+	MaxResults = 100
+	// MaxQueryRunes is the longest search query Firecrawl accepts.
+	MaxQueryRunes = 500
+	// MinScrapeTimeout and MaxScrapeTimeout bound Config.ScrapeTimeout.
+	MinScrapeTimeout = time.Second
+	MaxScrapeTimeout = 300 * time.Second
+)
+
+// The request paths, relative to the base URL.
+const (
+	scrapePath = "/v2/scrape"
+	searchPath = "/v2/search"
+)
+
+// Proxies lists the accepted values of [Config.Proxy]; empty leaves
+// Firecrawl's default (auto).
+var Proxies = []string{"", "basic", "enhanced", "auto"}
+
+// Config configures a [Client]. The zero value means the documented
+// defaults; [New] never modifies the Config it is given.
+type Config struct {
+	// BaseURL is the API's root, without the /v2 version prefix (one is
+	// accepted and dropped); default [DefaultBaseURL]. Point it at a
+	// self-hosted instance ("http://localhost:3002") to use that instead.
+	BaseURL string `koanf:"base_url"`
+	// HTTP configures timeouts, retries and the body cap. When
+	// AttemptTimeout is not set, extractions (and searches that scrape
+	// their results) get an attempt timeout 10s longer than the time
+	// Firecrawl may spend on a page.
+	HTTP provider.HTTPConfig `koanf:"http"`
+	// MaxResults is the number of results a search asks for when the query
+	// does not say; default 10, at most 100.
+	MaxResults int `koanf:"max_results"`
+	// ScrapeResults asks searches to scrape every result as Markdown into
+	// Result.Content. Each scraped result costs extra credits.
+	ScrapeResults bool `koanf:"scrape_results"`
+	// OnlyMainContent leaves out headers, navigation and footers; nil means
+	// true, Firecrawl's default.
+	OnlyMainContent *bool `koanf:"only_main_content"`
+	// ScrapeTimeout is how long Firecrawl may spend on a page, 1s to 300s;
+	// 0 leaves Firecrawl's default (60s). Sent in milliseconds.
+	ScrapeTimeout time.Duration `koanf:"scrape_timeout"`
+	// MaxAge is the oldest cached copy of a page Firecrawl may return; 0
+	// always scrapes afresh. Nil leaves Firecrawl's default (2 days). Sent
+	// in milliseconds.
+	MaxAge *time.Duration `koanf:"max_age"`
+	// Proxy is one of [Proxies]: basic, enhanced or auto; empty leaves
+	// Firecrawl's default (auto).
+	Proxy string `koanf:"proxy"`
+	// MaxCharacters caps the content of an extracted page and of scraped
+	// search results, in characters; 0 means no cap.
+	MaxCharacters int `koanf:"max_characters"`
+}
+
+// Client is a Firecrawl backend: a [provider.Searcher] and a
+// [provider.Extractor]. It is safe for concurrent use.
+type Client struct {
+	cfg    Config
+	base   string
+	keys   provider.KeySource
+	search *provider.HTTP
+	scrape *provider.HTTP
+}
+
+var (
+	_ provider.Searcher  = (*Client)(nil)
+	_ provider.Extractor = (*Client)(nil)
+	_ provider.Namer     = (*Client)(nil)
+)
+
+// DefaultConfig returns the defaults as a Config, for callers that show or
+// start from them (package config).
+func DefaultConfig() Config {
+	return Config{BaseURL: DefaultBaseURL, MaxResults: DefaultMaxResults}
+}
+
+// New returns a client that takes its API keys from keys. A nil cfg means
+// the defaults. New checks every enumerated and bounded field of cfg and
+// returns an error naming the first bad one. A nil or empty key source is
+// accepted: every call then fails with [provider.KindAuth].
+func New(keys provider.KeySource, cfg *Config) (*Client, error) {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.OnlyMainContent != nil {
+		v := *c.OnlyMainContent
+		c.OnlyMainContent = &v
+	}
+	if c.MaxAge != nil {
+		v := *c.MaxAge
+		c.MaxAge = &v
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("firecrawl: base_url %q is not an http(s) URL without query or fragment", c.BaseURL)
+	}
+	if c.MaxResults == 0 {
+		c.MaxResults = DefaultMaxResults
+	}
+	switch {
+	case c.MaxResults < 1 || c.MaxResults > MaxResults:
+		return nil, fmt.Errorf("firecrawl: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
+	case c.ScrapeTimeout != 0 && (c.ScrapeTimeout < MinScrapeTimeout || c.ScrapeTimeout > MaxScrapeTimeout):
+		return nil, fmt.Errorf("firecrawl: scrape_timeout %v is not between %v and %v", c.ScrapeTimeout, MinScrapeTimeout, MaxScrapeTimeout)
+	case c.MaxAge != nil && *c.MaxAge < 0:
+		return nil, fmt.Errorf("firecrawl: max_age %v is negative", *c.MaxAge)
+	case !slices.Contains(Proxies, c.Proxy):
+		return nil, fmt.Errorf("firecrawl: proxy %q is not basic, enhanced or auto", c.Proxy)
+	case c.MaxCharacters < 0:
+		return nil, fmt.Errorf("firecrawl: max_characters %d is negative", c.MaxCharacters)
+	}
+
+	// Leave Firecrawl time to read the page and answer.
+	long := c.HTTP
+	if long.AttemptTimeout == 0 {
+		server := c.ScrapeTimeout
+		if server == 0 {
+			server = DefaultScrapeTimeout
+		}
+		long.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
+	}
+	searchHTTP := c.HTTP
+	if c.ScrapeResults {
+		searchHTTP = long
+	}
+	base := strings.TrimRight(c.BaseURL, "/")
+	base = strings.TrimRight(strings.TrimSuffix(base, "/v2"), "/")
+	return &Client{
+		cfg:    c,
+		base:   base,
+		keys:   keys,
+		search: provider.NewHTTP(searchHTTP),
+		scrape: provider.NewHTTP(long),
+	}, nil
+}
+
+// Name returns "firecrawl".
+func (c *Client) Name() string { return Name }
+
+// Search runs q through POST /v2/search. See the package documentation for
+// how each field of q maps onto Firecrawl's request.
+func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	body, exclude, perr := c.searchBody(q)
+	if perr != nil {
+		return nil, perr
+	}
+	resp, err := c.do(ctx, c.search, opSearch, searchPath, body)
+	if err != nil {
+		return nil, err
+	}
+	sr, derr := decodeSearch(resp.Body)
+	if derr != nil {
+		return nil, respErr(opSearch, resp, provider.KindUnknown, "malformed response: "+derr.Error(), derr)
+	}
+	return toResults(sr, q.Text, exclude, c.cfg.MaxCharacters), nil
+}
+
+// searchBody maps q onto a /v2/search body. It also returns the domains to
+// drop from the answer: those of ExcludeDomains when IncludeDomains is set
+// too, since Firecrawl takes only one of the two lists.
+func (c *Client) searchBody(q provider.Query) ([]byte, []string, *provider.Error) {
+	text := strings.TrimSpace(q.Text)
+	switch {
+	case text == "":
+		return nil, nil, inputErr(opSearch, "the query text is empty")
+	case utf8.RuneCountInString(text) > MaxQueryRunes:
+		return nil, nil, inputErr(opSearch, fmt.Sprintf("the query text is longer than Firecrawl's %d characters", MaxQueryRunes))
+	}
+	tbs, ok := timeRanges[q.TimeRange]
+	if !ok {
+		return nil, nil, inputErr(opSearch, fmt.Sprintf("unknown time range %q", q.TimeRange))
+	}
+	n := q.MaxResults
+	if n <= 0 {
+		n = c.cfg.MaxResults
+	}
+	req := searchRequest{
+		Query:   text,
+		Limit:   min(n, MaxResults),
+		Sources: []typed{{Type: "web"}},
+		TBS:     tbs,
+	}
+	if cc := strings.TrimSpace(q.Country); cc != "" {
+		if len(cc) != 2 || !isASCIILetters(cc) {
+			return nil, nil, inputErr(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
+		}
+		req.Country = strings.ToUpper(cc)
+		if req.Country == "UK" {
+			req.Country = "GB"
+		}
+	}
+	include, exclude := cleanDomains(q.IncludeDomains), cleanDomains(q.ExcludeDomains)
+	var dropped []string
+	if len(include) > 0 {
+		req.IncludeDomains = include
+		dropped = exclude
+	} else {
+		req.ExcludeDomains = exclude
+	}
+	if c.cfg.ScrapeResults {
+		o := c.scrapeOptions()
+		req.ScrapeOptions = &o
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, inputErr(opSearch, "cannot encode the request")
+	}
+	return body, dropped, nil
+}
+
+var timeRanges = map[provider.TimeRange]string{
+	provider.AnyTime:   "",
+	provider.PastDay:   "qdr:d",
+	provider.PastWeek:  "qdr:w",
+	provider.PastMonth: "qdr:m",
+	provider.PastYear:  "qdr:y",
+}
+
+// scrapeOptions returns the scrape options shared by /v2/scrape and the
+// scraping of search results. Markdown and onlyMainContent are always
+// sent, so what comes back never depends on the service's defaults.
+func (c *Client) scrapeOptions() scrapeOptions {
+	o := scrapeOptions{
+		Formats:         []typed{{Type: "markdown"}},
+		OnlyMainContent: c.cfg.OnlyMainContent == nil || *c.cfg.OnlyMainContent,
+		Proxy:           c.cfg.Proxy,
+	}
+	if c.cfg.ScrapeTimeout > 0 {
+		o.Timeout = int(c.cfg.ScrapeTimeout / time.Millisecond)
+	}
+	if c.cfg.MaxAge != nil {
+		ms := int64(*c.cfg.MaxAge / time.Millisecond)
+		o.MaxAge = &ms
+	}
+	return o
+}
+
+// toResults maps a decoded /v2/search answer onto provider.Results.
+// Results without a URL, or on a domain of exclude, are dropped; a result
+// without a title is titled by its URL. Firecrawl sends no relevance score,
+// so Score is 1/rank in Firecrawl's order.
+func toResults(sr *searchResponse, query string, exclude []string, maxChars int) *provider.Results {
+	out := &provider.Results{
+		Query:     query,
+		Provider:  Name,
+		RequestID: provider.Message(string(sr.ID)),
+		Results:   make([]provider.Result, 0, len(sr.Data.Web)),
+	}
+	for i, r := range sr.Data.Web {
+		u := firstOf(string(r.URL), string(r.Metadata.URL), string(r.Metadata.SourceURL))
+		if u == "" || excluded(u, exclude) {
+			continue
+		}
+		title := oneLine(firstOf(string(r.Title), string(r.Metadata.Title)))
+		if title == "" {
+			title = u
+		}
+		out.Results = append(out.Results, provider.Result{
+			Title:    title,
+			URL:      u,
+			Snippet:  oneLine(firstOf(string(r.Description), string(r.Metadata.Description))),
+			Content:  provider.CapRunes(string(r.Markdown), maxChars),
+			Score:    1 / float64(i+1),
+			Provider: Name,
+		})
+	}
+	return out
+}
+
+// Extract reads req.URL through POST /v2/scrape as Markdown. Firecrawl has
+// no plain-text format, so the Page's Format is [provider.Markdown] whether
+// Markdown or Text was asked for; see the package documentation.
+func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	target := strings.TrimSpace(req.URL)
+	if u, err := url.Parse(target); target == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, inputErr(opExtract, fmt.Sprintf("%q is not an absolute http(s) URL", req.URL))
+	}
+	if req.Format != "" && req.Format != provider.Markdown && req.Format != provider.Text {
+		return nil, inputErr(opExtract, fmt.Sprintf("unknown format %q", req.Format))
+	}
+	body, err := json.Marshal(scrapeRequest{URL: target, scrapeOptions: c.scrapeOptions()})
+	if err != nil {
+		return nil, inputErr(opExtract, "cannot encode the request")
+	}
+	resp, err := c.do(ctx, c.scrape, opExtract, scrapePath, body)
+	if err != nil {
+		return nil, err
+	}
+	sr, derr := decodeScrape(resp.Body)
+	if derr != nil {
+		return nil, respErr(opExtract, resp, provider.KindUnknown, "malformed response: "+derr.Error(), derr)
+	}
+	doc := sr.Data
+	rid := provider.Message(firstOf(string(doc.Metadata.ScrapeID), string(sr.ScrapeID)), resp.Key.Secret())
+	if failed, msg := doc.Metadata.targetFailed(); failed {
+		e := respErr(opExtract, resp, provider.KindUnsupported, msg, nil)
+		e.RequestID = rid
+		return nil, e
+	}
+	content := string(doc.Markdown)
+	if strings.TrimSpace(content) == "" {
+		e := respErr(opExtract, resp, provider.KindUnsupported, "Firecrawl returned no content for the page", nil)
+		e.RequestID = rid
+		return nil, e
+	}
+	title := oneLine(firstOf(string(doc.Metadata.Title), string(doc.Metadata.OGTitle)))
+	if title == "" {
+		title = markdownTitle(content)
+	}
+	return &provider.Page{
+		URL:       target,
+		Title:     title,
+		Content:   provider.CapRunes(content, c.cfg.MaxCharacters),
+		Format:    provider.Markdown,
+		Provider:  Name,
+		RequestID: rid,
+	}, nil
+}
+
+// do sends one logical request with the pool's keys.
+func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body []byte) (*provider.Response, error) {
+	return h.Do(ctx, c.keys, provider.Request{
+		Provider: Name,
+		Op:       op,
+		URL:      c.base + path,
+		Body:     body,
+		Auth:     setKey,
+		Check:    checker(op),
+	})
+}
+
+// setKey sends the key as "Authorization: Bearer".
+func setKey(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
+
+// inputErr is the error for a request that was not sent because its input
+// is invalid.
+func inputErr(op, msg string) *provider.Error {
+	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+}
+
+// respErr is the error for a 2xx answer whose content is a failure.
+func respErr(op string, resp *provider.Response, kind provider.Kind, msg string, cause error) *provider.Error {
+	return &provider.Error{
+		Provider: Name,
+		Op:       op,
+		Status:   resp.Status,
+		Kind:     kind,
+		Message:  provider.Message(msg, resp.Key.Secret()),
+		Attempts: resp.Attempts,
+		Err:      cause,
+	}
+}
+
+// excluded reports whether rawURL's host is one of domains or a subdomain
+// of one.
+func excluded(rawURL string, domains []string) bool {
+	if len(domains) == 0 {
+		return false
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanDomains reduces each entry to a lower-case host name, as Firecrawl's
+// domain lists require: a scheme, path, port or trailing dot is removed,
+// and blank or malformed entries are dropped.
+func cleanDomains(ds []string) []string {
+	var out []string
+	for _, d := range ds {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if i := strings.Index(d, "://"); i >= 0 {
+			d = d[i+3:]
+		}
+		if i := strings.IndexAny(d, "/?#"); i >= 0 {
+			d = d[:i]
+		}
+		if i := strings.LastIndexByte(d, '@'); i >= 0 {
+			d = d[i+1:]
+		}
+		if i := strings.IndexByte(d, ':'); i >= 0 {
+			d = d[:i]
+		}
+		d = strings.Trim(d, ".")
+		if d == "" || strings.ContainsAny(d, " \t\r\n\"") || slices.Contains(out, d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// firstOf returns the first of vs that is not blank, trimmed.
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// oneLine joins runs of white space into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func isASCIILetters(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// markdownTitle returns the text of the first ATX heading of md, or "".
+func markdownTitle(md string) string {
+	for line := range strings.Lines(md) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		rest := line[level:]
+		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		if title := oneLine(strings.TrimRight(strings.TrimSpace(rest), "#")); title != "" {
+			return title
+		}
+	}
+	return ""
+}
