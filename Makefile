@@ -8,7 +8,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/buildinfo.version=$(VERSION)")
 
-.PHONY: build install test bench bench-hooks
+.PHONY: build install test test-adversarial bench bench-hooks
 
 # build puts webgate and the hooks (websearch, webfetch and their worker
 # webgate-hook) in ./bin.
@@ -30,7 +30,14 @@ install:
 test:
 	$(GO) vet ./...
 	WEBGATE_CLAUDE_BIN="$${WEBGATE_CLAUDE_BIN:-$$(bash .ci/install-claude.sh 2>/dev/null || true)}" \
-		$(GO) test -race -count=1 ./...
+		$(GO) test -race -count=1 -skip Adversarial ./...
+	$(MAKE) test-adversarial
+
+# test-adversarial runs the hostile-input tests: the built hooks, the CLI and
+# the MCP server against hostile pages, providers, payloads, settings files
+# and state files, all on 127.0.0.1.
+test-adversarial:
+	$(GO) test -race -count=1 -run Adversarial ./...
 
 # bench runs every benchmark; bench-hooks times the built hook binaries as
 # whole processes (the figures in the README's performance table).

@@ -3,7 +3,10 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
+	"testing"
 
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -64,3 +67,11 @@ func pageExtractor(title, content string) *fakeExtractor {
 func itoa(n int) string { return fmt.Sprint(n) }
 
 func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(s, n) }
+
+// servePage serves h on a loopback test server for the probe.
+func servePage(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s
+}

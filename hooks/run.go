@@ -29,6 +29,26 @@ func readStdin(stdin io.Reader) (*Input, error) {
 	return ParseInput(data)
 }
 
+// startKey is the context key of the moment a hook started.
+type startKey struct{}
+
+// WithStart returns a copy of ctx recording t as the moment the hook
+// started, for handlers that count their budget from the start of the
+// process ([Started]). [Run] records the moment it is called when ctx
+// holds none.
+func WithStart(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, startKey{}, t)
+}
+
+// Started returns the moment recorded in ctx by [WithStart], or the
+// current time when ctx holds none.
+func Started(ctx context.Context) time.Time {
+	if t, ok := ctx.Value(startKey{}).(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
+
 // Run is the body of a hook binary. It reads one payload from stdin (at most
 // [DefaultMaxInputBytes]; a stdin left open is not waited for past
 // [gate.StdinWait], nor past [gate.StdinQuiet] once a complete JSON object
@@ -39,7 +59,8 @@ func readStdin(stdin io.Reader) (*Input, error) {
 // Run always returns 0, the exit code for the process: a hook never blocks
 // by exit code. Empty, malformed or oversized input, a panic in h, or ctx
 // ending before h returns all pass through (no output) with a note on
-// stderr.
+// stderr. Unless ctx already holds one, Run records the moment it is
+// called as the hook's start ([WithStart]), before reading stdin.
 func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h Handler) (code int) {
 	logf := func(format string, args ...any) {
 		_, _ = fmt.Fprintf(stderr, "webgate: "+format+"\n", args...)
@@ -52,6 +73,9 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h Handl
 	}()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if _, ok := ctx.Value(startKey{}).(time.Time); !ok {
+		ctx = WithStart(ctx, time.Now())
 	}
 	in, err := readStdin(stdin)
 	if err != nil {

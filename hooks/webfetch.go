@@ -158,7 +158,7 @@ func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 	defer cancel()
 
 	// The probe gets at most 40% of the budget so extraction has time left.
-	pc := env.Probe.withDefaults()
+	pc := env.Probe.WithDefaults()
 	if limit := budget * 2 / 5; pc.Timeout > limit {
 		pc.Timeout = limit
 	}

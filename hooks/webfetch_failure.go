@@ -54,7 +54,7 @@ func handleFetchFailure(ctx context.Context, in *Input, env *WebFetchEnv) Decisi
 	budget := s.budget(DefaultFetchBudget)
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	pc := env.Probe.withDefaults()
+	pc := env.Probe.WithDefaults()
 	limit := budget
 	if env.Extractor != nil {
 		// Leave extraction time, as on PreToolUse.

@@ -4,23 +4,27 @@ package routing
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
 )
 
-// lockWait is how long lockFile waits for a lock another process holds.
-var lockWait = 2 * time.Second
+// errLockBusy is returned by lockFile when another process holds the lock
+// past the wait.
+var errLockBusy = errors.New("the state lock is held by another process")
 
-// lockFile takes an exclusive advisory lock on name, creating it if needed.
-// It gives up after lockWait, so a process that holds the lock and hangs
-// cannot hang every hook after it.
-func lockFile(name string) (func(), error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+// lockFile takes an exclusive advisory lock on name, creating it (mode
+// 0600) if needed, as a regular file opened without following a symbolic
+// link. It gives up after wait (a single attempt when wait ≤ 0), so a
+// process that holds the lock and hangs cannot hang every hook after it.
+func lockFile(name string, wait time.Duration) (func(), error) {
+	f, err := openRegular(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := time.Now().Add(wait)
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -30,14 +34,50 @@ func lockFile(name string) (func(), error) {
 			f.Close()
 			return nil, err
 		}
-		if time.Now().After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			f.Close()
-			return nil, errors.New("timed out waiting for the state lock")
+			return nil, fmt.Errorf("%w (waited %v)", errLockBusy, wait.Round(time.Millisecond))
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(min(10*time.Millisecond, left))
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// openRegular opens name with flag and perm, never following a symbolic
+// link in its last element (O_NOFOLLOW) and never blocking (O_NONBLOCK: a
+// named pipe without a writer opens at once), and returns it only when it
+// is a regular file.
+func openRegular(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(name, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		if fi, lerr := os.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, notRegular(name, fi.Mode())
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(name, fi.Mode())
+	}
+	return f, nil
+}
+
+// readDirSome returns at most n entries of the directory dir, in directory
+// order, opening it without blocking.
+func readDirSome(dir string, n int) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(n)
 }

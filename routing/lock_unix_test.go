@@ -12,10 +12,7 @@ import (
 )
 
 func TestStateStore_GivesUpOnALockHeldElsewhere(t *testing.T) {
-	saved := lockWait
-	lockWait = 100 * time.Millisecond
-	t.Cleanup(func() { lockWait = saved })
-	s := &StateStore{Dir: t.TempDir()}
+	s := &StateStore{Dir: t.TempDir(), LockWait: 100 * time.Millisecond}
 	c := Call{Query: "kubectl logs"}
 	// Another process holding the session's lock and never letting go.
 	f, err := os.OpenFile(filepath.Join(s.Dir, SessionFile("s1")+".lock"), os.O_RDWR|os.O_CREATE, 0o600)

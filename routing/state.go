@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,7 +20,20 @@ import (
 const (
 	DefaultEscapeWindow = 5 * time.Minute
 	DefaultStaleAfter   = 24 * time.Hour
+	// DefaultLockWait is how long an operation waits by default for a
+	// session lock held elsewhere; hooks set a small slice of their budget
+	// instead ([StateStore.LockWait]).
+	DefaultLockWait = 2 * time.Second
 )
+
+// maxStateBytes caps how much of a state file is read; a longer file is
+// treated as corrupt. A session's file holds the denials of a few minutes.
+const maxStateBytes = 1 << 20
+
+// maxStaleScan caps how many directory entries one cleanup of stale files
+// looks at, so a directory holding a great many files cannot stall a hook;
+// later cleanups see the rest.
+const maxStaleScan = 512
 
 // Call identifies a WebSearch call for the escape hatch: the query and the
 // allowed and blocked domain lists, compared as sets.
@@ -63,6 +79,11 @@ type sessionState struct {
 // one file per session in Dir, written atomically with mode 0600, under a
 // per-session lock so that concurrent hook processes of one session do not
 // lose updates. A corrupt file is treated as empty.
+//
+// State and lock files must be regular files: they are opened without
+// following symbolic links and without blocking, so a symbolic link, a
+// named pipe or a device where one is expected makes the operation fail
+// with [ErrState] and is left alone.
 type StateStore struct {
 	// Dir is the state directory; it is created (mode 0700) when missing.
 	Dir string
@@ -71,8 +92,20 @@ type StateStore struct {
 	// StaleAfter is the age after which other sessions' files are removed;
 	// default 24 hours.
 	StaleAfter time.Duration
+	// LockWait is how long an operation waits for a session lock held
+	// elsewhere before it fails with [ErrState]; default
+	// [DefaultLockWait]. Once such a wait has run out, the operations on
+	// that session during the next LockWait try the lock once without
+	// waiting, so a caller making several calls in a row (Release, then
+	// Remember) waits LockWait in all.
+	LockWait time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+
+	// mu guards busy: per lock file, when operations may wait for it
+	// again after a wait ran out.
+	mu   sync.Mutex
+	busy map[string]time.Time
 }
 
 func (s *StateStore) now() time.Time {
@@ -80,6 +113,38 @@ func (s *StateStore) now() time.Time {
 		return s.Now()
 	}
 	return time.Now()
+}
+
+func (s *StateStore) lockWait() time.Duration {
+	if s.LockWait > 0 {
+		return s.LockWait
+	}
+	return DefaultLockWait
+}
+
+// lock takes the lock file name, waiting at most LockWait, and not at all
+// shortly after a wait for it ran out.
+func (s *StateStore) lock(name string) (func(), error) {
+	wait := s.lockWait()
+	s.mu.Lock()
+	if until, ok := s.busy[name]; ok {
+		if time.Now().Before(until) {
+			wait = 0
+		} else {
+			delete(s.busy, name)
+		}
+	}
+	s.mu.Unlock()
+	unlock, err := lockFile(name, wait)
+	if errors.Is(err, errLockBusy) && wait > 0 {
+		s.mu.Lock()
+		if s.busy == nil {
+			s.busy = map[string]time.Time{}
+		}
+		s.busy[name] = time.Now().Add(s.lockWait())
+		s.mu.Unlock()
+	}
+	return unlock, err
 }
 
 func (s *StateStore) window() time.Duration {
@@ -159,17 +224,29 @@ func (s *StateStore) update(sessionID string, fn func(*sessionState) bool) error
 		return fmt.Errorf("%w: %v", ErrState, err)
 	}
 	name := filepath.Join(s.Dir, SessionFile(sessionID))
-	unlock, err := lockFile(name + ".lock")
+	written, err := s.updateLocked(name, fn)
 	if err != nil {
-		return fmt.Errorf("%w: lock: %v", ErrState, err)
+		return err
+	}
+	if written {
+		// Other sessions' files: no need to hold this session's lock.
+		s.removeStale(name)
+	}
+	return nil
+}
+
+// updateLocked is update's work under the session lock; written reports
+// that the state file was rewritten.
+func (s *StateStore) updateLocked(name string, fn func(*sessionState) bool) (written bool, err error) {
+	unlock, err := s.lock(name + ".lock")
+	if err != nil {
+		return false, fmt.Errorf("%w: lock: %v", ErrState, err)
 	}
 	defer unlock()
 
-	var st sessionState
-	if data, err := os.ReadFile(name); err == nil {
-		if json.Unmarshal(data, &st) != nil {
-			st = sessionState{}
-		}
+	st, err := readState(name)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", ErrState, err)
 	}
 	now := s.now()
 	changed := false
@@ -186,19 +263,62 @@ func (s *StateStore) update(sessionID string, fn func(*sessionState) bool) error
 		changed = true
 	}
 	if !changed {
-		return nil
+		return false, nil
 	}
 	data, err := json.Marshal(st)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrState, err)
+		return false, fmt.Errorf("%w: %v", ErrState, err)
 	}
 	if err := writeAtomic(name, data); err != nil {
-		return fmt.Errorf("%w: %v", ErrState, err)
+		return false, fmt.Errorf("%w: %v", ErrState, err)
 	}
-	s.removeStale(name)
-	return nil
+	return true, nil
 }
 
+// readState reads the state file name: a missing, corrupt or oversized
+// file is an empty state; a file that cannot be read, or that is not a
+// regular file (a symbolic link, a named pipe, a device), is an error.
+func readState(name string) (sessionState, error) {
+	var st sessionState
+	f, err := openRegular(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
+	if err != nil {
+		return st, err
+	}
+	if len(data) > maxStateBytes || json.Unmarshal(data, &st) != nil {
+		return sessionState{}, nil
+	}
+	return st, nil
+}
+
+// notRegular describes a file that is not a regular file.
+func notRegular(name string, m fs.FileMode) error {
+	kind := "a special file"
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, not a regular file", name)
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%s is not a regular file (it is %s)", name, kind)
+}
+
+// writeAtomic replaces name with a new file holding data: a temporary
+// file created exclusively (never through a link) and renamed over name,
+// which replaces name itself, whatever it is, never a link's target.
 func writeAtomic(name string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
 	if err != nil {
@@ -230,13 +350,15 @@ func writeAtomic(name string, data []byte) error {
 }
 
 // removeStale deletes other sessions' state and lock files older than
-// StaleAfter. Failures are ignored: stale files are harmless.
+// StaleAfter, looking at no more than maxStaleScan entries. Nothing is
+// opened: a named pipe among them is removed like any other file. Failures
+// are ignored: stale files are harmless.
 func (s *StateStore) removeStale(current string) {
 	stale := s.StaleAfter
 	if stale <= 0 {
 		stale = DefaultStaleAfter
 	}
-	entries, err := os.ReadDir(s.Dir)
+	entries, err := readDirSome(s.Dir, maxStaleScan)
 	if err != nil {
 		return
 	}
@@ -260,21 +382,15 @@ func (s *StateStore) removeStale(current string) {
 // denied in the session within the escape window, that is whether
 // [StateStore.Release] would release it now. It takes no lock and writes
 // nothing, so diagnostics can ask it freely; a missing or corrupt state
-// file counts as "not remembered".
+// file counts as "not remembered", one that is not a regular file is an
+// error.
 func (s *StateStore) Remembered(sessionID string, c Call) (bool, error) {
 	if s.Dir == "" {
 		return false, fmt.Errorf("%w: no state directory", ErrState)
 	}
-	data, err := os.ReadFile(filepath.Join(s.Dir, SessionFile(sessionID)))
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
+	st, err := readState(filepath.Join(s.Dir, SessionFile(sessionID)))
 	if err != nil {
 		return false, fmt.Errorf("%w: %v", ErrState, err)
-	}
-	var st sessionState
-	if json.Unmarshal(data, &st) != nil {
-		return false, nil
 	}
 	now := s.now()
 	for _, d := range st.Denied {

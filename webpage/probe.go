@@ -45,7 +45,8 @@ type ProbeConfig struct {
 	TLSConfig *tls.Config `koanf:"-"`
 }
 
-func (c ProbeConfig) withDefaults() ProbeConfig {
+// WithDefaults returns c with every zero field set to its default.
+func (c ProbeConfig) WithDefaults() ProbeConfig {
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultProbeMaxBytes
 	}
@@ -94,8 +95,8 @@ var ErrUnsupportedURL = errors.New("unsupported URL")
 // settings are ignored for the same reason. A non-2xx status is not an
 // error: the result carries it.
 func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, error) {
-	cfg = cfg.withDefaults()
-	u, err := checkURL(rawURL)
+	cfg = cfg.WithDefaults()
+	u, err := CheckURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -107,13 +108,7 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 
 	dialer := &net.Dialer{
 		Timeout: cfg.Timeout,
-		Control: func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: cannot parse %q", ErrBlockedAddress, address)
-			}
-			return CheckAddress(ap.Addr(), cfg.AllowPrivate)
-		},
+		Control: dialControl(cfg.AllowPrivate),
 	}
 	transport := &http.Transport{
 		Proxy:                 nil,
@@ -131,7 +126,7 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
-			if _, err := checkURL(req.URL.String()); err != nil {
+			if _, err := CheckURL(req.URL.String()); err != nil {
 				return err
 			}
 			return checkLiteralHost(req.URL, cfg.AllowPrivate)
@@ -160,6 +155,19 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 	return r, nil
 }
 
+// dialControl returns the dialer's Control function: it runs after the
+// socket is created and before it connects, and refuses any address
+// [CheckAddress] refuses, whatever name or redirect led to it.
+func dialControl(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: cannot parse %q", ErrBlockedAddress, address)
+		}
+		return CheckAddress(ap.Addr(), allowPrivate)
+	}
+}
+
 // MediaType returns the lower-case media type of a Content-Type header, or
 // the sniffed type of body when the header is missing or unparsable.
 func MediaType(header string, body []byte) string {
@@ -172,7 +180,10 @@ func MediaType(header string, body []byte) string {
 	return mt
 }
 
-func checkURL(raw string) (*url.URL, error) {
+// CheckURL parses raw and accepts it only as an absolute http or https URL
+// with a host and no credentials; otherwise the error wraps
+// [ErrUnsupportedURL]. It does not look at the host's address.
+func CheckURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupportedURL, err)
@@ -195,15 +206,59 @@ func checkURL(raw string) (*url.URL, error) {
 // trailing dot). Such a name fails to resolve here, and the hook would then
 // hand the URL to an extraction provider, whose fetcher reads it as the
 // address it spells.
+//
+// Names reserved for local use are refused the same way: they resolve, if
+// at all, to an address of the machine or network that resolves them
+// (see [specialName]).
 func checkLiteralHost(u *url.URL, allowPrivate bool) error {
 	a, ok := hostAddr(u.Hostname())
 	if !ok {
+		if why := specialName(u.Hostname(), allowPrivate); why != "" {
+			return fmt.Errorf("%s: %w: %s", u.Hostname(), ErrBlockedAddress, why)
+		}
 		return nil
 	}
 	if err := CheckAddress(a, allowPrivate); err != nil {
 		return fmt.Errorf("%s: %w", u.Hostname(), err)
 	}
 	return nil
+}
+
+// localSuffixes are the special-use domain names that only ever name
+// something local, with what they name: their subdomains are refused
+// unless private addresses are allowed. "localhost" itself is left to the
+// check of the dialled address: every system resolves it, to loopback.
+var localSuffixes = []struct{ suffix, name string }{
+	{"localhost", "a loopback name (RFC 6761)"},
+	{"local", "a link-local multicast DNS name (RFC 6762)"},
+	{"home.arpa", "a home network name (RFC 8375)"},
+	{"internal", "a private-use name (.internal)"},
+}
+
+// metadataNames are cloud metadata host names, refused always.
+var metadataNames = []string{"metadata.google.internal", "metadata.goog"}
+
+// specialName returns why host, a name, must not be fetched, or "": a
+// cloud metadata name (always), or a name reserved for local use unless
+// allowPrivate. Such a name may not resolve here, and the hook would then
+// hand the URL to an extraction provider, whose fetcher resolves it in its
+// own network.
+func specialName(host string, allowPrivate bool) string {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, m := range metadataNames {
+		if h == m {
+			return "a cloud metadata name"
+		}
+	}
+	if allowPrivate {
+		return ""
+	}
+	for _, l := range localSuffixes {
+		if h == l.suffix && h != "localhost" || strings.HasSuffix(h, "."+l.suffix) {
+			return l.name
+		}
+	}
+	return ""
 }
 
 // hostAddr returns the address host spells: an IP literal, or an IPv4
@@ -275,17 +330,20 @@ func inetPart(p string) (uint64, bool) {
 	return v, true
 }
 
-// metadataAddrs are cloud metadata endpoints, refused even when private
-// addresses are allowed.
+// metadataAddrs are cloud metadata and platform endpoints, refused even
+// when private addresses are allowed.
 var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, …
 	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
 	netip.MustParseAddr("169.254.169.253"), // AWS DNS
 	netip.MustParseAddr("169.254.169.123"), // AWS time sync
+	netip.MustParseAddr("169.254.0.23"),    // Tencent Cloud
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
 	netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud
+	netip.MustParseAddr("168.63.129.16"),   // Azure WireServer (a public address)
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
 	netip.MustParseAddr("fd00:ec2::23"),    // AWS DNS over IPv6
+	netip.MustParseAddr("fd20:ce::254"),    // GCP over IPv6
 }
 
 // privatePrefixes are the ranges refused unless private addresses are
@@ -307,6 +365,10 @@ var privatePrefixes = []struct {
 	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignment"},
 	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
 	{netip.MustParsePrefix("fec0::/10"), "site-local"},
+	// A local-use NAT64 prefix reaches IPv4 through the operator's own
+	// translator; where the IPv4 address sits depends on a prefix length
+	// only the operator knows.
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64"},
 }
 
 // alwaysBlocked are ranges that are never a web page.
@@ -322,25 +384,46 @@ var alwaysBlocked = []struct {
 	{netip.MustParsePrefix("198.51.100.0/24"), "documentation"},
 	{netip.MustParsePrefix("203.0.113.0/24"), "documentation"},
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+	{netip.MustParsePrefix("3fff::/20"), "documentation"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast"},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "IPv4-translated (SIIT)"},
+	{netip.MustParsePrefix("100::/64"), "discard-only"},
+	{netip.MustParsePrefix("2001:2::/48"), "benchmarking"},
+	{netip.MustParsePrefix("2001:10::/28"), "ORCHID"},
+	{netip.MustParsePrefix("2001:20::/28"), "ORCHIDv2"},
+	{netip.MustParsePrefix("5f00::/16"), "SRv6 SID"},
 }
 
 // CheckAddress returns nil when the probe may connect to a, and an error
 // wrapping [ErrBlockedAddress] otherwise. Refused: cloud metadata endpoints
-// (always), multicast, reserved and documentation ranges (always), and,
-// unless allowPrivate, loopback, private (RFC 1918), link-local, unique-local
-// IPv6, CGNAT, this-network and other special-purpose ranges. IPv4 addresses
-// embedded in IPv6 (mapped, NAT64, 6to4) are checked as IPv4.
+// (always), multicast, reserved, documentation and other special-purpose
+// ranges that never serve a web page (always, the IPv4-translated range
+// ::ffff:0:0:0/96 included), and, unless allowPrivate, loopback, private
+// (RFC 1918), link-local, unique-local IPv6, CGNAT, this-network, the
+// local-use NAT64 prefix and other special-purpose ranges. An IPv6 address
+// that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64 with
+// the well-known or the local-use prefix, 6to4, Teredo server and client,
+// ISATAP) is refused whenever a carried IPv4 address is; for the local-use
+// NAT64 prefix every RFC 6052 layout is tried. Zones are ignored.
 func CheckAddress(a netip.Addr, allowPrivate bool) error {
 	if !a.IsValid() {
 		return fmt.Errorf("%w: invalid address", ErrBlockedAddress)
 	}
-	a = a.WithZone("")
-	for _, v4 := range embeddedV4(a) {
-		if err := CheckAddress(v4, allowPrivate); err != nil {
-			return err
+	a = a.WithZone("").Unmap()
+	if err := checkRanges(a, allowPrivate); err != nil {
+		return err
+	}
+	for _, e := range embeddedV4(a) {
+		if err := checkRanges(e.addr, allowPrivate); err != nil {
+			return fmt.Errorf("%w (carried by %s, %s)", err, a, e.how)
 		}
 	}
-	a = a.Unmap()
+	return nil
+}
+
+// checkRanges applies the metadata, always-refused and private lists to a
+// single address, without looking inside it.
+func checkRanges(a netip.Addr, allowPrivate bool) error {
 	for _, m := range metadataAddrs {
 		if a == m {
 			return fmt.Errorf("%w: %s is a cloud metadata endpoint", ErrBlockedAddress, a)
@@ -373,23 +456,73 @@ var (
 	compatV = netip.MustParsePrefix("::/96")
 )
 
-// embeddedV4 returns IPv4 addresses carried inside an IPv6 address by
-// translation schemes (NAT64, 6to4, Teredo, IPv4-compatible); an
-// IPv4-mapped address is handled by Unmap.
-func embeddedV4(a netip.Addr) []netip.Addr {
+// rfc6052Lengths are the prefix lengths RFC 6052 defines an IPv4 position
+// for.
+var rfc6052Lengths = []int{32, 40, 48, 56, 64, 96}
+
+// rfc6052 returns the IPv4 address an IPv4-embedded IPv6 address carries
+// behind a prefix of length n (one of [rfc6052Lengths]); bits 64 to 71 are
+// skipped.
+func rfc6052(b [16]byte, n int) netip.Addr {
+	var v [4]byte
+	switch n {
+	case 32:
+		v = [4]byte{b[4], b[5], b[6], b[7]}
+	case 40:
+		v = [4]byte{b[5], b[6], b[7], b[9]}
+	case 48:
+		v = [4]byte{b[6], b[7], b[9], b[10]}
+	case 56:
+		v = [4]byte{b[7], b[9], b[10], b[11]}
+	case 64:
+		v = [4]byte{b[9], b[10], b[11], b[12]}
+	default:
+		v = [4]byte{b[12], b[13], b[14], b[15]}
+	}
+	return netip.AddrFrom4(v)
+}
+
+// carried is an IPv4 address found inside an IPv6 address, and the scheme
+// that put it there.
+type carried struct {
+	addr netip.Addr
+	how  string
+}
+
+// embeddedV4 returns the IPv4 addresses an IPv6 address may carry:
+// IPv4-compatible (::a.b.c.d), NAT64 with the well-known prefix
+// (64:ff9b::/96) or the local-use prefix (64:ff9b:1::/48, every RFC 6052
+// layout, since the operator's prefix length is unknown), 6to4
+// (2002::/16), Teredo (2001::/32: the server and the obfuscated client)
+// and ISATAP (interface identifier 0000:5efe or 0200:5efe). An IPv4-mapped
+// address is handled by Unmap, and the IPv4-translated range is refused
+// outright.
+func embeddedV4(a netip.Addr) []carried {
 	if !a.Is6() || a.Is4In6() {
 		return nil
 	}
 	b := a.As16()
+	var out []carried
 	switch {
-	case nat64.Contains(a), nat64l.Contains(a):
-		return []netip.Addr{netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})}
+	case nat64.Contains(a):
+		out = append(out, carried{rfc6052(b, 96), "NAT64"})
+	case nat64l.Contains(a):
+		for _, n := range rfc6052Lengths {
+			out = append(out, carried{rfc6052(b, n), fmt.Sprintf("local-use NAT64 /%d", n)})
+		}
 	case sixTo4.Contains(a):
-		return []netip.Addr{netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})}
+		out = append(out, carried{netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), "6to4"})
 	case teredo.Contains(a):
-		return []netip.Addr{netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})}
+		out = append(out,
+			carried{netip.AddrFrom4([4]byte{b[4], b[5], b[6], b[7]}), "Teredo server"},
+			carried{netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), "Teredo client"})
 	case compatV.Contains(a) && a != netip.IPv6Unspecified() && a != netip.IPv6Loopback():
-		return []netip.Addr{netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})}
+		out = append(out, carried{rfc6052(b, 96), "IPv4-compatible"})
 	}
-	return nil
+	// ISATAP (RFC 5214): any /64 prefix, interface identifier
+	// 0000:5efe:a.b.c.d with the universal/local and group bits free.
+	if b[8]&^0x03 == 0 && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe {
+		out = append(out, carried{rfc6052(b, 96), "ISATAP"})
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 func classifyCommand() command {
@@ -94,14 +96,13 @@ func classifyFile(c *classify.Classifier, name string, stdin io.Reader) (classif
 		}
 		return res, nil
 	}
-	f, err := os.Open(name)
+	// Regular files only: a FIFO would block the open and a device such as
+	// /dev/zero never ends (Classify reads at most its cap either way).
+	f, err := safefile.Open(name)
 	if err != nil {
 		return classify.Result{}, cleanPathError(err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return classify.Result{}, fmt.Errorf("%s: is a directory", name)
-	}
 	res, err := c.Classify(f)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
@@ -129,13 +130,12 @@ func printSignals(w io.Writer, res classify.Result) {
 }
 
 func evalCorpus(ctx context.Context, c *classify.Classifier, dir string, verbose bool, stdout, stderr io.Writer) int {
-	f, err := os.Open(filepath.Join(dir, "labels.tsv"))
+	data, err := safefile.ReadFile(filepath.Join(dir, "labels.tsv"), 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate classify: corpus: %v\n", cleanPathError(err))
 		return exitFail
 	}
-	labels, err := classify.ReadLabels(f)
-	f.Close()
+	labels, err := classify.ReadLabels(bytes.NewReader(data))
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate classify: corpus: %v\n", err)
 		return exitFail

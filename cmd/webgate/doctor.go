@@ -18,6 +18,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/safefile"
 	"github.com/webgate-dev/webgate/internal/setup"
 	"github.com/webgate-dev/webgate/routing"
 )
@@ -388,9 +389,14 @@ func (d *doctor) checkRegistration(ws, wf hookBinary) {
 		}
 		r, err := setup.Inspect(o)
 		if err != nil {
-			fix := "fix the file by hand; webgate install leaves it untouched until it is valid JSON"
-			if !errors.Is(err, setup.ErrInvalidSettings) {
-				fix = ""
+			fix := ""
+			switch {
+			case errors.Is(err, setup.ErrInvalidSettings):
+				fix = "fix the file by hand; webgate install leaves it untouched until it is valid JSON"
+			case errors.Is(err, setup.ErrSettingsLimit):
+				fix = "settings files are a few kilobytes: find out where this one came from and fix it by hand; webgate install never rewrites it"
+			case errors.Is(err, safefile.ErrNotRegular):
+				fix = "make it a regular file (or a symbolic link to one); webgate never opens anything else there"
 			}
 			d.add(sec, name, statusFail, err.Error(), fix)
 			continue

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/webgate-dev/webgate/internal/safefile"
 	"github.com/webgate-dev/webgate/internal/setup"
 )
 
@@ -271,6 +272,9 @@ Flags:
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", t, p.Path)
+		if target, err := safefile.ResolveLinks(p.Path); err == nil && target != p.Path {
+			fmt.Fprintf(stdout, "  a symbolic link to %s: that file is the one read and written, and the link is kept\n", target)
+		}
 		if len(kept) > 0 {
 			fmt.Fprintf(stdout, "  kept from the earlier install: %s ('webgate uninstall' removes them)\n", strings.Join(kept, ", "))
 		}

@@ -9,7 +9,8 @@
 // The front is conservative: whenever it cannot be sure the hook ignores a
 // payload (malformed input, tool names customised in a configuration file,
 // tool routes that may apply to a Bash command) it runs the worker, which
-// makes the real decision. Like the worker, it never writes to stdout on
+// makes the real decision, and so does a configuration file that cannot be
+// read within a short wait. Like the worker, it never writes to stdout on
 // its own, never fails, and always exits 0.
 //
 // This package must stay light: it imports only the standard library's
@@ -31,6 +32,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
@@ -91,7 +93,10 @@ func Relevant(hook string, data []byte, env Env) bool {
 	if event == "" && tool == "" {
 		return true // not a hook payload: the worker says so
 	}
-	file := configFile(env)
+	file, read := configFileWithin(env, configWait)
+	if !read {
+		return true // a stalled file system: the worker decides within its budget
+	}
 	custom := func(keys ...string) bool {
 		for _, k := range keys {
 			if bytes.Contains(file, []byte(k)) {
@@ -187,12 +192,35 @@ func MatchName(patterns []string, name string) bool {
 	return false
 }
 
+// configWait bounds how long the front waits for the configuration file,
+// so that a stalled file system cannot hold it forever.
+var configWait = 2 * time.Second
+
+// readFile reads a configuration file; safefile.ReadFile, which refuses
+// anything but a regular file (tests replace it).
+var readFile = safefile.ReadFile
+
+// configFileWithin returns [configFile]'s result, and false when it did not
+// come within wait.
+func configFileWithin(env Env, wait time.Duration) ([]byte, bool) {
+	done := make(chan []byte, 1)
+	go func() { done <- configFile(env) }()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case data := <-done:
+		return data, true
+	case <-t.C:
+		return nil, false
+	}
+}
+
 // configFile returns the content of webgate's configuration file, found as
 // the config package finds it (WEBGATE_CONFIG, else config.{toml,yaml,yml,json}
 // in $XDG_CONFIG_HOME/webgate or ~/.config/webgate), or nil.
 func configFile(env Env) []byte {
 	if p, ok := env("WEBGATE_CONFIG"); ok && strings.TrimSpace(p) != "" {
-		data, _ := safefile.ReadFile(expandHome(strings.TrimSpace(p), env), 0)
+		data, _ := readFile(expandHome(strings.TrimSpace(p), env), 0)
 		return data
 	}
 	dir := ""
@@ -205,7 +233,7 @@ func configFile(env Env) []byte {
 		return nil
 	}
 	for _, n := range []string{"config.toml", "config.yaml", "config.yml", "config.json"} {
-		if data, err := safefile.ReadFile(filepath.Join(dir, n), 0); err == nil {
+		if data, err := readFile(filepath.Join(dir, n), 0); err == nil {
 			return data
 		}
 	}

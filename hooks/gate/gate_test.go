@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(kv ...string) Env {
@@ -144,5 +145,27 @@ func TestRelevant_IgnoresARelativeXDGConfigHomeAsTheConfigPackageDoes(t *testing
 	other := []byte(`{"hook_event_name":"PreToolUse","tool_name":"my_search"}`)
 	if !Relevant(WebSearch, other, envOf("HOME="+home, "XDG_CONFIG_HOME=relative/dir")) {
 		t.Error("the file in ~/.config/webgate, which the worker reads, was not consulted")
+	}
+}
+
+func TestRelevant_RunsTheWorkerWhenTheConfigurationFileStalls(t *testing.T) {
+	release, finished := make(chan struct{}), make(chan struct{})
+	savedRead, savedWait := readFile, configWait
+	readFile = func(string, int64) ([]byte, error) {
+		<-release
+		close(finished)
+		return nil, os.ErrNotExist
+	}
+	configWait = 50 * time.Millisecond
+	t.Cleanup(func() {
+		close(release)
+		<-finished
+		readFile, configWait = savedRead, savedWait
+	})
+	// A tool the hook ignores by default: only the configuration file could
+	// make it relevant, and it cannot be read.
+	env := envOf("WEBGATE_CONFIG=/stalled/config.toml", "HOME="+t.TempDir())
+	if !Relevant(WebSearch, []byte(`{"hook_event_name":"PreToolUse","tool_name":"web_search"}`), env) {
+		t.Error("a configuration file that could not be read in time made the front skip the worker")
 	}
 }

@@ -33,25 +33,29 @@ type Loader func() (*config.Config, error)
 // builds the docs routes and the search policy and calls
 // [hooks.HandleWebSearch]. SessionStart is answered with the routes' index
 // when hooks.session_start is on, and ignored otherwise.
+//
+// Everything, loading included, runs within the hook's budget
+// (hooks.websearch.budget) counted from [hooks.Started]: past it the
+// handler passes through with the reason in its diagnostics, whatever is
+// still running. Until the configuration is loaded, the default budget
+// bounds the wait.
 func WebSearchHandler(load Loader) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
-		cfg, err := load()
-		if cfg == nil {
-			cfg = config.Default()
-		}
-		s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
-		s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
-		if in != nil && in.Event == hooks.SessionStart {
-			if !cfg.Hooks.SessionStart {
+		return budgeted(ctx, load, "web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
+			s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
+			s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
+			if in != nil && in.Event == hooks.SessionStart {
+				if !cfg.Hooks.SessionStart {
+					return hooks.Decision{}
+				}
+				s.Secrets = cfg.Secrets()
+				return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
+			}
+			if !hooks.WantsWebSearch(in, s.Tools) {
 				return hooks.Decision{}
 			}
-			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
-		}
-		if !hooks.WantsWebSearch(in, s.Tools) {
-			return hooks.Decision{}
-		}
-		return hooks.HandleWebSearch(ctx, in, WebSearch(cfg, err))
+			return hooks.HandleWebSearch(ctx, in, WebSearch(cfg, err))
+		})
 	}
 }
 
@@ -60,22 +64,127 @@ func WebSearchHandler(load Loader) hooks.Handler {
 // builds the tool routes and the extraction policy and calls
 // [hooks.HandleWebFetch]. PreToolUse on the shell tool
 // ([hooks.WantsShell]) gets the tool routes alone, without any provider.
+// Like [WebSearchHandler], it keeps the hook's budget
+// (hooks.webfetch.budget) from [hooks.Started], loading included.
 func WebFetchHandler(load Loader) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		return budgeted(ctx, load, "web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
+			s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
+			if hooks.WantsShell(in) {
+				s.Secrets = cfg.Secrets()
+				return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
+			}
+			if !hooks.WantsWebFetch(in, s.Tools) {
+				return hooks.Decision{}
+			}
+			return hooks.HandleWebFetch(ctx, in, WebFetch(cfg, err))
+		})
+	}
+}
+
+// guardSlack is how long past its budget a handler is given to step aside
+// on its own (with its own message) before [budgeted] steps aside for it.
+const guardSlack = 100 * time.Millisecond
+
+// budgeted loads the configuration and runs body within the hook's
+// budget, both counted from [hooks.Started]: loading may take up to the
+// default budget (the configured one is not known yet), and body gets a
+// context that ends when the configured budget runs out. When either does
+// not finish in time, the hook passes through with the reason in the
+// diagnostics; what still runs is abandoned, and the process exits.
+func budgeted(ctx context.Context, load Loader, name string, budgetOf func(*config.Config) time.Duration, body func(context.Context, *config.Config, error) hooks.Decision) hooks.Decision {
+	start := hooks.Started(ctx)
+	fallback := budgetOf(config.Default())
+	l := loadWithin(ctx, load, start.Add(fallback))
+	if l.problem != "" {
+		return hooks.Decision{Action: hooks.Pass, Diagnostics: []string{fmt.Sprintf("%s (the %s hook's default budget is %v); passing through", l.problem, name, fallback)}}
+	}
+	budget := budgetOf(l.cfg)
+	if budget <= 0 {
+		budget = fallback
+	}
+	deadline := start.Add(budget)
+	cause := budgetError{hook: name, budget: budget}
+	guardCtx, cancel := context.WithDeadlineCause(ctx, deadline.Add(guardSlack), cause)
+	defer cancel()
+	workCtx, cancelWork := context.WithDeadlineCause(guardCtx, deadline, cause)
+	defer cancelWork()
+	return hooks.Guard(guardCtx, func(context.Context) hooks.Decision { return body(workCtx, l.cfg, l.err) })
+}
+
+// budgetError is the cause of a hook's context ending with its budget. It
+// is a deadline, as context.DeadlineExceeded is, for whoever classifies
+// the errors it ends up in.
+type budgetError struct {
+	hook   string
+	budget time.Duration
+}
+
+// Error says which hook's budget ran out.
+func (e budgetError) Error() string {
+	return fmt.Sprintf("the %s hook's %v budget ran out", e.hook, e.budget)
+}
+
+// Is makes errors.Is(err, context.DeadlineExceeded) true.
+func (e budgetError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// Timeout reports true, as context.DeadlineExceeded's does.
+func (e budgetError) Timeout() bool { return true }
+
+// Temporary reports true, as context.DeadlineExceeded's does.
+func (e budgetError) Temporary() bool { return true }
+
+// loaded is what [loadWithin] got: the configuration (the default one when
+// the loader returned none) and the loader's error, or a problem when there
+// is no configuration at all.
+type loaded struct {
+	cfg     *config.Config
+	err     error
+	problem string
+}
+
+// loadWithin calls load, giving up when it has not returned by deadline or
+// the end of ctx.
+func loadWithin(ctx context.Context, load Loader, deadline time.Time) loaded {
+	done := make(chan loaded, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- loaded{problem: fmt.Sprintf("internal error loading the configuration: %v", r)}
+			}
+		}()
 		cfg, err := load()
 		if cfg == nil {
 			cfg = config.Default()
 		}
-		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
-		if hooks.WantsShell(in) {
-			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
-		}
-		if !hooks.WantsWebFetch(in, s.Tools) {
-			return hooks.Decision{}
-		}
-		return hooks.HandleWebFetch(ctx, in, WebFetch(cfg, err))
+		done <- loaded{cfg: cfg, err: err}
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case l := <-done:
+		return l
+	case <-t.C:
+		return loaded{problem: "the configuration could not be loaded in time"}
+	case <-ctx.Done():
+		return loaded{problem: fmt.Sprintf("the configuration could not be loaded in time (%v)", context.Cause(ctx))}
 	}
+}
+
+// maxLockWait is the longest the docs routes' state waits for a session
+// lock another hook process holds.
+const maxLockWait = time.Second
+
+// lockSlice is how long the docs routes' state waits for a session lock
+// another hook process holds: 5% of the budget, at most [maxLockWait].
+// Past it, the hook goes on without the state (and so without denying).
+// Parallel calls of one session queue for the lock, each holding it for
+// a few milliseconds.
+func lockSlice(budget time.Duration) time.Duration {
+	if budget <= 0 {
+		return maxLockWait
+	}
+	return min(budget/20, maxLockWait)
 }
 
 // Settings maps the configuration's hook settings to [hooks.Settings]:

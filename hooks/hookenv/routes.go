@@ -116,7 +116,9 @@ func readFile[T any](p string, parse func([]byte) ([]T, error)) ([]T, error) {
 // HookRoutes returns the routes a hook applies for cfg ([Routes]): the
 // docs databases when withDocs is set, the tool routes when withTools is
 // set, with the docs routes' state kept in cfg.StateDir (one file per
-// session) and the warnings as text.
+// session; a lock another process holds is waited for at most 5% of the
+// web search hook's budget, and never more than a second) and the
+// warnings as text.
 func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	if cfg == nil {
 		cfg = config.Default()
@@ -124,7 +126,7 @@ func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	rs := LoadRoutes(cfg, withDocs, withTools)
 	r := hooks.Routes{Docs: rs.Docs, Tools: rs.Tools}
 	if withDocs {
-		r.State = &routing.StateStore{Dir: cfg.StateDir}
+		r.State = &routing.StateStore{Dir: cfg.StateDir, LockWait: lockSlice(cfg.Hooks.WebSearch.Budget)}
 	}
 	for _, w := range rs.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())

@@ -5,13 +5,17 @@
 //
 // It reads one hook payload on stdin, writes at most one JSON object on
 // stdout and always exits 0; see package hooks. Configuration comes from
-// the environment and webgate's configuration file (package config).
+// the environment and webgate's configuration file (package config). The
+// hook's budget counts from the moment the process starts and covers
+// everything, the configuration, key, routes and state files included;
+// until the configuration is loaded, the default budget applies.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
@@ -20,6 +24,7 @@ import (
 )
 
 func main() {
+	start := time.Now()
 	var h hooks.Handler
 	switch hook := firstArg(); hook {
 	case "websearch":
@@ -36,7 +41,7 @@ func main() {
 		_, _ = gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
 		os.Exit(0)
 	}
-	os.Exit(hooks.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, h))
+	os.Exit(hooks.Run(hooks.WithStart(context.Background(), start), os.Stdin, os.Stdout, os.Stderr, h))
 }
 
 func firstArg() string {

@@ -45,12 +45,13 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "read", Path: path, Err: notRegular(fi)}
 	}
-	f, err := os.Open(path)
+	// The path may have been replaced between Stat and Open: open without
+	// waiting (a FIFO then opens at once) and check again.
+	f, err := openNoWait(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// The path may have been replaced between Stat and Open.
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}

@@ -192,8 +192,9 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 		}
 	}
 	done := map[string]bool{}
-	for _, event := range append([]string(nil), hooks.keys...) {
-		groups, ok := hooks.vals[event].([]any)
+	for _, event := range hooks.names() {
+		gv, _ := hooks.get(event)
+		groups, ok := gv.([]any)
 		if !ok {
 			continue
 		}
@@ -213,7 +214,7 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 					keptHooks = append(keptHooks, h)
 					continue
 				}
-				cmd, _ := ho.vals["command"].(string)
+				cmd := textOf(ho, "command")
 				if s := legacyScript(cmd); s != "" {
 					p.Found = append(p.Found, fmt.Sprintf("%s: an older Node hook (%s) is registered for %s; it runs alongside webgate — remove it once webgate works", event, s, matcherOf(group)))
 				}
@@ -267,17 +268,18 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 			group := newObject()
 			group.set("matcher", e.matcher)
 			group.set("hooks", []any{handler(e.path, e.timeout)})
-			groups, _ := hooks.vals[e.event].([]any)
+			gv, _ := hooks.get(e.event)
+			groups, _ := gv.([]any)
 			hooks.set(e.event, append(groups, group))
 		}
 	}
-	if len(hooks.keys) == 0 {
+	if len(hooks.members) == 0 {
 		root.del("hooks")
 	}
 }
 
 func matcherOf(group *object) string {
-	m, _ := group.vals["matcher"].(string)
+	m := textOf(group, "matcher")
 	if m == "" {
 		return `"*"`
 	}

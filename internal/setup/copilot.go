@@ -38,8 +38,9 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		want = append(want, entry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
 	}
 	done := map[string]bool{}
-	for _, event := range append([]string(nil), hooks.keys...) {
-		list, ok := hooks.vals[event].([]any)
+	for _, event := range hooks.names() {
+		lv, _ := hooks.get(event)
+		list, ok := lv.([]any)
 		if !ok {
 			continue
 		}
@@ -50,7 +51,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 				kept = append(kept, h)
 				continue
 			}
-			cmd, _ := ho.vals["bash"].(string)
+			cmd := textOf(ho, "bash")
 			bin := hookBinary(cmd)
 			if bin == "" {
 				kept = append(kept, h)
@@ -95,12 +96,13 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		h.set("bash", e.path)
 		h.set("powershell", e.path)
 		h.set("timeoutSec", e.timeout)
-		list, _ := hooks.vals[e.event].([]any)
+		lv, _ := hooks.get(e.event)
+		list, _ := lv.([]any)
 		hooks.set(e.event, append(list, h))
 	}
-	if len(hooks.keys) == 0 {
+	if len(hooks.members) == 0 {
 		root.del("hooks")
-		if !install && len(root.keys) == 1 {
+		if !install && len(root.names()) == 1 {
 			root.del("version")
 		}
 	}

@@ -13,40 +13,66 @@ func unifiedDiff(name string, a, b []byte) string {
 	}
 	x := splitLines(string(a))
 	y := splitLines(string(b))
-	// Longest common subsequence table; settings files are small.
-	n, m := len(x), len(y)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
 	type line struct {
 		op   byte
 		text string
 	}
-	var ops []line
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && x[i] == y[j]:
-			ops = append(ops, line{' ', x[i]})
-			i++
-			j++
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, line{'-', x[i]})
-			i++
-		default:
-			ops = append(ops, line{'+', y[j]})
-			j++
+	// Lines common to both ends are context; only the middle is compared.
+	head := 0
+	for head < len(x) && head < len(y) && x[head] == y[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(x)-head && tail < len(y)-head && x[len(x)-1-tail] == y[len(y)-1-tail] {
+		tail++
+	}
+	ops := make([]line, 0, len(x)+len(y)-head-tail)
+	for _, l := range x[:head] {
+		ops = append(ops, line{' ', l})
+	}
+	mx, my := x[head:len(x)-tail], y[head:len(y)-tail]
+	n, m := len(mx), len(my)
+	if n*m > maxDiffCells {
+		// Too large a middle for a longest common subsequence table (a
+		// settings file is small; a file this large is not one): show it
+		// as replaced.
+		for _, l := range mx {
+			ops = append(ops, line{'-', l})
 		}
+		for _, l := range my {
+			ops = append(ops, line{'+', l})
+		}
+	} else {
+		// Longest common subsequence table, one row of m+1 cells per line.
+		w := m + 1
+		lcs := make([]int32, (n+1)*w)
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if mx[i] == my[j] {
+					lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+				} else {
+					lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && mx[i] == my[j]:
+				ops = append(ops, line{' ', mx[i]})
+				i++
+				j++
+			case i < n && (j == m || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
+				ops = append(ops, line{'-', mx[i]})
+				i++
+			default:
+				ops = append(ops, line{'+', my[j]})
+				j++
+			}
+		}
+	}
+	for _, l := range x[len(x)-tail:] {
+		ops = append(ops, line{' ', l})
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- %s\n+++ %s (after)\n", name, name)
@@ -101,6 +127,9 @@ func unifiedDiff(name string, a, b []byte) string {
 	}
 	return out.String()
 }
+
+// maxDiffCells bounds the table [unifiedDiff] builds: 4 Mi cells, 16 MiB.
+const maxDiffCells = 4 << 20
 
 func splitLines(s string) []string {
 	if s == "" {

@@ -100,23 +100,25 @@ func Inspect(o Options) (*Registration, error) {
 			}
 		}
 	}
-	for _, event := range hooks.keys {
-		list, _ := hooks.vals[event].([]any)
+	for _, event := range hooks.names() {
+		lv, _ := hooks.get(event)
+		list, _ := lv.([]any)
 		for _, item := range list {
 			ho, ok := item.(*object)
 			if !ok {
 				continue
 			}
 			if o.Target == CopilotCLI {
-				cmd, _ := ho.vals["bash"].(string)
+				cmd := textOf(ho, "bash")
 				add(event, "", cmd)
 				continue
 			}
-			inner, _ := ho.vals["hooks"].([]any)
+			iv, _ := ho.get("hooks")
+			inner, _ := iv.([]any)
 			for _, h := range inner {
 				if hh, ok := h.(*object); ok {
-					cmd, _ := hh.vals["command"].(string)
-					m, _ := ho.vals["matcher"].(string)
+					cmd := textOf(hh, "command")
+					m := textOf(ho, "matcher")
 					add(event, m, cmd)
 				}
 			}

@@ -5,128 +5,473 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"strconv"
 )
 
-// object is a JSON object that keeps its keys in the order they were read,
-// so that rewriting a user's settings file changes only what webgate adds or
-// removes.
+// A settings document is read into *object, []any, str, json.Number, bool
+// and nil values. Every string (keys included) and number keeps the exact
+// text it was read from, and is written back with that text, so that a
+// rewrite changes only what webgate adds, changes or removes: a lone
+// surrogate escape, an escaped "/", 1e400 or 1.0 all survive as written.
+// Values webgate creates are string, int, []any and *object, written by the
+// standard encoder.
+
+// member is one "key": value pair of an object.
+type member struct {
+	// key is the decoded key; raw is the key as read, quotes included, or
+	// "" for a member webgate added.
+	key, raw string
+	val      any
+}
+
+// object is a JSON object that keeps its members in the order they were
+// read. A key may occur more than once, as a file may have it; as in
+// JavaScript, the last occurrence is the one that counts, and the earlier
+// ones are kept as they are.
 type object struct {
-	keys []string
-	vals map[string]any
+	members []member
 }
 
-func newObject() *object { return &object{vals: map[string]any{}} }
+func newObject() *object { return &object{} }
 
-func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
-
-func (o *object) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-func (o *object) del(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, kk := range o.keys {
-		if kk == k {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			break
+// last returns the index of the last member named k, or -1.
+func (o *object) last(k string) int {
+	for i := len(o.members) - 1; i >= 0; i-- {
+		if o.members[i].key == k {
+			return i
 		}
 	}
+	return -1
 }
 
-// parseJSON decodes data into nested *object, []any, json.Number, string,
-// bool and nil values. It rejects trailing data.
+// get returns the value of the member named k.
+func (o *object) get(k string) (any, bool) {
+	if i := o.last(k); i >= 0 {
+		return o.members[i].val, true
+	}
+	return nil, false
+}
+
+// set gives the member named k the value v, adding the member at the end
+// when there is none. A value read from the file that already equals v (a
+// string or a number) is kept with its spelling.
+func (o *object) set(k string, v any) {
+	i := o.last(k)
+	if i < 0 {
+		o.members = append(o.members, member{key: k, val: v})
+		return
+	}
+	if !sameScalar(o.members[i].val, v) {
+		o.members[i].val = v
+	}
+}
+
+// del removes every member named k.
+func (o *object) del(k string) {
+	kept := o.members[:0]
+	for _, m := range o.members {
+		if m.key != k {
+			kept = append(kept, m)
+		}
+	}
+	clear(o.members[len(kept):])
+	o.members = kept
+}
+
+// names returns the keys whose values count (the last occurrence of each),
+// in file order.
+func (o *object) names() []string {
+	seen := make(map[string]bool, len(o.members))
+	out := make([]string, 0, len(o.members))
+	for i := len(o.members) - 1; i >= 0; i-- {
+		if k := o.members[i].key; !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// str is a JSON string as read: its decoded value and its exact text,
+// quotes included.
+type str struct{ val, raw string }
+
+// text returns the value of a string, read or created.
+func text(v any) (string, bool) {
+	switch t := v.(type) {
+	case str:
+		return t.val, true
+	case string:
+		return t, true
+	}
+	return "", false
+}
+
+// textOf returns the string value of o's member k, "" when it has none or
+// it is not a string.
+func textOf(o *object, k string) string {
+	v, _ := o.get(k)
+	s, _ := text(v)
+	return s
+}
+
+// sameScalar reports whether old, a value read from a file, is the string
+// or integer v.
+func sameScalar(old, v any) bool {
+	switch n := v.(type) {
+	case string:
+		s, ok := old.(str)
+		return ok && s.val == n
+	case int:
+		num, ok := old.(json.Number)
+		if !ok {
+			return false
+		}
+		if i, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			return i == int64(n)
+		}
+		f, err := strconv.ParseFloat(string(num), 64)
+		return err == nil && f == float64(n)
+	}
+	return false
+}
+
+// errTooDeep is the error of [parseJSON] for a document nested more than
+// [MaxSettingsDepth] levels deep.
+var errTooDeep = fmt.Errorf("objects and arrays are nested more than %d levels deep", MaxSettingsDepth)
+
+// parseJSON decodes data, which must hold one JSON value, and nothing but
+// white space after it. Objects and arrays nested more than
+// [MaxSettingsDepth] deep fail with errTooDeep, before anything deeper is
+// read. Strings are decoded as encoding/json decodes them (invalid UTF-8
+// and lone surrogates become U+FFFD in the value; the text keeps them).
 func parseJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	// One copy of the input as a string: every key, string and number read
+	// is a slice of it, not an allocation of its own.
+	p := &parser{data: data, src: string(data)}
+	v, err := p.value(1)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the top-level value")
+	p.space()
+	if p.pos < len(p.data) {
+		return nil, p.fail("after the top-level value")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := newObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is not a string")
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.set(k, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return o, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return arr, nil
+type parser struct {
+	data []byte
+	src  string // data as a string
+	pos  int
+	// The elements and members of the arrays and objects being read, the
+	// innermost last; each is copied out, at its exact length, once read.
+	elems   []any
+	members []member
+}
+
+func (p *parser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return tok, nil
 	}
 }
+
+// fail describes the byte at the current position (never more of the
+// file: settings can hold secrets).
+func (p *parser) fail(context string) error {
+	if p.pos >= len(p.data) {
+		return fmt.Errorf("unexpected end of JSON input %s", context)
+	}
+	c := p.data[p.pos]
+	q := strconv.QuoteRune(rune(c))
+	if c >= 0x80 {
+		q = fmt.Sprintf("byte %#02x", c)
+	}
+	return fmt.Errorf("invalid character %s %s (byte %d)", q, context, p.pos+1)
+}
+
+// value reads the value at the current position; depth is the nesting
+// level an object or array there would have.
+func (p *parser) value(depth int) (any, error) {
+	p.space()
+	if p.pos >= len(p.data) {
+		return nil, p.fail("looking for the beginning of a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		if depth > MaxSettingsDepth {
+			return nil, errTooDeep
+		}
+		return p.object(depth)
+	case c == '[':
+		if depth > MaxSettingsDepth {
+			return nil, errTooDeep
+		}
+		return p.array(depth)
+	case c == '"':
+		return p.str()
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, p.fail("looking for the beginning of a value")
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // {
+	o := newObject()
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return o, nil
+	}
+	base := len(p.members)
+	for {
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("looking for the beginning of an object key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("after an object key")
+		}
+		p.pos++
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.members = append(p.members, member{key: k.val, raw: k.raw, val: v})
+		p.space()
+		if p.pos < len(p.data) {
+			switch p.data[p.pos] {
+			case ',':
+				p.pos++
+				continue
+			case '}':
+				p.pos++
+				o.members = append([]member(nil), p.members[base:]...)
+				clear(p.members[base:])
+				p.members = p.members[:base]
+				return o, nil
+			}
+		}
+		return nil, p.fail("after an object member")
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // [
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return []any{}, nil
+	}
+	base := len(p.elems)
+	for {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.elems = append(p.elems, v)
+		p.space()
+		if p.pos < len(p.data) {
+			switch p.data[p.pos] {
+			case ',':
+				p.pos++
+				continue
+			case ']':
+				p.pos++
+				arr := append([]any(nil), p.elems[base:]...)
+				clear(p.elems[base:])
+				p.elems = p.elems[:base]
+				return arr, nil
+			}
+		}
+		return nil, p.fail("after an array element")
+	}
+}
+
+// str reads the string at the current position (its opening quote).
+func (p *parser) str() (str, error) {
+	start := p.pos
+	p.pos++
+	plain := true
+	for {
+		if p.pos >= len(p.data) {
+			return str{}, p.fail("in a string")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			raw := p.src[start:p.pos]
+			if plain {
+				return str{val: raw[1 : len(raw)-1], raw: raw}, nil
+			}
+			var val string
+			if err := json.Unmarshal([]byte(raw), &val); err != nil {
+				return str{}, fmt.Errorf("string at byte %d: %v", start+1, err)
+			}
+			return str{val: val, raw: raw}, nil
+		case c == '\\':
+			plain = false
+			p.pos++
+			if p.pos >= len(p.data) {
+				return str{}, p.fail("in a string escape")
+			}
+			switch p.data[p.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos++
+			case 'u':
+				p.pos++
+				for i := 0; i < 4; i++ {
+					if p.pos >= len(p.data) || !isHex(p.data[p.pos]) {
+						return str{}, p.fail("in a \\u escape")
+					}
+					p.pos++
+				}
+			default:
+				return str{}, p.fail("in a string escape")
+			}
+		case c < 0x20:
+			return str{}, p.fail("in a string")
+		default:
+			if c >= 0x80 {
+				plain = false
+			}
+			p.pos++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// number reads the number at the current position.
+func (p *parser) number() (any, error) {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case digits() == 0:
+		return nil, p.fail("in a number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.fail("after the decimal point of a number")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.fail("in the exponent of a number")
+		}
+	}
+	return json.Number(p.src[start:p.pos]), nil
+}
+
+func (p *parser) literal(word string) error {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		for i := 0; i < len(word) && p.pos < len(p.data) && p.data[p.pos] == word[i]; i++ {
+			p.pos++
+		}
+		return p.fail("in the literal " + word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+// errTooLong is the error of [encodeJSONLimit] when the output would pass
+// its limit.
+var errTooLong = errors.New("the rewritten file would pass the size limit")
 
 // encodeJSON writes v with two-space indentation and a final newline,
-// without escaping <, > and &.
+// without escaping <, > and &. Strings and numbers read from a file are
+// written as they were read.
 func encodeJSON(v any) []byte {
-	var b bytes.Buffer
-	writeValue(&b, v, "")
-	b.WriteByte('\n')
-	return b.Bytes()
+	b, _ := encodeJSONLimit(v, 0)
+	return b
 }
 
-func writeValue(b *bytes.Buffer, v any, indent string) {
+// encodeJSONLimit is [encodeJSON] stopping with errTooLong once the output
+// passes limit bytes (limit ≤ 0: no limit). A nested document re-indented
+// can be many times larger than the file it was read from.
+func encodeJSONLimit(v any, limit int) ([]byte, error) {
+	w := &writer{limit: limit}
+	w.value(v, "")
+	if w.over || limit > 0 && w.b.Len() >= limit {
+		return nil, errTooLong
+	}
+	w.b.WriteByte('\n')
+	return w.b.Bytes(), nil
+}
+
+type writer struct {
+	b     bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (w *writer) value(v any, indent string) {
+	if w.over || w.limit > 0 && w.b.Len() > w.limit {
+		w.over = true
+		return
+	}
+	b := &w.b
 	switch t := v.(type) {
 	case *object:
-		if len(t.keys) == 0 {
+		if len(t.members) == 0 {
 			b.WriteString("{}")
 			return
 		}
 		b.WriteString("{\n")
-		for i, k := range t.keys {
-			b.WriteString(indent + "  ")
-			writeString(b, k)
+		inner := indent + "  "
+		for i, m := range t.members {
+			b.WriteString(inner)
+			if m.raw != "" {
+				b.WriteString(m.raw)
+			} else {
+				writeString(b, m.key)
+			}
 			b.WriteString(": ")
-			writeValue(b, t.vals[k], indent+"  ")
-			if i < len(t.keys)-1 {
+			w.value(m.val, inner)
+			if w.over {
+				return
+			}
+			if i < len(t.members)-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
@@ -138,23 +483,31 @@ func writeValue(b *bytes.Buffer, v any, indent string) {
 			return
 		}
 		b.WriteString("[\n")
+		inner := indent + "  "
 		for i, e := range t {
-			b.WriteString(indent + "  ")
-			writeValue(b, e, indent+"  ")
+			b.WriteString(inner)
+			w.value(e, inner)
+			if w.over {
+				return
+			}
 			if i < len(t)-1 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
 		b.WriteString(indent + "]")
-	case []string:
-		arr := make([]any, len(t))
-		for i, s := range t {
-			arr[i] = s
-		}
-		writeValue(b, arr, indent)
+	case str:
+		b.WriteString(t.raw)
+	case json.Number:
+		b.WriteString(string(t))
 	case string:
 		writeString(b, t)
+	case int:
+		b.WriteString(strconv.Itoa(t))
+	case bool:
+		b.WriteString(strconv.FormatBool(t))
+	case nil:
+		b.WriteString("null")
 	default:
 		data, err := json.Marshal(t)
 		if err != nil {

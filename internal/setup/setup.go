@@ -1,19 +1,26 @@
 // Package setup registers webgate's hooks in the settings files of Claude
 // Code, GitHub Copilot CLI and VS Code, and removes them again. It merges:
-// everything else in a settings file is kept in its original order, a backup
+// everything else in a settings file is kept in its original order, every
+// string and number it does not change keeps its exact spelling, a backup
 // is written before any change, and running an install twice changes
-// nothing.
+// nothing. A settings path that is a symbolic link is written through; a
+// path that is not a regular file, and a file larger or more deeply nested
+// than any settings file needs ([MaxSettingsBytes], [MaxSettingsDepth]),
+// are refused with an error and never rewritten.
 package setup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // Target is an agent whose hook settings setup can edit.
@@ -140,44 +147,43 @@ func (p *Plan) Diff() string { return unifiedDiff(p.Path, p.Before, p.After) }
 
 // Apply writes the plan: first a backup of the existing file next to it
 // (name.bak, or name.<timestamp>.bak when name.bak exists), then the new
-// content, atomically. It returns the backup's path ("" when there was no
-// file or no change).
+// content, atomically. A settings path that is a symbolic link (a chain of
+// them, or one whose target does not exist yet) is written through: the
+// link stays, its final target gets the new content and keeps its mode,
+// and the backup goes beside the target. A file changed since the plan was
+// made, or that is not a regular file, is left alone with an error. It
+// returns the backup's path ("" when there was no file or no change).
 func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 	if !p.Changed() {
 		return "", nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
+	target, err := safefile.ResolveLinks(p.Path)
+	if err != nil {
 		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return "", err
+	}
+	current, err := readFile(target)
+	if err != nil {
+		return "", settingsReadError(p.Path, err)
+	}
+	if (current == nil) != (p.Before == nil) || !bytes.Equal(current, p.Before) {
+		return "", fmt.Errorf("%s changed since it was read; nothing was written, run the command again", p.Path)
 	}
 	mode := os.FileMode(0o644)
 	if p.Before != nil {
-		if info, err := os.Stat(p.Path); err == nil {
+		if info, err := os.Stat(target); err == nil {
 			mode = info.Mode().Perm()
 		}
 		if now == nil {
 			now = time.Now
 		}
-		if backup, err = writeBackup(p.Path, p.Before, mode, now); err != nil {
+		if backup, err = writeBackup(target, p.Before, mode, now); err != nil {
 			return "", fmt.Errorf("writing backup: %w", err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p.Path), "."+filepath.Base(p.Path)+".tmp-*")
-	if err != nil {
-		return backup, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(p.After); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Close(); err != nil {
-		return backup, err
-	}
-	return backup, os.Rename(tmp.Name(), p.Path)
+	return backup, safefile.WriteFile(target, p.After, mode)
 }
 
 // writeBackup writes data next to path under a name no file has yet:
@@ -212,20 +218,84 @@ func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Tim
 // valid JSON; such a file is never touched.
 var ErrInvalidSettings = errors.New("settings file is not valid JSON")
 
+// The limits of a settings file webgate reads. Settings files are a few
+// kilobytes; a larger or more deeply nested file is refused with an error
+// wrapping [ErrSettingsLimit] and never rewritten.
+const (
+	// MaxSettingsBytes is the largest settings file read: 4 MiB.
+	MaxSettingsBytes = 4 << 20
+	// MaxSettingsDepth is the deepest nesting of objects and arrays read:
+	// 64 levels, the top-level object being the first.
+	MaxSettingsDepth = 64
+)
+
+// ErrSettingsLimit is wrapped by errors about a settings file larger or
+// more deeply nested than webgate reads ([MaxSettingsBytes],
+// [MaxSettingsDepth]), or whose rewritten form would be; such a file is
+// never touched.
+var ErrSettingsLimit = errors.New("settings file exceeds webgate's limits")
+
+// maxWrittenBytes is the largest settings file webgate writes: 16 MiB.
+// Re-indented, a file within [MaxSettingsBytes] and [MaxSettingsDepth] can
+// still grow many times over.
+const maxWrittenBytes = 4 * MaxSettingsBytes
+
+// readFile returns the content of the regular file at path, nil (and no
+// error) when there is none. It never blocks on a FIFO and reads at most
+// one byte more than [MaxSettingsBytes].
+func readFile(path string) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSettingsBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSettingsBytes {
+		return nil, errTooLarge
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+var errTooLarge = fmt.Errorf("larger than %d MiB", MaxSettingsBytes>>20)
+
+// settingsReadError words an error of [readFile] for the user.
+func settingsReadError(path string, err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, errTooLarge):
+		return fmt.Errorf("%s: %w: it is %v, the most webgate reads of a settings file; it was left untouched", path, ErrSettingsLimit, err)
+	case errors.Is(err, safefile.ErrNotRegular) && errors.As(err, &pe):
+		return fmt.Errorf("%s: %w; webgate reads and writes settings only in a regular file (or a symbolic link to one), and left it untouched", path, pe.Err)
+	}
+	return err
+}
+
 // readSettings returns the file's bytes (nil when missing) and its parsed
 // top-level object.
 func readSettings(path string) ([]byte, *object, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, nil, settingsReadError(path, err)
+	}
+	if data == nil {
 		return nil, newObject(), nil
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if strings.TrimSpace(string(data)) == "" {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return data, newObject(), nil
 	}
 	v, err := parseJSON(data)
+	if errors.Is(err, errTooDeep) {
+		return nil, nil, fmt.Errorf("%s: %w: its %v, the most webgate reads; it was left untouched", path, ErrSettingsLimit, err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (%v); it was left untouched", path, ErrInvalidSettings, err)
 	}
@@ -234,6 +304,10 @@ func readSettings(path string) ([]byte, *object, error) {
 		return nil, nil, fmt.Errorf("%s: %w (the top level is not an object); it was left untouched", path, ErrInvalidSettings)
 	}
 	return data, o, nil
+}
+
+func tooLongError(path string) error {
+	return fmt.Errorf("%s: %w: re-indented it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
 }
 
 // PlanInstall computes the registration of webgate's hooks for o.Target.
@@ -260,6 +334,12 @@ func plan(o Options, install bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file as webgate would write it unchanged, to tell a change of
+	// content from a change of layout.
+	read, err := encodeJSONLimit(root, maxWrittenBytes)
+	if err != nil {
+		return nil, tooLongError(path)
+	}
 	p := &Plan{Target: o.Target, Path: path, Before: before}
 	switch o.Target {
 	case CopilotCLI:
@@ -277,10 +357,16 @@ func plan(o Options, install bool) (*Plan, error) {
 			p.Notes = append(p.Notes, "VS Code agent hooks read Claude Code settings files (.claude/settings.json, ~/.claude/settings.json); they ignore matchers and run every hook for every tool, and webgate's hooks ignore the tools they do not handle.")
 		}
 	}
-	p.After = encodeJSON(root)
-	if before != nil && !p.Changed() {
+	after, err := encodeJSONLimit(root, maxWrittenBytes)
+	if err != nil {
+		return nil, tooLongError(path)
+	}
+	p.After = after
+	switch {
+	case before != nil && bytes.Equal(after, read):
+		// Nothing changed but, perhaps, the layout: keep the file as it is.
 		p.After = before
-	} else if before == nil && len(root.keys) == 0 {
+	case before == nil && len(root.members) == 0:
 		p.After = nil
 	}
 	return p, nil

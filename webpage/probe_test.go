@@ -1,12 +1,14 @@
-package hooks
+package webpage
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -120,8 +122,8 @@ func TestProbe_StopsAfterFiveRedirects(t *testing.T) {
 	var s *httptest.Server
 	s = servePage(t, func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		_, _ = fmtSscan(r.URL.Query().Get("n"), &n)
-		http.Redirect(w, r, s.URL+"/?n="+itoa(n+1), http.StatusFound)
+		_, _ = fmt.Sscan(r.URL.Query().Get("n"), &n)
+		http.Redirect(w, r, s.URL+"/?n="+strconv.Itoa(n+1), http.StatusFound)
 	})
 	_, err := Probe(context.Background(), s.URL+"/?n=0", ProbeConfig{AllowPrivate: true})
 	if err == nil || !strings.Contains(err.Error(), "redirects") {
@@ -130,12 +132,12 @@ func TestProbe_StopsAfterFiveRedirects(t *testing.T) {
 	// Five redirects are fine.
 	s2 := servePage(t, func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		_, _ = fmtSscan(r.URL.Query().Get("n"), &n)
+		_, _ = fmt.Sscan(r.URL.Query().Get("n"), &n)
 		if n == 5 {
 			_, _ = w.Write([]byte("<html>done</html>"))
 			return
 		}
-		http.Redirect(w, r, "/?n="+itoa(n+1), http.StatusFound)
+		http.Redirect(w, r, "/?n="+strconv.Itoa(n+1), http.StatusFound)
 	})
 	if r, err := Probe(context.Background(), s2.URL+"/?n=0", ProbeConfig{AllowPrivate: true}); err != nil || !strings.HasSuffix(r.URL, "n=5") {
 		t.Fatalf("r = %+v, err = %v", r, err)

@@ -1,0 +1,139 @@
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// MaxLinks is how many symbolic links [ResolveLinks] follows before it
+// gives up on a path as a loop.
+const MaxLinks = 40
+
+// ErrTooManyLinks is wrapped by [ResolveLinks]' error for a path whose
+// chain of symbolic links is longer than [MaxLinks], as a loop is.
+var ErrTooManyLinks = errors.New("too many levels of symbolic links")
+
+// ResolveLinks returns the path that path finally names when every symbolic
+// link of its last element is followed: a link's relative target is taken
+// from the directory that really holds the link (its own links followed),
+// as the system does, not from the path as spelled. A path that is not a
+// link is returned as it is. The chain may end at a file that does not
+// exist (a dangling link): that missing path is returned, so that writing
+// creates the file the link points at.
+func ResolveLinks(path string) (string, error) {
+	p := path
+	for n := 0; ; n++ {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		if n == MaxLinks {
+			return "", &os.PathError{Op: "resolve", Path: path, Err: fmt.Errorf("%w (more than %d)", ErrTooManyLinks, MaxLinks)}
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+			if err != nil {
+				return "", err
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		p = dest
+	}
+}
+
+// WriteFile replaces the content of the file that path names with data.
+//
+// Symbolic links are written through: the file changed is the one
+// [ResolveLinks] finds, and the links stay links. An existing file keeps
+// its permission bits; perm is the mode of a new one. A path that names
+// something other than a regular file (a FIFO, device, socket or
+// directory) fails with an error wrapping [ErrNotRegular] and is never
+// opened for writing.
+//
+// The new content is written to a temporary file beside the target, synced
+// and renamed over it, so that a reader sees either the old or the new
+// content. A target with more than one hard link is instead rewritten in
+// place, so that every name of it sees the change; an error part way
+// through can then leave it truncated, and callers that care keep a copy
+// first.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	target, err := ResolveLinks(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return &os.PathError{Op: "write", Path: target, Err: notRegular(fi)}
+	default:
+		perm = fi.Mode().Perm()
+		if linkCount(fi) > 1 {
+			return writeInPlace(target, data)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), target)
+}
+
+// writeInPlace truncates the regular file at path and writes data into it.
+func writeInPlace(path string, data []byte) error {
+	f, err := openNoWait(path, os.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = notRegular(fi)
+		}
+		return &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,179 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func mkfifo(t *testing.T, p string) {
+	t.Helper()
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+}
+
+// noHang fails the test when f takes more than a few seconds.
+func noHang(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked")
+	}
+}
+
+func TestResolveLinks(t *testing.T) {
+	d := t.TempDir()
+	real := filepath.Join(d, "dots", "real", "settings.json")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	os.WriteFile(real, []byte("{}"), 0o600)
+	os.MkdirAll(filepath.Join(d, "dots", "linked"), 0o755)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("real/settings.json", filepath.Join(d, "dots", "hop.json")))
+	os.MkdirAll(filepath.Join(d, "home"), 0o755)
+	must(os.Symlink("../dots/hop.json", filepath.Join(d, "home", "rel.json")))
+	// home/cfg -> dots/linked; dots/linked/s.json -> ../real/settings.json
+	must(os.Symlink(filepath.Join(d, "dots", "linked"), filepath.Join(d, "home", "cfg")))
+	must(os.Symlink("../real/settings.json", filepath.Join(d, "dots", "linked", "s.json")))
+	must(os.Symlink(filepath.Join(d, "nowhere", "new.json"), filepath.Join(d, "home", "dangling.json")))
+	must(os.Symlink("loop-b", filepath.Join(d, "home", "loop-a")))
+	must(os.Symlink("loop-a", filepath.Join(d, "home", "loop-b")))
+	for _, tc := range []struct{ in, want string }{
+		{real, real},
+		{filepath.Join(d, "home", "rel.json"), real},
+		{filepath.Join(d, "home", "cfg", "s.json"), filepath.Join(d, "dots", "linked", "..", "real", "settings.json")},
+		{filepath.Join(d, "home", "dangling.json"), filepath.Join(d, "nowhere", "new.json")},
+		{filepath.Join(d, "home", "missing.json"), filepath.Join(d, "home", "missing.json")},
+	} {
+		got, err := ResolveLinks(tc.in)
+		if err != nil || filepath.Clean(got) != filepath.Clean(tc.want) {
+			t.Errorf("ResolveLinks(%s) = %s, %v; want %s", tc.in, got, err, filepath.Clean(tc.want))
+		}
+	}
+	if _, err := ResolveLinks(filepath.Join(d, "home", "loop-a")); !errors.Is(err, ErrTooManyLinks) {
+		t.Errorf("loop: err = %v", err)
+	}
+}
+
+func TestWriteFile_WritesThroughLinksKeepingTheModeAndTheLink(t *testing.T) {
+	d := t.TempDir()
+	target := filepath.Join(d, "target.json")
+	os.WriteFile(target, []byte("old"), 0o600)
+	os.Chmod(target, 0o640)
+	link := filepath.Join(d, "link.json")
+	os.Symlink("target.json", link)
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new" {
+		t.Fatalf("target holds %q", got)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(d)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestWriteFile_CreatesTheTargetOfADanglingLink(t *testing.T) {
+	d := t.TempDir()
+	link := filepath.Join(d, "link.json")
+	os.Symlink("new.json", link)
+	if err := WriteFile(link, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(d, "new.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("new file: %v %v", fi, err)
+	}
+}
+
+func TestWriteFile_KeepsHardLinks(t *testing.T) {
+	d := t.TempDir()
+	a, b := filepath.Join(d, "a.json"), filepath.Join(d, "b.json")
+	os.WriteFile(a, []byte("old content"), 0o600)
+	if err := os.Link(a, b); err != nil {
+		t.Skip(err)
+	}
+	if err := WriteFile(a, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new" {
+		t.Fatalf("the other name holds %q", got)
+	}
+}
+
+func TestWriteFile_RefusesAFIFOWithoutOpeningIt(t *testing.T) {
+	d := t.TempDir()
+	p := filepath.Join(d, "settings.json")
+	mkfifo(t, p)
+	link := filepath.Join(d, "link.json")
+	os.Symlink("settings.json", link)
+	for _, name := range []string{p, link} {
+		noHang(t, func() {
+			if err := WriteFile(name, []byte("x"), 0o644); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("%s: err = %v", name, err)
+			}
+		})
+	}
+	if fi, _ := os.Lstat(p); fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Error("the FIFO was replaced")
+	}
+}
+
+func TestOpen_RefusesAFIFOAndReadsARegularFile(t *testing.T) {
+	d := t.TempDir()
+	p := filepath.Join(d, "page.html")
+	mkfifo(t, p)
+	noHang(t, func() {
+		if _, err := Open(p); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	if _, err := Open("/dev/zero"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("/dev/zero: err = %v", err)
+	}
+	r := filepath.Join(d, "r.html")
+	os.WriteFile(r, []byte("<p>hi"), 0o600)
+	f, err := Open(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if b, _ := io.ReadAll(f); string(b) != "<p>hi" {
+		t.Errorf("read %q", b)
+	}
+}
+
+func TestOpenNoWait_DoesNotBlockOnAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	mkfifo(t, p)
+	// The check Open makes before opening is skipped here: this is the
+	// FIFO put in place after the check.
+	noHang(t, func() {
+		f, err := openNoWait(p, os.O_RDONLY)
+		if err == nil {
+			f.Close()
+		}
+	})
+}
