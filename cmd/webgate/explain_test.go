@@ -105,7 +105,7 @@ func TestExplain_QueryWithoutKeysPassesThrough(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("code %d", code)
 	}
-	line(t, out, `^providers\s+none: no provider of the order \(tavily, websearchapi\) has keys$`)
+	line(t, out, `^providers\s+none: no provider of the order \(tavily, websearchapi, exa, brave, searxng\) has keys$`)
 	line(t, out, `^decision\s+pass: no search provider has an API key$`)
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -39,7 +41,7 @@ func TestRun_HelpListsEveryCommand(t *testing.T) {
 
 func TestRun_VersionPrintsVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "--version")
-	if code != exitOK || out != "webgate dev\n" {
+	if code != exitOK || out != "webgate "+buildinfo.Version()+"\n" || !strings.HasPrefix(out, "webgate v") {
 		t.Fatalf("code %d, out %q", code, out)
 	}
 }
