@@ -1,10 +1,9 @@
 package hooks
 
 import (
-	"net/url"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/internal/sanitize"
 )
 
 // textLen returns the length of s in UTF-16 code units, the unit in which
@@ -41,28 +40,11 @@ func cutText(s string, max int) string {
 	return s
 }
 
-// oneLine collapses every run of white space (newlines included) into one
-// space and trims the ends; control characters are dropped.
-func oneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(r) || r == utf8.RuneError:
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// oneLine applies the terminal rule to s ([sanitize.Line]): escape
+// sequences, control, bidirectional and tag characters are removed, invalid
+// UTF-8 is replaced, and every run of white space (newlines included)
+// becomes one space, with the ends trimmed.
+func oneLine(s string) string { return sanitize.Line(s) }
 
 // shorten returns oneLine(s) cut to about max code units at a word
 // boundary, with "…" appended when it was cut.
@@ -90,16 +72,19 @@ func redact(s string, secrets []string) string {
 	return s
 }
 
-// redactDecision scrubs every text of d.
+// redactDecision makes every text of d safe to hand over: the reason and
+// the context, which reach the model, get the agent rule
+// ([sanitize.Agent]: the terminal rule plus neutralised framing tags); the
+// system message and the diagnostics, which reach the user's terminal or
+// log, get the terminal rule ([sanitize.Text]). Then every secret is
+// replaced by "[redacted]"; the rule runs first, so that a key split by an
+// escape sequence is still found.
 func redactDecision(d Decision, secrets []string) Decision {
-	if len(secrets) == 0 {
-		return d
-	}
-	d.Reason = redact(d.Reason, secrets)
-	d.Context = redact(d.Context, secrets)
-	d.SystemMessage = redact(d.SystemMessage, secrets)
+	d.Reason = redact(sanitize.Agent(d.Reason), secrets)
+	d.Context = redact(sanitize.Agent(d.Context), secrets)
+	d.SystemMessage = redact(sanitize.Text(d.SystemMessage), secrets)
 	for i, l := range d.Diagnostics {
-		d.Diagnostics[i] = redact(l, secrets)
+		d.Diagnostics[i] = redact(sanitize.Text(l), secrets)
 	}
 	return d
 }
@@ -114,20 +99,8 @@ func stepAsideMessage(in *Input, problem string) string {
 	return shorten(msg, 300)
 }
 
-// maxLinkURL is the longest URL a result may carry to be shown.
-const maxLinkURL = 2048
-
 // linkURL reports whether raw is a URL worth handing to the model as a
-// source: an absolute http or https URL with a host, at most
-// [maxLinkURL] bytes, with no white space or control characters.
-func linkURL(raw string) bool {
-	if raw == "" || len(raw) > maxLinkURL || strings.ContainsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
-		return false
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	s := strings.ToLower(u.Scheme)
-	return s == "http" || s == "https"
-}
+// source ([sanitize.URL]): an absolute http or https URL with a host and no
+// user information, at most [sanitize.MaxURL] bytes, with no white space,
+// control or invisible formatting character.
+func linkURL(raw string) bool { return sanitize.URL(raw) != "" }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -214,6 +215,7 @@ func handleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
 		footer = fmt.Sprintf("[webgate debug: page %s; extracted via %s in %v]", why, name, xelapsed.Round(time.Millisecond))
 	}
 	intro := fmt.Sprintf("Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), name, why)
+	intro += "\n" + sanitize.UntrustedNotice
 	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
 	if s.SystemMessage {
 		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with content extracted via %s (the page %s)", in.ToolName, name, why), 300)
@@ -251,7 +253,8 @@ func pageURL(args FetchArgs, page *provider.Page) string {
 
 // renderPage renders page content for the model: intro, a header with the
 // title and URL, the content as Markdown fitted to the request, and a
-// truncation notice when it had to be cut, all within max.
+// truncation notice when it had to be cut, all within max. The title, URL
+// and content get the terminal rule before they are measured and cut.
 func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max int) string {
 	u := pageURL(args, page)
 	var h strings.Builder
@@ -276,7 +279,8 @@ func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max i
 	if room < 200 {
 		room = 200
 	}
-	fit := FitContent(page.Content, args.Prompt, room)
+	content := sanitize.Text(page.Content)
+	fit := FitContent(content, args.Prompt, room)
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString(fit.Text)
@@ -284,7 +288,7 @@ func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max i
 		if fit.ByRelevance {
 			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: kept the parts most relevant to the request in page order; %d of %d sections omitted, marked %s.]", fit.Omitted, fit.Total, omissionMark)
 		} else {
-			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: only the beginning of the page is shown (%d of %d characters).]", textLen(fit.Text), textLen(strings.TrimSpace(page.Content)))
+			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: only the beginning of the page is shown (%d of %d characters).]", textLen(fit.Text), textLen(strings.TrimSpace(content)))
 		}
 	}
 	b.WriteString(tail)

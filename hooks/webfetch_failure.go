@@ -9,6 +9,7 @@ import (
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/internal/markdown"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -166,6 +167,7 @@ func handleFetchFailure(ctx context.Context, in *Input, env *WebFetchEnv) Decisi
 	}
 	max := s.maxChars()
 	intro := fmt.Sprintf("webgate fallback: the native %s tool failed, so webgate read the page itself (%s). This is the page's content, not a summary: use it to answer the request. The original error follows it.", in.ToolName, path)
+	intro += "\n" + sanitize.UntrustedNotice
 	if len(notes) > 0 {
 		intro += "\n" + strings.Join(notes, " ")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -215,7 +216,7 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		d = Decision{Action: Deny, Reason: renderResults(header, res, footer, max), Diagnostics: trace}
 		notice = fmt.Sprintf("webgate: %s answered with %d result(s) via %s", in.ToolName, len(res.Results), via)
 	case in.Event == PostToolUse:
-		d = companion(in, args.Query, res, footer, max, trace)
+		d = companion(in, args.Query, res, footer, max, trace, s.Secrets)
 		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", len(res.Results), via, in.ToolName)
 	default:
 		header := fmt.Sprintf("webgate fallback: the %s tool failed, so here are provider-backed web search results for query %q (via %s). The original error follows them.", in.ToolName, args.Query, via)
@@ -233,10 +234,12 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 }
 
 // companion builds the PostToolUse answer for an MCP search tool: the
-// original content followed by a labelled webgate result block.
-func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string) Decision {
+// original content followed by a labelled webgate result block, which gets
+// the agent rule and loses every secret here, since the block is not one of
+// the texts redactDecision scrubs.
+func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string, secrets []string) Decision {
 	header := fmt.Sprintf("[webgate companion results] Provider-backed web search results for query %q via webgate (%s), added after the %s tool's own results above.", query, res.Provider, in.ToolName)
-	text := renderResults(header, res, footer, max)
+	text := redact(sanitize.Agent(renderResults(header, res, footer, max)), secrets)
 	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
 	content, ok := contentArray(in.ToolResponse)
 	if !ok || in.Runtime == VSCode {
@@ -273,7 +276,9 @@ func contentArray(resp json.RawMessage) ([]json.RawMessage, bool) {
 }
 
 // renderResults renders a result list under header, within max UTF-16
-// code units: one block per result (title, URL, snippet), one line for the
+// code units: the untrusted-content label ([sanitize.UntrustedNotice]),
+// one block per result (title, URL, snippet, each under the terminal rule;
+// results without an http or https URL are left out), one line for the
 // providers that failed, a note when results were left out, the citation
 // reminder, then footer.
 func renderResults(header string, res *provider.Results, footer string, max int) string {
@@ -293,6 +298,8 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 
 	var b strings.Builder
 	b.WriteString(oneLine(header))
+	b.WriteString("\n")
+	b.WriteString(sanitize.UntrustedNotice)
 	b.WriteString("\n")
 	// Reserve room for the cut notice so adding it never overflows.
 	const cutReserve = 90
@@ -335,7 +342,7 @@ func renderResult(n int, r provider.Result) string {
 	}
 	snippet = shorten(snippet, 320)
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, oneLine(r.URL))
+	fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, sanitize.URL(r.URL))
 	if snippet != "" {
 		fmt.Fprintf(&b, "   %s\n", snippet)
 	}

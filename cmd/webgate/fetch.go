@@ -32,10 +32,14 @@ the page's own text is shown with a note, if it has enough.
 
 The output starts with a header: the title, the URL, and a "Read:" line
 with the classifier's verdict and the path taken (converted from the page's
-own HTML, extracted via a provider, or a fallback). With --json it prints
-one JSON object: {"url", "final_url", "status", "class", "confidence",
-"path", "why", "provider", "title", "content", "note", …}; a failure prints
-{"error": {"reason", "class", "message", "failed_providers"}}.
+own HTML, extracted via a provider, or a fallback). Text from the web is
+printed under a terminal rule: escape sequences, control characters and
+bidirectional overrides are removed, and only http and https links are
+kept as links. The fetch, probe and extraction included, gives up after
+30s unless --timeout says otherwise. With --json it prints one JSON
+object: {"url", "final_url", "status", "class", "confidence", "path",
+"why", "provider", "title", "content", "note", …}; a failure prints
+{"error": {"reason", "class", "message", "failed_providers", "timed_out"}}.
 
 ` + exitCodesHelp
 
@@ -50,7 +54,7 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	maxChars := fs.Int("max-chars", 0, "cut the content to about `N` characters (0: no limit)")
 	var providers listFlag
 	fs.Var(&providers, "provider", "extract only with the providers `NAMES`, in this order (of "+strings.Join(config.ProviderNames, ", ")+")")
-	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (default: the configured probe and extraction timeouts)")
+	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION`, probe and extraction included (default %v)", webtools.DefaultFetchTimeout))
 	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
@@ -64,6 +68,9 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	case *maxChars < 0:
 		fmt.Fprintf(stderr, "webgate fetch: --max-chars must not be negative, got %d\n", *maxChars)
 		return exitUsage
+	case *timeout < 0:
+		fmt.Fprintf(stderr, "webgate fetch: --timeout must not be negative, got %v\n", *timeout)
+		return exitUsage
 	}
 	if bad := unknownProviders(providers); bad != "" {
 		fmt.Fprintf(stderr, "webgate fetch: unknown provider %q (want %s)\n", bad, strings.Join(config.ProviderNames, ", "))
@@ -72,11 +79,7 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 
 	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, extractProvider: providers})
 	printWarnings(stderr, "fetch", warnings)
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
+	tools.FetchTimeout = *timeout
 	stop := spinner(stderr, "fetching")
 	res, err := tools.Fetch(ctx, webtools.FetchRequest{URL: pos[0], Prompt: *prompt})
 	stop()
@@ -84,7 +87,7 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		if *asJSON {
 			writeJSON(stdout, jsonErrorOf(err))
 		}
-		fmt.Fprintf(stderr, "webgate fetch: %s\n", err)
+		printError(stderr, "fetch", err)
 		return exitCode(err)
 	}
 	if *asJSON {
@@ -96,10 +99,6 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		writeJSON(stdout, res)
 		return exitOK
 	}
-	text := res.Text(*maxChars)
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n" // a tool route's message has none
-	}
-	fmt.Fprint(stdout, text)
+	printText(stdout, res.Text(*maxChars))
 	return exitOK
 }

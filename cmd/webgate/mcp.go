@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webgate-dev/webgate/internal/mcpserver"
+	"github.com/webgate-dev/webgate/internal/webtools"
 )
 
 func mcpCommand() command {
@@ -39,6 +40,14 @@ which an agent's MCP configuration usually sets in the server's "env".
 Failures are tool errors naming the failure class; diagnostics go to
 standard error.
 
+Every call answers within its deadline (--search-timeout, default 25s;
+--fetch-timeout, default 30s, probe and extraction included) or as soon as
+the client cancels it; past the deadline the answer is a tool error
+labelled "timeout". Results are labelled as untrusted web content; escape
+sequences, control and bidirectional characters are removed from them,
+results without an http or https URL are dropped, and tags imitating an
+agent runtime's framing (such as </system-reminder>) are neutralised.
+
 Exit status: 0 when the client closes the connection, 1 if the server
 fails, 2 for a bad command line.`
 
@@ -51,6 +60,8 @@ func runMCP(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdo
 	maxChars := fs.Int("max-chars", mcpserver.DefaultMaxChars, "cut web_fetch answers to about `N` characters")
 	verbose := fs.Bool("v", false, "log each tool call (tool, outcome, duration) to standard error; also on with debug = true")
 	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	searchTimeout := fs.Duration("search-timeout", webtools.DefaultSearchTimeout, "answer each web_search call within `DURATION`")
+	fetchTimeout := fs.Duration("fetch-timeout", webtools.DefaultFetchTimeout, "answer each web_fetch call within `DURATION`, probe and extraction included")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
@@ -63,7 +74,12 @@ func runMCP(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdo
 		fmt.Fprintf(stderr, "webgate mcp: --max-chars must be positive, got %d\n", *maxChars)
 		return exitUsage
 	}
+	if *searchTimeout <= 0 || *fetchTimeout <= 0 {
+		fmt.Fprintf(stderr, "webgate mcp: --search-timeout and --fetch-timeout must be positive, got %v and %v\n", *searchTimeout, *fetchTimeout)
+		return exitUsage
+	}
 	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile})
+	tools.SearchTimeout, tools.FetchTimeout = *searchTimeout, *fetchTimeout
 	printWarnings(stderr, "mcp", warnings)
 	var logger *slog.Logger
 	if *verbose || cfg.Debug {

@@ -31,10 +31,16 @@ decide which providers are asked and how. It prints one block per result
 (title, URL, snippet), then the providers that failed, if any. When the
 query matches a local documentation index, a note names its MCP tool.
 
+Text from the web is printed under a terminal rule: escape sequences,
+control characters and bidirectional overrides are removed, and results
+whose URL is not an http or https link are left out. The search gives up
+after 25s unless --timeout says otherwise.
+
 With --json it prints the result as one JSON object: {"query", "provider",
 "results": [{"title", "url", "snippet", "published", "providers"}],
 "failed_providers": [{"provider", "class"}], "local_docs": […]}; a failure
-prints {"error": {"reason", "class", "message", "failed_providers"}}.
+prints {"error": {"reason", "class", "message", "failed_providers",
+"timed_out"}}.
 
 ` + exitCodesHelp
 
@@ -53,7 +59,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
 	fs.Var(&providers, "provider", "ask only the providers `NAMES`, in this order (of "+strings.Join(config.ProviderNames, ", ")+")")
 	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
-	timeout := fs.Duration("timeout", 0, "give up after `DURATION` (default: the configured search timeout)")
+	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION` (default %v)", webtools.DefaultSearchTimeout))
 	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
@@ -64,6 +70,9 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	case query == "":
 		fmt.Fprintln(stderr, "webgate search: no query given")
 		fs.Usage()
+		return exitUsage
+	case *timeout < 0:
+		fmt.Fprintf(stderr, "webgate search: --timeout must not be negative, got %v\n", *timeout)
 		return exitUsage
 	case *maxResults < 0 || *maxResults > webtools.MaxResultsLimit:
 		fmt.Fprintf(stderr, "webgate search: -n must be between 1 and %d, got %d\n", webtools.MaxResultsLimit, *maxResults)
@@ -79,11 +88,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 
 	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, mode: *mode, searchProviders: providers})
 	printWarnings(stderr, "search", warnings)
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
-	}
+	tools.SearchTimeout = *timeout
 	stop := spinner(stderr, "searching")
 	res, err := tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults})
 	stop()
@@ -91,13 +96,13 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		if *asJSON {
 			writeJSON(stdout, jsonErrorOf(err))
 		}
-		fmt.Fprintf(stderr, "webgate search: %s\n", err)
+		printError(stderr, "search", err)
 		return exitCode(err)
 	}
 	if *asJSON {
 		writeJSON(stdout, res)
 	} else {
-		fmt.Fprint(stdout, res.Text())
+		printText(stdout, res.Text())
 	}
 	if len(res.Results) == 0 {
 		if !*asJSON {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/webtools"
 )
 
@@ -165,8 +166,24 @@ func orList(items []string) string {
 // printWarnings writes configuration warnings to stderr.
 func printWarnings(stderr io.Writer, cmd string, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "webgate %s: warning: %s\n", cmd, w)
+		fmt.Fprintf(stderr, "webgate %s: warning: %s\n", cmd, sanitize.Line(w))
 	}
+}
+
+// printError writes a failed command's error to stderr on one line, under
+// the terminal rule: its message may echo text from the web.
+func printError(stderr io.Writer, cmd string, err error) {
+	fmt.Fprintf(stderr, "webgate %s: %s\n", cmd, sanitize.Line(err.Error()))
+}
+
+// printText writes text from the web to w under the terminal rule
+// ([sanitize.Text]), ending it with a newline when it has none.
+func printText(w io.Writer, text string) {
+	text = sanitize.Text(text)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	fmt.Fprint(w, text)
 }
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -234,6 +251,7 @@ type jsonError struct {
 		Class    string             `json:"class,omitempty"`
 		Message  string             `json:"message"`
 		Failures []webtools.Failure `json:"failed_providers,omitempty"`
+		TimedOut bool               `json:"timed_out,omitempty"`
 	} `json:"error"`
 }
 
@@ -241,9 +259,10 @@ func jsonErrorOf(err error) jsonError {
 	var j jsonError
 	var e *webtools.Error
 	if errors.As(err, &e) {
-		j.Error.Reason, j.Error.Class, j.Error.Message, j.Error.Failures = e.Reason, string(e.Class), e.Message, e.Failures
+		j.Error.Reason, j.Error.Class, j.Error.Failures, j.Error.TimedOut = e.Reason, string(e.Class), e.Failures, e.TimedOut
 	} else {
-		j.Error.Reason, j.Error.Message = "unknown", err.Error()
+		j.Error.Reason = "unknown"
 	}
+	j.Error.Message = sanitize.Line(err.Error())
 	return j
 }

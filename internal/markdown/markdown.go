@@ -11,6 +11,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/webgate-dev/webgate/internal/sanitize"
 )
 
 // Document is a page converted to Markdown.
@@ -25,7 +27,8 @@ type Document struct {
 }
 
 // ConvertHTML turns a page's HTML into readable Markdown. base resolves
-// relative links; it may be empty. The main content is taken from the
+// relative links; it may be empty. Only http and https links are kept as
+// links (see [sanitize.URL]); any other link keeps its text alone. The main content is taken from the
 // page's <main>, role="main" or single <article> element when one holds
 // most of the text, else from the whole body; navigation, headers and
 // footers of the page, asides, forms, scripts, styles and hidden elements
@@ -294,7 +297,10 @@ func (c *converter) inline(b *strings.Builder, n *html.Node) {
 }
 
 // link resolves href against the base URL; it returns "" for links that
-// lead nowhere useful (same-page anchors, javascript:).
+// lead nowhere useful (same-page anchors) and for every link that is not an
+// http or https web link once resolved ([sanitize.URL]): javascript:,
+// data:, vbscript:, file: and mailto: links, and relative links when there
+// is no base URL to resolve them against. Such a link's text is kept.
 func (c *converter) link(href string) string {
 	href = strings.TrimSpace(href)
 	if href == "" || strings.HasPrefix(href, "#") {
@@ -307,12 +313,7 @@ func (c *converter) link(href string) string {
 	if c.base != nil {
 		u = c.base.ResolveReference(u)
 	}
-	switch u.Scheme {
-	case "http", "https", "mailto", "":
-	default:
-		return ""
-	}
-	return linkEscaper.Replace(u.String())
+	return sanitize.URL(linkEscaper.Replace(u.String()))
 }
 
 // linkEscaper escapes what would end a Markdown link target early.

@@ -8,8 +8,27 @@
 // whose text names the failure: bad-input, not-configured,
 // page-unavailable, or, when providers failed, their user-facing class
 // (auth-failed, credit-or-quota-failed, transient-provider-failed,
-// unknown). A handler never crashes the server and no output carries an
-// API key.
+// unknown), or timeout when the call ran out of time. A handler never
+// crashes the server and no output carries an API key.
+//
+// # Deadlines
+//
+// Each web_search call runs within the Tools' SearchTimeout and each
+// web_fetch call, probe and extraction included, within its FetchTimeout
+// (by default 25s and 30s, see package webtools); a client's cancellation
+// ends the call at once. The deadline reaches every provider request, so a
+// provider that answers 429 asking for a wait longer than half of the time
+// left is reported as rate-limited (credit-or-quota-failed) at once rather
+// than waited for.
+//
+// # Untrusted content
+//
+// Search results and page content come from third parties. Every result
+// starts with a label saying so (sanitize.UntrustedNotice), and its text
+// gets package sanitize's agent rule: escape sequences, control,
+// bidirectional and tag characters removed, results without an http or
+// https URL dropped, and tags that imitate the framing of an agent's
+// runtime (such as a closing system-reminder tag) neutralised.
 //
 // The package never reads the environment or files.
 package mcpserver

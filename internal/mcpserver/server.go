@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -66,6 +68,13 @@ const instructions = `webgate gives web access: web_search finds pages, web_fetc
 // Run it with [mcp.Server.Run] on a transport ([mcp.StdioTransport] for
 // agents). Failures are tool errors (isError results) whose text names the
 // failure class; a handler never crashes the server.
+//
+// Every call answers within its deadline, tools.SearchTimeout or
+// tools.FetchTimeout ([webtools.DefaultSearchTimeout], 25s, and
+// [webtools.DefaultFetchTimeout], 30s, when zero), or stops at once when
+// the client cancels it; past the deadline the answer is a tool error
+// labelled [Timeout]. Results carry the untrusted-content label and the
+// agent rule of package sanitize.
 func New(tools *webtools.Tools, opts *Options) *mcp.Server {
 	var o Options
 	if opts != nil {
@@ -142,7 +151,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		return toolError(SearchTool, err), nil, nil
 	}
 	h.log(SearchTool, start, "ok", fmt.Sprintf("%d result(s) via %s", len(out.Results), out.Provider))
-	return textResult(out.Text()), nil, nil
+	return webResult(out.Text()), nil, nil
 }
 
 func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput) (res *mcp.CallToolResult, _ any, _ error) {
@@ -154,7 +163,14 @@ func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchIn
 		return toolError(FetchTool, err), nil, nil
 	}
 	h.log(FetchTool, start, "ok", out.Summary())
-	return textResult(out.Text(h.opts.MaxChars)), nil, nil
+	if out.Path == webtools.PathRoute {
+		// A tool route's message is the user's configuration, not web
+		// content.
+		return textResult(sanitize.Agent(out.Text(h.opts.MaxChars))), nil, nil
+	}
+	// The label counts towards the cap.
+	room := max(h.opts.MaxChars-utf8.RuneCountInString(sanitize.UntrustedNotice)-2, 1)
+	return webResult(out.Text(room)), nil, nil
 }
 
 // recover turns a panic in a handler into a tool error.
@@ -191,23 +207,37 @@ func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
+// webResult is the answer for text holding web content: the
+// untrusted-content label, then the text under the agent rule
+// ([sanitize.Agent]), so that nothing in it can imitate the framing of the
+// agent's runtime.
+func webResult(text string) *mcp.CallToolResult {
+	return textResult(sanitize.UntrustedNotice + "\n\n" + sanitize.Agent(text))
+}
+
 // toolError renders err as a tool error. The text starts with the tool and
-// a short label (the failure class for provider failures), then the
-// message.
+// a short label, then the message under the agent rule: "timeout" when the
+// call ran out of time, the failure class for other provider failures, the
+// reason otherwise.
 func toolError(tool string, err error) *mcp.CallToolResult {
 	label := string(provider.ClassUnknown)
 	msg := "An unexpected error occurred."
 	var e *webtools.Error
 	if errors.As(err, &e) {
 		msg = e.Message
-		switch e.Reason {
-		case webtools.ProviderFailed:
+		switch {
+		case e.TimedOut:
+			label = Timeout
+		case e.Reason == webtools.ProviderFailed:
 			label = string(e.Class)
 		default:
 			label = string(e.Reason)
 		}
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
-		Text: fmt.Sprintf("%s failed (%s): %s", tool, label, msg),
+		Text: fmt.Sprintf("%s failed (%s): %s", tool, label, sanitize.AgentLine(msg)),
 	}}}
 }
+
+// Timeout is the label of a tool error for a call that ran out of time.
+const Timeout = "timeout"

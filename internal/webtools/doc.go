@@ -30,6 +30,24 @@
 // and never contain an API key; [Tools.Secrets] are scrubbed from every
 // message and content as a last line of defence.
 //
+// # Deadlines
+//
+// Every search and every fetch has a deadline ([Tools.SearchTimeout],
+// [Tools.FetchTimeout]; 25s and 30s by default), which reaches every
+// provider request: a provider asking for a wait that does not fit is
+// reported at once by its class. Past the deadline the call returns within
+// half a second, even if a provider ignores its context, with an [*Error]
+// whose TimedOut is set.
+//
+// # Text from the web
+//
+// Results hold text under the terminal rule of package sanitize: escape
+// sequences, control, bidirectional and tag characters are removed from
+// titles, snippets, content, notes and error messages, and a search hit
+// whose URL is not an http or https link is dropped. Frontends that hand
+// the text to an agent apply the agent rule on top of it (the MCP server
+// does); the command line prints it as is.
+//
 // This package never reads the environment or files: the frontends load
 // the configuration and hand over built values.
 package webtools

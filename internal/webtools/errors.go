@@ -40,6 +40,11 @@ type Error struct {
 	Failures []Failure
 	// Message says what went wrong, in one or two sentences.
 	Message string
+	// TimedOut is set when the call ran out of time: its deadline passed
+	// before it could answer ([Tools.SearchTimeout], [Tools.FetchTimeout]
+	// or the caller's own), and Message then starts by saying so; or every
+	// provider that was asked timed out.
+	TimedOut bool
 }
 
 // Error returns the message.
@@ -115,7 +120,11 @@ func providerError(op string, err error, fallbackName string) *Error {
 	if hint := classHint(class); hint != "" {
 		msg += " " + hint
 	}
-	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg}
+	timedOut := len(fails) > 0
+	for _, f := range fails {
+		timedOut = timedOut && f.TimedOut
+	}
+	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg, TimedOut: timedOut}
 }
 
 // classHint says what a user can do about a failure class.

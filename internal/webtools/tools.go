@@ -14,6 +14,7 @@ import (
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/markdown"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
 )
@@ -25,6 +26,12 @@ const (
 	DefaultMaxResults = 8
 	// MaxResultsLimit is the most results a request may ask for.
 	MaxResultsLimit = 20
+	// DefaultSearchTimeout bounds a whole search when
+	// [Tools.SearchTimeout] is zero.
+	DefaultSearchTimeout = 25 * time.Second
+	// DefaultFetchTimeout bounds a whole fetch, probe and extraction
+	// included, when [Tools.FetchTimeout] is zero.
+	DefaultFetchTimeout = 30 * time.Second
 	// minFallbackChars is how much readable text the page's own HTML must
 	// hold to be offered when extraction is not possible.
 	minFallbackChars = 200
@@ -67,6 +74,11 @@ type Tools struct {
 	// Secrets are values (API keys) scrubbed from every message and
 	// content returned, as a last line of defence.
 	Secrets []string
+	// SearchTimeout and FetchTimeout bound one whole search and one whole
+	// fetch; 0 means [DefaultSearchTimeout] and [DefaultFetchTimeout]. A
+	// shorter deadline of the caller's context wins. Past the deadline the
+	// call returns an [*Error] with TimedOut set (see [Tools.Search]).
+	SearchTimeout, FetchTimeout time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -127,7 +139,26 @@ type SearchResult struct {
 // [*Error] values: [BadInput] for an empty query or a bad result count,
 // [NotConfigured] without a Searcher, [ProviderFailed] when every provider
 // failed.
+//
+// The search runs within [Tools.SearchTimeout] (or the caller's earlier
+// deadline): when the deadline passes first, Search returns at most
+// half a second later with an [*Error] whose TimedOut is set and whose
+// message names the deadline and the providers that had failed by then.
+//
+// Every text of the result gets the terminal rule of package sanitize
+// (titles, snippets and provider names on one line), and a hit whose URL
+// is not an http or https link ([sanitize.URL]) is dropped.
 func (t *Tools) Search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
+	res, err := bound(ctx, t.SearchTimeout, DefaultSearchTimeout, "The web search", func(ctx context.Context) (*SearchResult, error) {
+		return t.search(ctx, req)
+	})
+	if err != nil {
+		return nil, t.redactErr(err)
+	}
+	return res, nil
+}
+
+func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
 		return nil, &Error{Reason: BadInput, Message: "The search query is empty."}
@@ -140,7 +171,7 @@ func (t *Tools) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		docs = append(docs, DocsIndex{Description: d.Description, MCPTool: d.MCPToolName, Path: d.Path})
 	}
 	if t.Searcher == nil {
-		return nil, t.redactErr(&Error{Reason: NotConfigured, Message: joinSentences("No web search provider has an API key.", t.SearchHint)})
+		return nil, &Error{Reason: NotConfigured, Message: joinSentences("No web search provider has an API key.", t.SearchHint)}
 	}
 	n := req.MaxResults
 	if n == 0 {
@@ -160,11 +191,11 @@ func (t *Tools) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		err = &provider.Error{Provider: provider.NameOf(t.Searcher), Op: "search", Kind: provider.KindUnknown, Message: "no answer"}
 	}
 	if err != nil {
-		return nil, t.redactErr(providerError("The web search", err, provider.NameOf(t.Searcher)))
+		return nil, providerError("The web search", err, provider.NameOf(t.Searcher))
 	}
 	out := &SearchResult{
-		Query:     q,
-		Provider:  nameOr(res.Provider, t.Searcher),
+		Query:     sanitize.Line(q),
+		Provider:  sanitize.Line(nameOr(res.Provider, t.Searcher)),
 		Results:   []Hit{},
 		Failed:    failuresFrom(res.Failures),
 		LocalDocs: docs,
@@ -177,16 +208,25 @@ func (t *Tools) Search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		if len(out.Results) == n {
 			break
 		}
-		h := Hit{Title: t.redact(collapse(r.Title)), URL: t.redact(strings.TrimSpace(r.URL)), Snippet: t.redact(collapse(r.Snippet))}
+		// A result that is not a web link (a javascript:, data: or file:
+		// URL, a URL with spaces or invisible characters) cannot be cited
+		// as a source: it is left out, as the web search hook does.
+		u := sanitize.URL(r.URL)
+		if u == "" {
+			continue
+		}
+		h := Hit{Title: t.redact(sanitize.Line(r.Title)), URL: t.redact(u), Snippet: t.redact(sanitize.Line(r.Snippet))}
 		if h.Snippet == "" {
-			h.Snippet = t.redact(collapse(r.Content))
+			h.Snippet = t.redact(sanitize.Line(r.Content))
 		}
 		if !r.Published.IsZero() {
 			h.Published = r.Published.UTC().Format("2006-01-02")
 		}
-		h.Providers = r.Providers
+		for _, p := range r.Providers {
+			h.Providers = append(h.Providers, sanitize.Line(p))
+		}
 		if len(h.Providers) == 0 && r.Provider != "" {
-			h.Providers = []string{r.Provider}
+			h.Providers = []string{sanitize.Line(r.Provider)}
 		}
 		out.Results = append(out.Results, h)
 	}
@@ -273,16 +313,32 @@ type FetchResult struct {
 // with a status such as 404, [NotConfigured] when extraction was needed
 // without an Extractor and nothing else was readable, [ProviderFailed] when
 // extraction failed and nothing else was readable.
+//
+// The fetch runs within [Tools.FetchTimeout] (or the caller's earlier
+// deadline), probe and extraction included; past it, Fetch returns as
+// [Tools.Search] does, with TimedOut set.
+//
+// The content gets the terminal rule of package sanitize, and every other
+// text of the result (title, URLs, note, content type) the same rule on
+// one line.
 func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, error) {
 	start := t.now()
-	res, err := t.fetch(ctx, req)
+	res, err := bound(ctx, t.FetchTimeout, DefaultFetchTimeout, "The fetch", func(ctx context.Context) (*FetchResult, error) {
+		return t.fetch(ctx, req)
+	})
 	if err != nil {
 		return nil, t.redactErr(err)
 	}
 	res.Elapsed = t.now().Sub(start)
-	res.Content = t.redact(res.Content)
-	res.Title = t.redact(res.Title)
-	res.Note = t.redact(res.Note)
+	res.Content = t.redact(sanitize.Text(res.Content))
+	res.Title = t.redact(sanitize.Line(res.Title))
+	res.Note = t.redact(sanitize.Line(res.Note))
+	res.Why = t.redact(sanitize.Line(res.Why))
+	res.URL = sanitize.Line(res.URL)
+	res.FinalURL = sanitize.Line(res.FinalURL)
+	res.ContentType = sanitize.Line(res.ContentType)
+	res.Provider = sanitize.Line(res.Provider)
+	res.Prompt = sanitize.Text(res.Prompt)
 	return res, nil
 }
 
@@ -304,8 +360,10 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		return nil, &Error{Reason: BadInput, Message: "Refusing to fetch " + raw + ": " + trimErr(err, hooks.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."}
 	case errors.Is(err, hooks.ErrUnsupportedURL):
 		return nil, &Error{Reason: BadInput, Message: "Cannot fetch " + raw + ": " + err.Error() + "."}
+	case errors.Is(ctx.Err(), context.Canceled):
+		return nil, &Error{Reason: PageUnavailable, Message: "The fetch was canceled before the page was read."}
 	case ctx.Err() != nil:
-		return nil, &Error{Reason: PageUnavailable, Message: "The fetch was canceled or ran out of time before the page was read."}
+		return nil, &Error{Reason: PageUnavailable, Message: "The page had not been read yet.", TimedOut: true}
 	case err != nil:
 		res.Why = "could not be read directly (" + probeError(err) + ")"
 	default:
@@ -391,7 +449,7 @@ func (t *Tools) extract(ctx context.Context, req FetchRequest, res *FetchResult,
 	}
 	res.Path, res.Content = PathExtraction, page.Content
 	res.Provider = nameOr(page.Provider, t.Extractor)
-	if t := collapse(page.Title); t != "" {
+	if t := sanitize.Line(page.Title); t != "" {
 		res.Title = t
 	}
 	return res, nil
@@ -495,7 +553,7 @@ func joinSentences(parts ...string) string {
 }
 
 func shorten(s string, max int) string {
-	s = collapse(s)
+	s = sanitize.Line(s)
 	if r := []rune(s); len(r) > max {
 		return string(r[:max-1]) + "…"
 	}
@@ -512,15 +570,13 @@ func (t *Tools) redact(s string) string {
 	return s
 }
 
+// redactErr gives an error's message the terminal rule on one line (it
+// may echo remote text) and scrubs the secrets from it.
 func (t *Tools) redactErr(err error) error {
 	var e *Error
 	if errors.As(err, &e) {
-		e.Message = t.redact(e.Message)
+		e.Message = t.redact(sanitize.Line(e.Message))
 		return e
 	}
 	return err
 }
-
-// collapse turns every run of whitespace (no-break spaces included) into
-// one space and trims the ends.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
