@@ -80,7 +80,7 @@ func TestAdversarialWebSearchHookDebugTraceIsSafeForTheTerminal(t *testing.T) {
 	h := (&fakeweb.Hostile{SearchStatus: 429, SearchRetryAfter: "3600"}).Start(t)
 	search := map[string]any{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "WebSearch", "tool_input": map[string]any{"query": "go deadlines"}}
 	r := runBinary(t, "websearch", hostilePayload(t, search), hostileEnv(t, h, "WEBGATE_DEBUG=1"))
-	wantStepAside(t, r, "tavily (credit-or-quota-failed)", "slow down")
+	wantStepAside(t, r, "tavily (rate-limited)", "slow down")
 	fakeweb.CheckHostileOutput(t, "stderr", r.stderr, false)
 	fakeweb.CheckHostileOutput(t, "stdout", r.stdout, false)
 }

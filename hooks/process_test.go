@@ -433,7 +433,7 @@ func TestProcess_WebSearchPassesThroughEveryProviderFault(t *testing.T) {
 	}{
 		{"auth", "tavily (auth-failed)", nil},
 		{"quota", "tavily (credit-or-quota-failed)", nil},
-		{"ratelimit", "tavily (credit-or-quota-failed)", nil},
+		{"ratelimit", "tavily (rate-limited)", nil},
 		{"500", "tavily (transient-provider-failed)", nil},
 		{"malformed", "tavily (unknown)", nil},
 		{"hang", "", []string{"WEBGATE_HOOKS_WEBSEARCH_BUDGET=700ms"}},

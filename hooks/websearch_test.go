@@ -129,7 +129,7 @@ func TestHandleWebSearch_PassesThroughWhenEveryProviderFails(t *testing.T) {
 	if d.Action != Pass {
 		t.Fatalf("action = %v", d.Action)
 	}
-	want := "every search provider failed: tavily (auth-failed), exa (credit-or-quota-failed)"
+	want := "every search provider failed: tavily (auth-failed), exa (rate-limited)"
 	if !strings.Contains(strings.Join(d.Diagnostics, "\n"), want) || !strings.Contains(d.SystemMessage, want) {
 		t.Errorf("diagnostics %q / system message %q lack %q", d.Diagnostics, d.SystemMessage, want)
 	}

@@ -60,31 +60,45 @@ func (k Kind) Retryable() bool { return k == KindTransient || k == KindRateLimit
 func (k Kind) Rotatable() bool { return k == KindAuth || k == KindQuota || k == KindRateLimited }
 
 // Class is the user-facing failure class shown in hook output and
-// diagnostics. The four names are the ones users of the older Node hooks
-// know.
+// diagnostics. Four of the names are the ones users of the older Node
+// hooks know; [ClassRateLimited] tells a temporary limit apart from
+// exhausted credits, and [Class.Legacy] gives the older name for it.
 type Class string
 
 // The user-facing failure classes.
 const (
 	ClassAuthFailed      Class = "auth-failed"
 	ClassCreditOrQuota   Class = "credit-or-quota-failed"
+	ClassRateLimited     Class = "rate-limited"
 	ClassTransientFailed Class = "transient-provider-failed"
 	ClassUnknown         Class = "unknown"
 )
 
-// Class maps k to its user-facing class. Rate limiting is reported as
-// credit-or-quota-failed, as the older hooks did: to a user both mean "this
-// key cannot be used right now".
+// Class maps k to its user-facing class: a rate limit is "rate-limited"
+// (wait, or use another key), exhausted credits or plan
+// "credit-or-quota-failed" (top up or change the plan).
 func (k Kind) Class() Class {
 	switch k {
 	case KindAuth:
 		return ClassAuthFailed
-	case KindQuota, KindRateLimited:
+	case KindQuota:
 		return ClassCreditOrQuota
+	case KindRateLimited:
+		return ClassRateLimited
 	case KindTransient:
 		return ClassTransientFailed
 	}
 	return ClassUnknown
+}
+
+// Legacy returns the name the older Node hooks used for c: rate limits were
+// reported as credit-or-quota-failed. Output meant for scripts written
+// against those hooks shows it alongside c.
+func (c Class) Legacy() Class {
+	if c == ClassRateLimited {
+		return ClassCreditOrQuota
+	}
+	return c
 }
 
 // ClassOf returns the user-facing class of err; see [Kind.Class].

@@ -50,7 +50,7 @@ func TestKind_MapsEveryKindToItsClass(t *testing.T) {
 	want := map[provider.Kind]provider.Class{
 		provider.KindAuth:        provider.ClassAuthFailed,
 		provider.KindQuota:       provider.ClassCreditOrQuota,
-		provider.KindRateLimited: provider.ClassCreditOrQuota,
+		provider.KindRateLimited: provider.ClassRateLimited,
 		provider.KindTransient:   provider.ClassTransientFailed,
 		provider.KindBadRequest:  provider.ClassUnknown,
 		provider.KindUnsupported: provider.ClassUnknown,

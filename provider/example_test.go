@@ -24,7 +24,7 @@ func ExampleKindOf() {
 	}
 	// Output:
 	// "quota" retry=false other-key=true class=credit-or-quota-failed
-	// "rate-limited" retry=true other-key=true class=credit-or-quota-failed
+	// "rate-limited" retry=true other-key=true class=rate-limited
 	// "canceled" retry=false other-key=false class=unknown
 	// "" retry=false other-key=false class=unknown
 }

@@ -111,7 +111,7 @@ func TestAdversarialSearchAndFetchCommandsPrintSafeText(t *testing.T) {
 	// A provider's error message echoes remote text.
 	rate := (&fakeweb.Hostile{SearchStatus: 429, SearchRetryAfter: "3600"}).Start(t)
 	code, out, errOut, _ = hostileRun(t, bin, rate, "search", "q")
-	if code != exitProvider || !strings.Contains(errOut, "credit-or-quota-failed") {
+	if code != exitProvider || !strings.Contains(errOut, "rate-limited") {
 		t.Errorf("rate-limited search: code %d, stderr %s", code, errOut)
 	}
 	fakeweb.CheckHostileOutput(t, "rate-limited search stderr", errOut+out, false)
@@ -157,7 +157,7 @@ func TestAdversarialRateLimitedAndHangingProvidersAnswerWithinTheDeadline(t *tes
 		start := time.Now()
 		text, isErr := hostileCall(t, cs, tc.tool, tc.args, 60*time.Second)
 		took := time.Since(start)
-		if !isErr || !strings.HasPrefix(text, tc.tool+" failed (credit-or-quota-failed):") {
+		if !isErr || !strings.HasPrefix(text, tc.tool+" failed (rate-limited):") {
 			t.Errorf("%s: answer (error %v):\n%s", tc.tool, isErr, text)
 		}
 		if took > 4*time.Second {
@@ -167,7 +167,7 @@ func TestAdversarialRateLimitedAndHangingProvidersAnswerWithinTheDeadline(t *tes
 		fakeweb.CheckHostileOutput(t, tc.tool, text, false)
 	}
 	code, _, errOut, took := hostileRun(t, bin, rate, "fetch", rate.Site+"/app")
-	if code != exitProvider || !strings.Contains(errOut, "credit-or-quota-failed") || took > 4*time.Second {
+	if code != exitProvider || !strings.Contains(errOut, "rate-limited") || took > 4*time.Second {
 		t.Errorf("rate-limited fetch command: code %d after %v, stderr %s", code, took, errOut)
 	}
 

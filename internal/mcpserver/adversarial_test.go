@@ -92,7 +92,7 @@ func TestAdversarialRateLimitedExtractionAnswersWithItsClassAtOnce(t *testing.T)
 		t.Fatalf("no answer after %v: %v", took, err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if !res.IsError || !strings.HasPrefix(text, "web_fetch failed (credit-or-quota-failed):") || !strings.Contains(text, "tavily (credit-or-quota-failed)") {
+	if !res.IsError || !strings.HasPrefix(text, "web_fetch failed (rate-limited):") || !strings.Contains(text, "tavily (rate-limited)") {
 		t.Errorf("answer (error %v):\n%s", res.IsError, text)
 	}
 	if took > 3*time.Second {
