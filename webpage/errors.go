@@ -150,6 +150,8 @@ type Error struct {
 	Why string
 	// Failures lists each extraction provider that failed.
 	Failures []provider.Failure
+	// Misses says why each local tier could not read the page.
+	Misses []string
 	// Err is the underlying error, when there is one.
 	Err error
 }

@@ -36,6 +36,14 @@ type Reader struct {
 	// Classify classifies a page's initial HTML; nil means
 	// [classify.ClassifyBytes].
 	Classify func(html []byte) classify.Result
+	// Renderer renders pages in a browser for the render tier; nil means
+	// no browser.
+	Renderer Renderer
+	// Order is the reading order of the pages that need more than the
+	// probe: [LocalFirst] (the default) reads them locally first —
+	// the structure of a template-heavy page, the data an app shell
+	// embeds, a browser rendering — and asks providers last.
+	Order Order
 	// Now returns the current time, for the elapsed times; nil means
 	// time.Now.
 	Now func() time.Time
@@ -55,6 +63,10 @@ type Request struct {
 	// Prompt optionally says what the reader is looking for; extraction
 	// providers that support it use it to select the parts of the page.
 	Prompt string
+	// NoFallback makes [Reader.Execute] fail rather than return the
+	// page's own text when no tier could read it (a caller that can let
+	// another reader try, such as the web fetch hook, wants that).
+	NoFallback bool
 }
 
 // Action is what a [Plan] decided to do with a page.
@@ -78,6 +90,12 @@ const (
 	// SourceLocal: the page's own HTML converted to Markdown, or its text
 	// as served.
 	SourceLocal Source = "local"
+	// SourceRecovered: text recovered from the data an app shell embeds
+	// for its scripts ([Recover]), without rendering it.
+	SourceRecovered Source = "recovered"
+	// SourceRendered: the page rendered in a browser ([Renderer]), then
+	// converted to Markdown.
+	SourceRendered Source = "rendered"
 	// SourceProvider: an extraction provider read the page.
 	SourceProvider Source = "provider"
 	// SourceLocalFallback: the page needed a provider, none could read it,
@@ -118,6 +136,11 @@ type Plan struct {
 
 	// local is the page's own content: converted HTML or text as served.
 	local Document
+	// structure, when set, is the Markdown of a template-heavy page's
+	// structure.
+	structure *Document
+	// body is the HTML the probe read, for the recover tier.
+	body []byte
 }
 
 // HTML reports whether the probe got an HTML page.
@@ -159,6 +182,9 @@ type Result struct {
 	Note string
 	// Failures lists the extraction providers that failed.
 	Failures []provider.Failure
+	// Misses says, for each tier tried before the one that read the page,
+	// why it could not ("recover: the page embeds no readable data").
+	Misses []string
 	// Plan is what the reader found out before reading.
 	Plan *Plan
 	// ExtractElapsed is how long the extraction took; 0 when there was
@@ -241,6 +267,7 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 		}
 		v := classifyFn(res.Body)
 		p.Verdict = &v
+		p.body = res.Body
 		p.local = ConvertHTML(res.Body, res.URL)
 		switch {
 		case v.Class == classify.TemplateHeavy:
@@ -263,14 +290,21 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 	}
 }
 
-// Execute reads the page as p decided: [ActionLocal] returns the content
-// converted by the plan; [ActionExtract] asks the Extractor, and when it
-// fails or there is none, returns the page's own text with a Note if it
-// has at least [MinFallbackChars] characters. Failures are [*Error]
-// values of kind [KindNoProvider], [KindExtraction] or [KindCanceled].
+// Execute reads the page as p decided. [ActionLocal] returns the content
+// converted by the plan. [ActionExtract] tries the tiers in the reader's
+// [Order] — the structure of a template-heavy page, the data an app shell
+// embeds ([Recover]), a browser rendering ([Renderer]), the extraction
+// providers — and returns the first result good enough to use; local
+// results must hold at least [MinLocalChars] characters of text and not be
+// a login wall, a bot challenge, a cookie wall or an error page. When no
+// tier reads the page, the page's own text is returned with a Note if it
+// has at least [MinFallbackChars] characters (unless req.NoFallback).
+// Failures are [*Error] values of kind [KindNoProvider], [KindExtraction]
+// or [KindCanceled].
 func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, error) {
-	res := &Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Format: provider.Markdown, Plan: p}
+	base := Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Format: provider.Markdown, Plan: p}
 	if p.Action == ActionLocal {
+		res := base
 		res.Source, res.Content = SourceLocal, p.local.Markdown
 		if !p.HTML() {
 			res.Format = provider.Text
@@ -278,42 +312,72 @@ func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, er
 		if p.Truncated {
 			res.Note = "The page was longer than the read limit; only its beginning is shown."
 		}
-		return res, nil
+		return &res, nil
 	}
-	fallback := func(note string) (*Result, bool) {
-		if len([]rune(strings.TrimSpace(p.local.Markdown))) < MinFallbackChars {
-			return nil, false
-		}
-		res.Source, res.Content = SourceLocalFallback, p.local.Markdown
-		res.Note = note + " This is the text of the page as served, which may be incomplete."
-		return res, true
-	}
-	if r.Extractor == nil {
-		if out, ok := fallback(fmt.Sprintf("The page %s, and no extraction provider is configured.", p.Why)); ok {
-			return out, nil
-		}
-		return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why}
-	}
-	page, elapsed, err := r.Extract(ctx, p.URL, req.Prompt)
-	res.ExtractElapsed = elapsed
-	if err != nil {
+	var (
+		misses    []string
+		failures  []provider.Failure
+		provErr   error
+		extracted time.Duration
+		asked     bool
+	)
+	for _, t := range r.tiers(p) {
 		if ctx.Err() != nil {
-			return nil, &Error{Kind: KindCanceled, URL: p.URL, Why: p.Why, Err: context.Cause(ctx)}
+			break
 		}
-		res.Failures = Failures(err, r.Extractor)
-		if out, ok := fallback(fmt.Sprintf("The page %s, and extraction failed (%s).", p.Why, FailureSummary(res.Failures))); ok {
-			return out, nil
+		got, err := t.run(ctx, p, req)
+		if got != nil {
+			extracted += got.ExtractElapsed
 		}
-		return nil, &Error{Kind: KindExtraction, URL: p.URL, Why: p.Why, Failures: res.Failures, Err: err}
+		if err == nil {
+			res := base
+			res.Source, res.Content, res.Note, res.Provider = got.Source, got.Content, got.Note, got.Provider
+			if got.Title != "" {
+				res.Title = got.Title
+			}
+			if got.FinalURL != "" {
+				res.FinalURL = got.FinalURL
+			}
+			if got.Format != "" {
+				res.Format = got.Format
+			}
+			res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
+			return &res, nil
+		}
+		if t.name == "provider" {
+			if err == errNoExtractor {
+				misses = append(misses, "no extraction provider is configured")
+				continue
+			}
+			asked, provErr = true, err
+			failures = append(failures, Failures(err, r.Extractor)...)
+			misses = append(misses, "extraction failed ("+FailureSummary(failures)+")")
+			continue
+		}
+		misses = append(misses, t.name+": "+err.Error())
 	}
-	res.Source, res.Content, res.Provider = SourceProvider, page.Content, page.Provider
-	if page.Format != "" {
-		res.Format = page.Format
+	if ctx.Err() != nil {
+		return nil, &Error{Kind: KindCanceled, URL: p.URL, Why: p.Why, Failures: failures, Err: context.Cause(ctx)}
 	}
-	if t := strings.Join(strings.Fields(page.Title), " "); t != "" {
-		res.Title = t
+	if !req.NoFallback && len([]rune(strings.TrimSpace(p.local.Markdown))) >= MinFallbackChars {
+		res := base
+		res.Source, res.Content = SourceLocalFallback, p.local.Markdown
+		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures))
+		res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
+		return &res, nil
 	}
-	return res, nil
+	if asked {
+		return nil, &Error{Kind: KindExtraction, URL: p.URL, Why: p.Why, Failures: failures, Misses: misses, Err: provErr}
+	}
+	return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why, Misses: misses}
+}
+
+// fallbackReason says why the page's own text is all there is.
+func fallbackReason(asked bool, failures []provider.Failure) string {
+	if asked {
+		return "extraction failed (" + FailureSummary(failures) + ")"
+	}
+	return "no extraction provider is configured"
 }
 
 // Extract reads rawURL with the Extractor alone. A page without content is

@@ -145,6 +145,7 @@ func TestReader_FallsBackToThePagesOwnTextWhenExtractionFails(t *testing.T) {
 	quota := &provider.Error{Provider: "tavily", Op: "extract", Kind: provider.KindQuota, Status: 432}
 	x := &fakeExtractor{name: "tavily", err: quota}
 	r := loopbackReader(x)
+	r.Order = ProvidersOnly
 	p, err := r.Plan(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,208 @@
+package webpage
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/classify"
+)
+
+// Order is the reading order: local tiers (recover, render, documents)
+// and providers, in which order, or one of them alone.
+type Order string
+
+// The reading orders.
+const (
+	// LocalFirst reads locally first (recover the page's embedded data,
+	// render it in a browser) and asks providers only when local reading
+	// did not give a good enough result. The default.
+	LocalFirst Order = "local-first"
+	// ProvidersFirst asks providers first and reads locally when they
+	// fail.
+	ProvidersFirst Order = "providers-first"
+	// LocalOnly never asks a provider.
+	LocalOnly Order = "local-only"
+	// ProvidersOnly never reads locally beyond the probe; a page that
+	// needs more goes to the providers.
+	ProvidersOnly Order = "providers-only"
+)
+
+// Orders lists every reading order.
+var Orders = []Order{LocalFirst, ProvidersFirst, LocalOnly, ProvidersOnly}
+
+// Renderer renders a page in a real browser and returns its DOM after
+// scripts ran. Package webpage/browser provides one. A Renderer must honour
+// ctx, apply the same address rule as the probe to every request the
+// browser makes, and leave nothing running when it returns.
+type Renderer interface {
+	Render(ctx context.Context, rawURL string) (*Rendered, error)
+}
+
+// Rendered is a page rendered by a [Renderer].
+type Rendered struct {
+	// URL is the page's URL after redirects and script navigation.
+	URL string
+	// HTML is the rendered document.
+	HTML []byte
+}
+
+// MinLocalChars is how much text a locally read page (recovered or
+// rendered) must hold to count, when it is not a login wall, a bot
+// challenge, a cookie wall or an error page.
+const MinLocalChars = 200
+
+// tier is one way of reading a page that needs more than the probe.
+type tier struct {
+	name string
+	run  func(ctx context.Context, p *Plan, req Request) (*Result, error)
+}
+
+// tiers returns the tiers to try for p, in the reader's order.
+func (r *Reader) tiers(p *Plan) []tier {
+	var local []tier
+	html := p.HTML() && p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300
+	if html && p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy {
+		local = append(local, tier{"structure", r.structureTier})
+	}
+	if html && (p.Verdict == nil || p.Verdict.Class != classify.FetchReadable || strings.TrimSpace(p.local.Markdown) == "") {
+		local = append(local, tier{"recover", r.recoverTier})
+	}
+	if r.Renderer != nil && (p.ProbeFailure == "" || p.ProbeFailure == ProbeTimeout) && !p.Document() {
+		local = append(local, tier{"render", r.renderTier})
+	}
+	provider := []tier{{"provider", r.providerTier}}
+	switch r.order() {
+	case ProvidersFirst:
+		return append(provider, local...)
+	case LocalOnly:
+		return local
+	case ProvidersOnly:
+		return provider
+	}
+	return append(local, provider...)
+}
+
+func (r *Reader) order() Order {
+	if r.Order == "" {
+		return LocalFirst
+	}
+	return r.Order
+}
+
+// structureTier reads a template-heavy page as the Markdown of its useful
+// structure (sections, link lists, teasers), converted from the HTML the
+// probe read.
+func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, error) {
+	doc := p.local
+	if p.structure != nil {
+		doc = *p.structure
+	}
+	if ok, why := judgeLocal(doc.Markdown); !ok {
+		return nil, fmt.Errorf("the page's structure %s", why)
+	}
+	return &Result{Source: SourceLocal, Title: doc.Title, Content: doc.Markdown,
+		Note: "The page is mostly navigation and page template; this is its structure as served."}, nil
+}
+
+// recoverTier reads the data an app shell embeds ([Recover]).
+func (r *Reader) recoverTier(_ context.Context, p *Plan, _ Request) (*Result, error) {
+	if p.body == nil {
+		return nil, fmt.Errorf("no page to recover from")
+	}
+	rec, found := Recover(p.body)
+	if !found {
+		return nil, fmt.Errorf("the page embeds no readable data")
+	}
+	if ok, why := judgeLocal(rec.Markdown); !ok {
+		return nil, fmt.Errorf("the page's embedded data %s", why)
+	}
+	return &Result{Source: SourceRecovered, Title: rec.Title, Content: rec.Markdown,
+		Note: "Recovered from the data the page embeds for its scripts (" + strings.Join(rec.Sources, ", ") + "); the page was not rendered, so parts of it may be missing."}, nil
+}
+
+// renderTier renders the page in a browser and converts the rendered DOM.
+func (r *Reader) renderTier(ctx context.Context, p *Plan, _ Request) (*Result, error) {
+	target := p.FinalURL
+	if target == "" {
+		target = p.URL
+	}
+	page, err := r.Renderer.Render(ctx, target)
+	if err != nil {
+		return nil, fmt.Errorf("rendering failed: %w", err)
+	}
+	doc := ConvertHTML(page.HTML, page.URL)
+	classifyFn := r.Classify
+	if classifyFn == nil {
+		classifyFn = classify.ClassifyBytes
+	}
+	if v := classifyFn(page.HTML); v.Class == classify.BrowserRenderRequired {
+		return nil, fmt.Errorf("the rendered page still shows no content")
+	}
+	if ok, why := judgeLocal(doc.Markdown); !ok {
+		return nil, fmt.Errorf("the rendered page %s", why)
+	}
+	return &Result{Source: SourceRendered, FinalURL: page.URL, Title: doc.Title, Content: doc.Markdown}, nil
+}
+
+// providerTier asks the extraction providers.
+func (r *Reader) providerTier(ctx context.Context, p *Plan, req Request) (*Result, error) {
+	if r.Extractor == nil {
+		return nil, errNoExtractor
+	}
+	page, elapsed, err := r.Extract(ctx, p.URL, req.Prompt)
+	if err != nil {
+		return &Result{ExtractElapsed: elapsed}, err
+	}
+	res := &Result{Source: SourceProvider, Content: page.Content, Provider: page.Provider, ExtractElapsed: elapsed, Format: page.Format}
+	if t := oneSpace(page.Title); t != "" {
+		res.Title = t
+	}
+	return res, nil
+}
+
+var errNoExtractor = fmt.Errorf("no extraction provider is configured")
+
+// Signs of a page that is not the content asked for. They are checked only
+// on short pages: a long article that mentions a password is an article.
+var (
+	wallChallenge = regexp.MustCompile(`(?i)\b(verify (that )?you are (a )?human|checking (if the site connection is secure|your browser)|just a moment\.\.\.|enable (javascript and )?cookies to continue|attention required|are you a robot|captcha|access denied|request blocked|unusual traffic)`)
+	wallLogin     = regexp.MustCompile(`(?i)\b(sign in|log ?in|sign up|create an account)\b[\s\S]{0,400}\b(password|continue with (google|github|apple|email))\b|\b(password)\b[\s\S]{0,400}\b(sign in|log ?in)\b`)
+	wallCookie    = regexp.MustCompile(`(?i)\b(accept (all )?cookies|cookie (settings|preferences|consent)|we use cookies)\b`)
+	wallError     = regexp.MustCompile(`(?i)\b(404|page not found|not found|500 internal server error|service unavailable|bad gateway|this page (could not|can't|cannot) be found)\b`)
+)
+
+// judgeLocal decides whether locally read Markdown is the page's content:
+// at least [MinLocalChars] characters of text, and, when short, not a
+// login wall, a bot challenge, a cookie wall or an error page.
+func judgeLocal(markdown string) (bool, string) {
+	text := visibleText(markdown)
+	n := utf8.RuneCountInString(text)
+	if n < MinLocalChars {
+		return false, fmt.Sprintf("has too little text (%d characters)", n)
+	}
+	if n < 2000 {
+		switch {
+		case wallChallenge.MatchString(text):
+			return false, "is a bot challenge"
+		case wallLogin.MatchString(text):
+			return false, "is a login wall"
+		case wallCookie.MatchString(text) && n < 800:
+			return false, "is a cookie wall"
+		case wallError.MatchString(text) && n < 800:
+			return false, "is an error page"
+		}
+	}
+	return true, ""
+}
+
+// mdLink matches a Markdown link or image, keeping its text.
+var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+
+// visibleText is Markdown without link targets and markup, for counting.
+func visibleText(md string) string {
+	md = mdLink.ReplaceAllString(md, "$1")
+	return strings.Join(strings.Fields(strings.NewReplacer("#", " ", "*", " ", "`", " ", "|", " ", ">", " ", "-", " ").Replace(md)), " ")
+}

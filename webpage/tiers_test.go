@@ -1,0 +1,110 @@
+package webpage
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// nextShell is an app shell whose content is in its __NEXT_DATA__.
+var nextShell = `<html><head><title>Pricing</title><script src="/_next/static/chunks/main.js" defer></script></head><body><div id="__next"></div>` +
+	`<script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"page":{"sections":[` +
+	strings.Repeat(`{"body":"Every plan includes unlimited projects, single sign-on and priority support from our engineers, billed monthly or yearly."},`, 4) +
+	`{"body":"Enterprise plans add audit logs, data residency and a dedicated account manager for teams of any size."}]}}}}</script></body></html>`
+
+type fakeRenderer struct {
+	html  string
+	err   error
+	calls int
+}
+
+func (f *fakeRenderer) Render(_ context.Context, u string) (*Rendered, error) {
+	f.calls++
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &Rendered{URL: u, HTML: []byte(f.html)}, nil
+}
+
+func TestReader_RecoversAnAppShellsDataBeforeAskingAProvider(t *testing.T) {
+	x := &fakeExtractor{name: "x", page: &provider.Page{Content: "from the provider"}}
+	u := serve(t, 200, "text/html", nextShell)
+	res, err := loopbackReader(x).Read(context.Background(), Request{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != SourceRecovered || !strings.Contains(res.Content, "single sign-on") || !strings.Contains(res.Note, "__NEXT_DATA__") {
+		t.Errorf("source %s note %q content %q", res.Source, res.Note, res.Content)
+	}
+	if x.calls.Load() != 0 {
+		t.Error("the provider was asked although local reading succeeded")
+	}
+}
+
+func TestReader_RendersAShellWithNoDataInTheBrowser(t *testing.T) {
+	rend := &fakeRenderer{html: article}
+	u := serve(t, 200, "text/html", shell)
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Renderer: rend}
+	res, err := r.Read(context.Background(), Request{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != SourceRendered || res.Title != "Contexts" || rend.calls != 1 {
+		t.Errorf("source %s title %q calls %d misses %v", res.Source, res.Title, rend.calls, res.Misses)
+	}
+}
+
+func TestReader_AProviderReadsWhatTheBrowserCouldNot(t *testing.T) {
+	for _, rend := range []*fakeRenderer{{err: errors.New("browser crashed")}, {html: shell}, {html: "<html><body><h1>Sign in</h1><form><input type=password> Log in to continue</form></body></html>"}} {
+		x := &fakeExtractor{name: "jina", page: &provider.Page{Content: "the page"}}
+		u := serve(t, 200, "text/html", shell)
+		r := loopbackReader(x)
+		r.Renderer = rend
+		res, err := r.Read(context.Background(), Request{URL: u})
+		if err != nil || res.Source != SourceProvider || len(res.Misses) == 0 {
+			t.Errorf("renderer %+v: res %+v err %v", rend, res, err)
+		}
+	}
+}
+
+func TestReader_FollowsTheReadingOrder(t *testing.T) {
+	u := serve(t, 200, "text/html", nextShell)
+	x := &fakeExtractor{name: "x", page: &provider.Page{Content: "from the provider"}}
+	r := loopbackReader(x)
+	r.Order = ProvidersFirst
+	if res, err := r.Read(context.Background(), Request{URL: u}); err != nil || res.Source != SourceProvider {
+		t.Errorf("providers-first: %+v %v", res, err)
+	}
+	r.Order = ProvidersOnly
+	x.err = &provider.Error{Provider: "x", Kind: provider.KindTransient}
+	if _, err := r.Read(context.Background(), Request{URL: u, NoFallback: true}); KindOf(err) != KindExtraction {
+		t.Errorf("providers-only with a failing provider: %v", err)
+	}
+	r.Order = LocalOnly
+	x.calls.Store(0)
+	if res, err := r.Read(context.Background(), Request{URL: u}); err != nil || res.Source != SourceRecovered || x.calls.Load() != 0 {
+		t.Errorf("local-only: %+v %v (provider calls %d)", res, err, x.calls.Load())
+	}
+}
+
+func TestJudgeLocal_RefusesWallsAndScraps(t *testing.T) {
+	long := strings.Repeat("A paragraph of real content about the topic at hand. ", 10)
+	for _, tc := range []struct {
+		md string
+		ok bool
+	}{
+		{long, true},
+		{"Loading…", false},
+		{"# Just a moment...\n\nChecking your browser before accessing the site. This process is automatic. " + strings.Repeat("Please wait. ", 20), false},
+		{"# Sign in\n\nEmail address\n\nPassword\n\nForgot your password? " + strings.Repeat("Sign in with your account to continue. ", 6), false},
+		{"# 404\n\nPage not found. The page you are looking for does not exist or has been moved somewhere else on this site, sorry. " + strings.Repeat("Go home. ", 10), false},
+		{strings.Repeat("An article that mentions a password policy and how to sign in, at length. ", 40), true},
+	} {
+		if ok, why := judgeLocal(tc.md); ok != tc.ok {
+			t.Errorf("judgeLocal(%.40q) = %v (%s), want %v", tc.md, ok, why, tc.ok)
+		}
+	}
+}
