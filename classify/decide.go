@@ -44,6 +44,10 @@ const (
 	// minBindings is how many unrendered {{ }} bindings show that the page
 	// is an uncompiled client-side template.
 	minBindings = 2
+	// manyBindings is how many unrendered bindings make a page an
+	// application's template whatever the amount of interface text around
+	// them (menus, dialogs, settings labels): the values come from script.
+	manyBindings = 10
 )
 
 // decide turns measured features into a Result.
@@ -177,6 +181,11 @@ func (d *decision) shell() bool {
 	// mount point holds the template itself instead of nothing.
 	if d.contentWords < sparseWords && f.bindings >= minBindings && len(d.evidence) > 1 {
 		d.notes["template_bindings"] = "the page is an unrendered template"
+		d.notes["app_evidence"] = "signs of a client-side application"
+		return true
+	}
+	if f.bindings >= manyBindings && len(d.evidence) > 1 {
+		d.notes["template_bindings"] = "many unrendered bindings: the page is an application's template"
 		d.notes["app_evidence"] = "signs of a client-side application"
 		return true
 	}

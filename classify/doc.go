@@ -69,10 +69,13 @@
 // scripts, many external scripts, loader text, or far more inline code than
 // text. With an empty, well-known mount point, or with two or more
 // unrendered {{ }} bindings (the page is the application's template), the
-// page needs no low link count and one more sign; otherwise it needs fewer
-// than 20 links (many links mean a page of navigation) and no rendered list:
-// three or more linked headings outside page chrome show content the server
-// already put in the page.
+// page needs no low link count and one more sign. With ten or more
+// unrendered bindings and one more sign, the page is an application's
+// template whatever the amount of interface text around them (menus,
+// dialogs, settings labels). Otherwise it needs fewer than 20 links (many
+// links mean a page of navigation) and no rendered list: three or more
+// linked headings outside page chrome show content the server already put
+// in the page.
 //
 // Everything else is TemplateHeavy.
 //
