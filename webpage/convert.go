@@ -6,21 +6,64 @@ import (
 	"github.com/webgate-dev/webgate/internal/markdown"
 )
 
+// MaxConvertBytes is how much of a page's HTML [ConvertHTML] reads; the
+// rest is ignored and the Document says Truncated.
+const MaxConvertBytes = markdown.MaxInput
+
+// ConvertMode chooses how [ConvertHTMLMode] reads a page.
+type ConvertMode string
+
+// The conversions.
+const (
+	// ConvertAuto reads the page's main content ([ConvertArticle]) and
+	// turns to its structure ([ConvertStructure]) when readability finds
+	// little text. What [ConvertHTML] does.
+	ConvertAuto ConvertMode = ""
+	// ConvertArticle reads the main content a readability algorithm
+	// finds: an article, a post, a documentation page.
+	ConvertArticle ConvertMode = ConvertMode(markdown.ModeArticle)
+	// ConvertStructure reads the page's useful structure — sections with
+	// their headings, link lists, teasers — without the page's chrome.
+	// For template-heavy pages: portals, listings, docs indexes.
+	ConvertStructure ConvertMode = ConvertMode(markdown.ModeStructure)
+)
+
 // Document is a page converted to Markdown.
 type Document struct {
 	// Title is the page's title; may be empty.
 	Title string
-	// Markdown is the page's main content: headings, paragraphs, lists,
-	// links (absolute, http and https only), code, quotes and tables,
-	// without scripts, styles, navigation, footers and forms.
+	// Markdown is the page's content: headings, paragraphs, lists, links
+	// (absolute, http and https only), code blocks, quotes and tables,
+	// without scripts, styles, navigation, forms and raw HTML; images are
+	// reduced to their alt text.
 	Markdown string
+	// Mode is the conversion that produced Markdown, [ConvertArticle] or
+	// [ConvertStructure]; empty when the page has no text (and for text
+	// documents, which are not converted).
+	Mode ConvertMode
+	// TextChars is how many characters of text Markdown holds, without
+	// markup and link targets; whitespace runs count as one.
+	TextChars int
+	// Truncated reports that the HTML was larger than the conversion reads
+	// ([MaxConvertBytes], or too many elements); only its beginning was
+	// converted.
+	Truncated bool
 }
 
-// ConvertHTML converts a page's HTML to Markdown locally; baseURL (the
-// page's URL) resolves relative links. It never fetches anything.
+// ConvertHTML converts a page's HTML to Markdown locally with
+// [ConvertAuto]; baseURL (the page's URL) resolves relative links. It
+// never fetches anything and never fails.
 func ConvertHTML(html []byte, baseURL string) Document {
-	d := markdown.ConvertHTML(html, baseURL)
-	return Document{Title: d.Title, Markdown: d.Markdown}
+	return ConvertHTMLMode(html, baseURL, ConvertAuto)
+}
+
+// ConvertHTMLMode converts a page's HTML to Markdown locally the way mode
+// says; baseURL (the page's URL) resolves relative links. A reader that
+// classified a page as template-heavy asks for [ConvertStructure]. It
+// never fetches anything and never fails.
+func ConvertHTMLMode(html []byte, baseURL string, mode ConvertMode) Document {
+	d := markdown.Convert(html, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
+	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated}
 }
 
 // RefusedStatus reports whether an HTTP status means the site refused the

@@ -21,16 +21,22 @@ import (
 // Defaults of [ProbeConfig].
 const (
 	DefaultProbeMaxBytes = 4 << 20
-	DefaultProbeTimeout  = 6 * time.Second
-	MaxRedirects         = 5
+	// DefaultDocumentMaxBytes caps a document (a PDF) the probe reads
+	// whole, since a cut document cannot be read.
+	DefaultDocumentMaxBytes = 32 << 20
+	DefaultProbeTimeout     = 6 * time.Second
+	MaxRedirects            = 5
 )
 
 // ProbeConfig configures how the web fetch hook reads a page itself before
 // deciding whether the native tool can handle it. The zero value means the
 // defaults.
 type ProbeConfig struct {
-	// MaxBytes caps how much of the body is read; default 2 MiB.
+	// MaxBytes caps how much of a page's body is read; default 4 MiB.
 	MaxBytes int64 `koanf:"max_bytes"`
+	// MaxDocumentBytes caps the body of a PDF, which is read whole;
+	// default 32 MiB.
+	MaxDocumentBytes int64 `koanf:"max_document_bytes"`
 	// Timeout bounds the probe, redirects and body included; default 6s.
 	Timeout time.Duration `koanf:"timeout"`
 	// AllowPrivate lets the probe connect to loopback, private, link-local,
@@ -47,6 +53,9 @@ type ProbeConfig struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c ProbeConfig) WithDefaults() ProbeConfig {
+	if c.MaxDocumentBytes <= 0 {
+		c.MaxDocumentBytes = DefaultDocumentMaxBytes
+	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultProbeMaxBytes
 	}
@@ -143,13 +152,17 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 		return nil, probeError(unwrapURL(err))
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, cfg.MaxBytes+1))
+	limit := cfg.MaxBytes
+	if MediaType(resp.Header.Get("Content-Type"), nil) == "application/pdf" && cfg.MaxDocumentBytes > limit {
+		limit = cfg.MaxDocumentBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil && len(body) == 0 {
 		return nil, probeError(fmt.Errorf("reading the page: %w", err))
 	}
 	r := &ProbeResult{URL: resp.Request.URL.String(), Status: resp.StatusCode, Body: body}
-	if int64(len(body)) > cfg.MaxBytes {
-		r.Body, r.Truncated = body[:cfg.MaxBytes], true
+	if int64(len(body)) > limit {
+		r.Body, r.Truncated = body[:limit], true
 	}
 	r.ContentType = MediaType(resp.Header.Get("Content-Type"), r.Body)
 	return r, nil

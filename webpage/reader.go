@@ -1,6 +1,7 @@
 package webpage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage/pdf"
 )
 
 // MinFallbackChars is how much text a page's own HTML must yield to be
@@ -39,6 +41,9 @@ type Reader struct {
 	// Renderer renders pages in a browser for the render tier; nil means
 	// no browser.
 	Renderer Renderer
+	// PDF configures the local reading of PDF documents (package
+	// webpage/pdf): pdftotext when present, else a pure-Go reader.
+	PDF pdf.Options
 	// Order is the reading order of the pages that need more than the
 	// probe: [LocalFirst] (the default) reads them locally first —
 	// the structure of a template-heavy page, the data an app shell
@@ -139,8 +144,11 @@ type Plan struct {
 	// structure, when set, is the Markdown of a template-heavy page's
 	// structure.
 	structure *Document
-	// body is the HTML the probe read, for the recover tier.
+	// body is what the probe read: the HTML for the recover tier, the
+	// document for the PDF tier.
 	body []byte
+	// isPDF is true for a PDF document.
+	isPDF bool
 }
 
 // HTML reports whether the probe got an HTML page.
@@ -272,13 +280,17 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 		switch {
 		case v.Class == classify.TemplateHeavy:
 			p.Action, p.Why = ActionExtract, "is mostly navigation and page template"
+			d := ConvertHTMLMode(res.Body, res.URL, ConvertStructure)
+			p.structure = &d
 		case v.Class == classify.BrowserRenderRequired:
 			p.Action, p.Why = ActionExtract, "shows its content only after JavaScript runs"
-		case strings.TrimSpace(p.local.Markdown) == "":
+		case p.local.TextChars == 0:
 			p.Action, p.Why = ActionExtract, "has no readable text in its HTML"
 		default:
 			p.Action = ActionLocal
 		}
+	case res.ContentType == "application/pdf" || bytes.HasPrefix(res.Body, []byte("%PDF-")):
+		p.Action, p.Why, p.isPDF, p.body = ActionExtract, "is a PDF document", true, res.Body
 	case Textual(res.ContentType) && utf8.Valid(res.Body):
 		p.local = Document{Markdown: string(res.Body)}
 		p.Action = ActionLocal

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage/pdf"
 )
 
 // Order is the reading order: local tiers (recover, render, documents)
@@ -63,6 +65,9 @@ type tier struct {
 // tiers returns the tiers to try for p, in the reader's order.
 func (r *Reader) tiers(p *Plan) []tier {
 	var local []tier
+	if p.isPDF {
+		local = append(local, tier{"pdf", r.pdfTier})
+	}
 	html := p.HTML() && p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300
 	if html && p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy {
 		local = append(local, tier{"structure", r.structureTier})
@@ -105,6 +110,36 @@ func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, 
 	}
 	return &Result{Source: SourceLocal, Title: doc.Title, Content: doc.Markdown,
 		Note: "The page is mostly navigation and page template; this is its structure as served."}, nil
+}
+
+// pdfTier reads a PDF document locally.
+func (r *Reader) pdfTier(ctx context.Context, p *Plan, _ Request) (*Result, error) {
+	if p.Truncated {
+		return nil, fmt.Errorf("the document is larger than the read limit")
+	}
+	doc, err := pdf.Read(ctx, p.body, r.PDF)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	if doc.Title != "" {
+		fmt.Fprintf(&b, "# %s\n\n", oneSpace(doc.Title))
+	}
+	for i, page := range doc.PageTexts() {
+		if strings.TrimSpace(page) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "[page %d]\n\n%s\n\n", i+1, strings.TrimSpace(page))
+	}
+	res := &Result{Source: SourceLocal, Title: oneSpace(doc.Title), Content: strings.TrimSpace(b.String()), Format: provider.Text}
+	res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s).", doc.Pages, doc.Engine)
+	if doc.Truncated || doc.PagesRead < doc.Pages {
+		res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s); only the first %d pages are shown.", doc.Pages, doc.Engine, doc.PagesRead)
+	}
+	if strings.TrimSpace(res.Content) == "" {
+		return nil, fmt.Errorf("the document has no text")
+	}
+	return res, nil
 }
 
 // recoverTier reads the data an app shell embeds ([Recover]).

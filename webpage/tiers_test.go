@@ -3,6 +3,8 @@ package webpage
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,5 +108,27 @@ func TestJudgeLocal_RefusesWallsAndScraps(t *testing.T) {
 		if ok, why := judgeLocal(tc.md); ok != tc.ok {
 			t.Errorf("judgeLocal(%.40q) = %v (%s), want %v", tc.md, ok, why, tc.ok)
 		}
+	}
+}
+
+func TestReader_ReadsAPDFLocally(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("pdf", "testdata", "pdflatex-4-pages.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := serve(t, 200, "application/pdf", string(data))
+	x := &fakeExtractor{name: "x", page: &provider.Page{Content: "from the provider"}}
+	res, err := loopbackReader(x).Read(context.Background(), Request{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != SourceLocal || !strings.Contains(res.Content, "[page 2]") || !strings.Contains(res.Note, "4 pages") || x.calls.Load() != 0 {
+		t.Errorf("source %s note %q content %.200q provider calls %d", res.Source, res.Note, res.Content, x.calls.Load())
+	}
+	// Garbage served as a PDF goes to the provider.
+	u = serve(t, 200, "application/pdf", "%PDF-1.7 not really a document")
+	res, err = loopbackReader(x).Read(context.Background(), Request{URL: u})
+	if err != nil || res.Source != SourceProvider || len(res.Misses) == 0 {
+		t.Errorf("garbage PDF: res %+v err %v", res, err)
 	}
 }

@@ -3,488 +3,392 @@ package markdown
 import (
 	"bytes"
 	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
-	"unicode"
+	"sync"
+	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
+	readability "codeberg.org/readeck/go-readability/v2"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-
-	"github.com/webgate-dev/webgate/internal/sanitize"
 )
+
+// Bounds on the input of a conversion.
+const (
+	// MaxInput is how many bytes of a page are converted; the rest is
+	// ignored and the Document says Truncated.
+	MaxInput = 4 << 20
+	// MaxElements is how many elements of a page are converted; the page
+	// is cut before the element past it and the Document says Truncated.
+	MaxElements = 40000
+	// MaxDepth is how deep elements may nest; the content of an element
+	// this deep is kept as its text alone.
+	MaxDepth = 200
+)
+
+// MinArticleChars is how much text the article conversion must find for
+// [ModeAuto] to keep it rather than turn to the page's structure.
+const MinArticleChars = 250
+
+// Mode chooses a conversion.
+type Mode string
+
+// The conversions.
+const (
+	// ModeAuto converts the page's main content ([ModeArticle]) and turns
+	// to its structure ([ModeStructure]) when readability finds less than
+	// [MinArticleChars] characters of text and the structure holds more.
+	ModeAuto Mode = ""
+	// ModeArticle converts the main content readability finds: an
+	// article, a post, a documentation page.
+	ModeArticle Mode = "article"
+	// ModeStructure converts the page's useful structure — sections with
+	// their headings, link lists, teasers — without scripts, styles,
+	// forms, cookie banners, hidden elements and the page's navigation,
+	// header and footer. Meant for portals, listings and indexes.
+	ModeStructure Mode = "structure"
+)
+
+// Options tunes [Convert].
+type Options struct {
+	// Mode chooses the conversion; the zero value is [ModeAuto].
+	Mode Mode
+}
 
 // Document is a page converted to Markdown.
 type Document struct {
-	// Title is the page's <title>, else its first <h1>; whitespace is
-	// collapsed.
+	// Title is the page's <title>, else the title readability finds, else
+	// its first <h1>; whitespace is collapsed.
 	Title string
-	// Markdown is the readable content: headings, paragraphs, lists,
-	// links, code, quotes and tables, without scripts, styles,
-	// navigation, footers and forms.
+	// Markdown is the converted content.
 	Markdown string
+	// Mode is the conversion that produced Markdown: [ModeArticle] or
+	// [ModeStructure]; empty when the page has no text.
+	Mode Mode
+	// TextChars is how many characters of text Markdown holds, without
+	// markup and link targets, whitespace runs counted as one.
+	TextChars int
+	// Truncated reports that the page was larger than [MaxInput] or
+	// [MaxElements]; only its beginning was converted.
+	Truncated bool
 }
 
-// ConvertHTML turns a page's HTML into readable Markdown. base resolves
-// relative links; it may be empty. Only http and https links are kept as
-// links (see [sanitize.URL]); any other link keeps its text alone. The main content is taken from the
-// page's <main>, role="main" or single <article> element when one holds
-// most of the text, else from the whole body; navigation, headers and
-// footers of the page, asides, forms, scripts, styles and hidden elements
-// are dropped. Malformed HTML is read as a browser would; ConvertHTML never
-// fails.
+// ConvertHTML turns a page's HTML into readable Markdown with [ModeAuto].
+// base, the page's URL, resolves relative links; it may be empty, and then
+// relative links keep their text alone. Malformed HTML is read as a browser
+// would; ConvertHTML never fails.
 func ConvertHTML(page []byte, base string) Document {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	return Convert(page, base, Options{})
+}
+
+// Convert turns a page's HTML into readable Markdown with the conversion
+// opts asks for. base, the page's URL, resolves relative links; it may be
+// empty. Only http and https links are kept as links; a link to anything
+// else (javascript:, data:, mailto:, …) keeps its text alone. Convert never
+// fails.
+func Convert(page []byte, base string, opts Options) Document {
+	page, truncated := bound(page)
+	var doc Document
+	switch opts.Mode {
+	case ModeStructure:
+		doc = convertStructure(page, base)
+	case ModeArticle:
+		doc, _ = convertArticle(page, base)
+	default:
+		var pageChars int
+		doc, pageChars = convertArticle(page, base)
+		if doc.TextChars < MinArticleChars && pageChars > doc.TextChars {
+			if s := convertStructure(page, base); s.TextChars > doc.TextChars {
+				doc = s
+			}
+		}
+	}
+	doc.Truncated = truncated
+	if doc.Markdown == "" {
+		doc.Mode, doc.TextChars = "", 0
+	}
+	return doc
+}
+
+// bound cuts page to [MaxInput] bytes and [MaxElements] elements.
+func bound(page []byte) ([]byte, bool) {
+	truncated := false
+	if len(page) > MaxInput {
+		page, truncated = page[:MaxInput], true
+	}
+	// An element takes at least three bytes ("<a>"), so a short page
+	// cannot have too many.
+	if len(page) <= 3*MaxElements {
+		return page, truncated
+	}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	offset, elements := 0, 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return page, truncated
+		}
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			elements++
+			if elements > MaxElements {
+				return page[:offset], true
+			}
+		}
+		offset += len(z.Raw())
+	}
+}
+
+// parse parses page and prepares it for conversion: nesting bounded, the
+// base URL found, the title read.
+func parse(page []byte, base string) (*html.Node, *url.URL, string) {
+	root, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
-		return Document{}
+		root = &html.Node{Type: html.DocumentNode}
 	}
-	var baseURL *url.URL
-	if u, err := url.Parse(base); err == nil && u.IsAbs() {
-		baseURL = u
+	flatten(root, MaxDepth)
+	return root, baseURL(root, base), pageTitle(root)
+}
+
+// convertArticle converts the main content readability finds. It also
+// returns how much text the page holds once cleaned.
+func convertArticle(page []byte, base string) (Document, int) {
+	root, u, title := parse(page, base)
+	body := findBody(root)
+	if body == nil {
+		return Document{Title: title}, 0
 	}
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && baseURL != nil {
-		if u, err := baseURL.Parse(strings.TrimSpace(href)); err == nil {
-			baseURL = u
+	pageChars := textLength(body)
+	if pageChars == 0 {
+		return Document{Title: title}, 0
+	}
+	// The head stays: readability reads the title and byline there.
+	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	h1 := ""
+	if h := find(body, atom.H1); h != nil {
+		h1 = collapse(textOf(h))
+	}
+
+	p := readability.NewParser()
+	p.KeepClasses = true // code blocks name their language in classes
+	p.DisableJSONLD = true
+	art, err := p.ParseAndMutate(root, nil)
+	if title == "" && err == nil {
+		title = collapse(art.Title())
+	}
+	if err != nil || art.Node == nil {
+		return Document{Title: title}, pageChars
+	}
+	// Readability rearranges the tree; check its result once more.
+	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
+	doc := render(art.Node, title, ModeArticle)
+	if doc.Markdown == "" {
+		return doc, pageChars
+	}
+	// Readability takes the article's heading and byline out of the
+	// content; put them back in front.
+	var head []string
+	// The article's heading: its <h1> when the titles say the same,
+	// else the title readability found.
+	heading := collapse(art.Title())
+	if h1 != "" && (strings.Contains(heading, h1) || strings.Contains(title, h1)) {
+		heading = h1
+	}
+	if h := heading; h != "" {
+		if first, rest, ok := headingTitled(doc.Markdown, h); ok {
+			// The article's own heading, which readability demoted: it
+			// is the title again.
+			doc.Markdown = "# " + first + rest
+		} else if !strings.HasPrefix(doc.Markdown, "# ") {
+			head = append(head, "# "+escapeLine(h))
 		}
 	}
-
-	title := collapse(doc.Find("title").First().Text())
-	if title == "" {
-		title = collapse(doc.Find("h1").First().Text())
+	if by := collapse(art.Byline()); by != "" && !strings.Contains(doc.Markdown, by) {
+		head = append(head, escapeLine(by))
 	}
+	if len(head) > 0 {
+		doc.Markdown = strings.Join(head, "\n\n") + "\n\n" + doc.Markdown
+		doc.TextChars = visibleChars(doc.Markdown)
+	}
+	return doc, pageChars
+}
 
-	doc.Find("script, style, noscript, template, svg, canvas, iframe, object, embed, form, button, input, select, textarea, nav, footer, aside, dialog, [hidden], [aria-hidden=true], [role=navigation], [role=banner], [role=contentinfo], [role=search]").Remove()
-	// A page header (logo, menu) is noise; an article's own header holds
-	// its title and byline, so keep headers inside article or main.
-	doc.Find("header").Each(func(_ int, s *goquery.Selection) {
-		if s.Closest("article, main, [role=main]").Length() == 0 {
-			s.Remove()
-		}
-	})
+// headingTitled reports whether md starts with a heading that says
+// title, or part of it, and returns the heading's text and what follows
+// it.
+func headingTitled(md, title string) (text, rest string, ok bool) {
+	line, after, found := strings.Cut(md, "\n")
+	if !strings.HasPrefix(line, "#") {
+		return "", "", false
+	}
+	text = collapse(strings.TrimLeft(line, "#"))
+	// A page's title often adds the site's name to the article's.
+	if len(text) < 3 || !strings.Contains(escapeLine(title), text) && !strings.Contains(title, text) {
+		return "", "", false
+	}
+	if found {
+		rest = "\n" + after
+	}
+	return text, rest, true
+}
 
-	root := mainContent(doc)
-	if root == nil {
+// escapeLine makes a line of plain text safe to put in Markdown as text:
+// characters that could start markup or HTML are escaped.
+func escapeLine(s string) string {
+	s = lineEscaper.Replace(s)
+	if s != "" && strings.IndexByte("#-+>=|~", s[0]) >= 0 {
+		s = `\` + s
+	}
+	return s
+}
+
+var lineEscaper = strings.NewReplacer(`\`, `\\`, "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`, "`", "\\`")
+
+// convertStructure converts the page's useful structure.
+func convertStructure(page []byte, base string) Document {
+	root, u, title := parse(page, base)
+	body := findBody(root)
+	if body == nil {
 		return Document{Title: title}
 	}
-	c := &converter{base: baseURL}
-	c.blocks(root, 0)
-	return Document{Title: title, Markdown: c.String()}
+	// Keep an untouched copy in case dropping the chrome leaves nothing.
+	spare := cloneNode(body)
+	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true}).clean(body, false)
+	node := mainContent(body)
+	if n := textLength(node); n < MinArticleChars {
+		// Dropping the chrome left little: a page made of a menu and
+		// links is read whole.
+		(&cleaner{base: u, strip: true}).clean(spare, false)
+		if textLength(spare) > 4*n {
+			node = spare
+		}
+	}
+	return render(node, title, ModeStructure)
 }
 
-// mainContent picks the element holding the page's main text.
-func mainContent(doc *goquery.Document) *html.Node {
-	body := doc.Find("body").First()
-	if body.Length() == 0 {
-		if doc.Selection.Length() == 0 {
-			return nil
-		}
-		return doc.Selection.Nodes[0]
-	}
-	total := textLength(body)
-	for _, sel := range []string{"main", "[role=main]", "article"} {
-		found := doc.Find(sel)
-		if found.Length() != 1 {
-			continue
-		}
-		if n := textLength(found); n > 0 && n*2 >= total {
-			return found.Nodes[0]
-		}
-	}
-	return body.Nodes[0]
-}
-
-func textLength(s *goquery.Selection) int { return len(collapse(s.Text())) }
-
-// collapse turns every run of whitespace (no-break spaces included) into
-// one space and trims the ends.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// converter renders a node tree as Markdown blocks.
-type converter struct {
-	base *url.URL
-	out  []string
-}
-
-func (c *converter) String() string {
-	var parts []string
-	for _, b := range c.out {
-		if strings.TrimSpace(b) != "" {
-			parts = append(parts, strings.TrimRight(b, " \n"))
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-func (c *converter) emit(block string) { c.out = append(c.out, block) }
-
-// isBlock reports whether an element starts its own block.
-func isBlock(a atom.Atom) bool {
-	switch a {
-	case atom.Address, atom.Article, atom.Blockquote, atom.Body, atom.Center, atom.Dd, atom.Details, atom.Div,
-		atom.Dl, atom.Dt, atom.Fieldset, atom.Figcaption, atom.Figure, atom.H1, atom.H2, atom.H3, atom.H4,
-		atom.H5, atom.H6, atom.Header, atom.Hgroup, atom.Hr, atom.Li, atom.Main, atom.Ol, atom.P, atom.Pre,
-		atom.Section, atom.Summary, atom.Table, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr,
-		atom.Ul, atom.Html, atom.Caption:
-		return true
-	}
-	return false
-}
-
-// blocks renders the children of n as blocks: runs of inline content become
-// paragraphs, block elements render themselves.
-func (c *converter) blocks(n *html.Node, depth int) {
-	if depth > 200 {
-		return
-	}
-	var run []*html.Node
-	flush := func() {
-		if len(run) == 0 {
-			return
-		}
-		var b strings.Builder
-		for _, r := range run {
-			c.inline(&b, r)
-		}
-		if p := collapseInline(b.String()); p != "" {
-			c.emit(p)
-		}
-		run = run[:0]
-	}
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		if ch.Type == html.ElementNode && isBlock(ch.DataAtom) {
-			flush()
-			c.block(ch, depth+1)
-			continue
-		}
-		if ch.Type == html.TextNode || ch.Type == html.ElementNode {
-			run = append(run, ch)
-		}
-	}
-	flush()
-}
-
-// block renders one block element.
-func (c *converter) block(n *html.Node, depth int) {
-	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		level := int(n.Data[1] - '0')
-		if t := c.inlineText(n); t != "" {
-			c.emit(strings.Repeat("#", level) + " " + t)
-		}
-	case atom.P, atom.Dt, atom.Summary, atom.Figcaption, atom.Caption:
-		if t := c.inlineText(n); t != "" {
-			c.emit(t)
-		}
-	case atom.Hr:
-		c.emit("---")
-	case atom.Pre:
-		c.emit(fence(n))
-	case atom.Ul, atom.Ol:
-		if l := c.list(n, "", depth); l != "" {
-			c.emit(l)
-		}
-	case atom.Blockquote:
-		sub := &converter{base: c.base}
-		sub.blocks(n, depth)
-		if t := sub.String(); t != "" {
-			c.emit("> " + strings.ReplaceAll(t, "\n", "\n> "))
-		}
-	case atom.Table:
-		if t := c.table(n); t != "" {
-			c.emit(t)
-		}
-	default:
-		c.blocks(n, depth)
-	}
-}
-
-// inlineText renders n's content as one line of inline Markdown.
-func (c *converter) inlineText(n *html.Node) string {
-	var b strings.Builder
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		c.inline(&b, ch)
-	}
-	return collapseInline(b.String())
-}
-
-// collapseInline collapses whitespace but keeps the hard line breaks that
-// <br> produced.
-func collapseInline(s string) string {
-	lines := strings.Split(s, "\u2028")
-	out := lines[:0]
-	for _, l := range lines {
-		if l = collapse(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "  \n")
-}
-
-// inline renders n as inline Markdown into b.
-func (c *converter) inline(b *strings.Builder, n *html.Node) {
-	switch n.Type {
-	case html.TextNode:
-		b.WriteString(n.Data)
-		return
-	case html.ElementNode:
-	default:
-		return
-	}
-	// wrap marks n's text as emphasis, keeping any space at its edges
-	// outside the marks ("a<b> b</b>" is "a **b**").
-	wrap := func(mark string) {
-		var raw strings.Builder
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			c.inline(&raw, ch)
-		}
-		inner := collapseInline(raw.String())
-		if inner == "" {
-			b.WriteString(raw.String())
-			return
-		}
-		if r := raw.String(); strings.TrimLeft(r, " \t\n\r") != r {
-			b.WriteString(" ")
-		}
-		b.WriteString(mark + inner + mark)
-		if r := raw.String(); strings.TrimRight(r, " \t\n\r") != r {
-			b.WriteString(" ")
-		}
-	}
-	switch n.DataAtom {
-	case atom.Br:
-		b.WriteString("\u2028")
-	case atom.Img:
-		if alt := collapse(attr(n, "alt")); alt != "" {
-			b.WriteString(" " + alt + " ")
-		}
-	case atom.Code, atom.Kbd, atom.Samp, atom.Tt:
-		code := collapse(textOf(n))
-		if code != "" {
-			tick := "`"
-			if strings.Contains(code, "`") {
-				tick = "``"
-			}
-			b.WriteString(tick + code + tick)
-		}
-	case atom.Strong, atom.B:
-		wrap("**")
-	case atom.Em, atom.I:
-		wrap("*")
-	case atom.A:
-		text := c.inlineText(n)
-		raw := strings.TrimSpace(attr(n, "href"))
-		href := c.link(raw)
-		switch {
-		case text == "", strings.HasPrefix(raw, "#") && isMark(text):
-			// Heading permalinks ("¶", "#") say nothing.
-		case href == "":
-			b.WriteString(text)
-		default:
-			b.WriteString("[" + text + "](" + href + ")")
-		}
-	default:
-		if isBlock(n.DataAtom) {
-			b.WriteString(" ")
-		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			c.inline(b, ch)
-		}
-		if isBlock(n.DataAtom) {
-			b.WriteString(" ")
-		}
-	}
-}
-
-// link resolves href against the base URL; it returns "" for links that
-// lead nowhere useful (same-page anchors) and for every link that is not an
-// http or https web link once resolved ([sanitize.URL]): javascript:,
-// data:, vbscript:, file: and mailto: links, and relative links when there
-// is no base URL to resolve them against. Such a link's text is kept.
-func (c *converter) link(href string) string {
-	href = strings.TrimSpace(href)
-	if href == "" || strings.HasPrefix(href, "#") {
-		return ""
-	}
-	u, err := url.Parse(href)
+// render converts a cleaned node to Markdown.
+func render(n *html.Node, title string, mode Mode) Document {
+	out, err := conv().ConvertNode(n)
 	if err != nil {
-		return ""
+		return Document{Title: title}
 	}
-	if c.base != nil {
-		u = c.base.ResolveReference(u)
-	}
-	return sanitize.URL(linkEscaper.Replace(u.String()))
+	md := strings.TrimSpace(string(out))
+	return Document{Title: title, Markdown: md, Mode: mode, TextChars: visibleChars(md)}
 }
 
-// linkEscaper escapes what would end a Markdown link target early.
-var linkEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20")
+// conv is the HTML-to-Markdown converter, shared: it keeps no state
+// between conversions.
+var conv = sync.OnceValue(func() *converter.Converter {
+	return converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(
+			commonmark.WithListEndComment(false),
+			commonmark.WithLinkEmptyContentBehavior(commonmark.LinkBehaviorSkip),
+			commonmark.WithLinkEmptyHrefBehavior(commonmark.LinkBehaviorSkip),
+		),
+		strikethrough.NewStrikethroughPlugin(),
+		table.NewTablePlugin(table.WithSkipEmptyRows(true), table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal)),
+	))
+})
 
-// list renders a ul or ol, nested lists indented under their item.
-func (c *converter) list(n *html.Node, indent string, depth int) string {
-	var lines []string
-	i := 0
-	if start, err := strconv.Atoi(attr(n, "start")); err == nil {
-		i = start - 1
-	}
-	for li := n.FirstChild; li != nil; li = li.NextSibling {
-		if li.Type != html.ElementNode || li.DataAtom != atom.Li {
-			continue
-		}
-		i++
-		marker := "- "
-		if n.DataAtom == atom.Ol {
-			marker = strconv.Itoa(i) + ". "
-		}
-		var text strings.Builder
-		var nested []string
-		for ch := li.FirstChild; ch != nil; ch = ch.NextSibling {
-			if ch.Type == html.ElementNode && (ch.DataAtom == atom.Ul || ch.DataAtom == atom.Ol) && depth < 50 {
-				if s := c.list(ch, indent+"  ", depth+1); s != "" {
-					nested = append(nested, s)
-				}
+// visibleChars counts the text of Markdown: link targets, markup and
+// escapes left out, whitespace runs counted as one character.
+func visibleChars(md string) int {
+	n, space := 0, true
+	for i := 0; i < len(md); {
+		c := md[i]
+		switch {
+		case c == ']' && i+1 < len(md) && md[i+1] == '(':
+			// Skip the link target.
+			if j := strings.IndexByte(md[i:], ')'); j > 0 {
+				i += j + 1
 				continue
 			}
-			if ch.Type == html.ElementNode && ch.DataAtom == atom.Pre {
-				nested = append(nested, indentLines(fence(ch), indent+"  "))
-				continue
+		case strings.IndexByte("#*_`|>[]\\~-", c) >= 0:
+			i++
+			continue
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			if !space {
+				n++
+				space = true
 			}
-			c.inline(&text, ch)
-			text.WriteString(" ")
-		}
-		item := collapseInline(text.String())
-		if item == "" && len(nested) == 0 {
+			i++
 			continue
 		}
-		lines = append(lines, indent+marker+strings.ReplaceAll(item, "\n", "\n"+indent+"  "))
-		lines = append(lines, nested...)
+		_, size := utf8.DecodeRuneInString(md[i:])
+		n++
+		space = false
+		i += size
 	}
-	return strings.Join(lines, "\n")
+	if space && n > 0 {
+		n--
+	}
+	return n
 }
 
-func indentLines(s, indent string) string {
-	return indent + strings.ReplaceAll(s, "\n", "\n"+indent)
-}
-
-// table renders a table as a Markdown pipe table; the first row is the
-// header.
-func (c *converter) table(n *html.Node) string {
-	var rows [][]string
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			if ch.Type != html.ElementNode {
-				continue
-			}
-			switch ch.DataAtom {
-			case atom.Tr:
-				var row []string
-				for cell := ch.FirstChild; cell != nil; cell = cell.NextSibling {
-					if cell.Type == html.ElementNode && (cell.DataAtom == atom.Td || cell.DataAtom == atom.Th) {
-						t := strings.ReplaceAll(c.inlineText(cell), "  \n", " ")
-						row = append(row, strings.ReplaceAll(t, "|", `\|`))
-					}
-				}
-				if len(row) > 0 {
-					rows = append(rows, row)
-				}
-			case atom.Table:
-				// Nested tables are flattened into the outer one's cells.
-			default:
-				walk(ch)
+// baseURL is the URL relative links are resolved against: base, moved by
+// the page's <base href> when that stays a web address.
+func baseURL(root *html.Node, base string) *url.URL {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || !u.IsAbs() {
+		return nil
+	}
+	if b := find(root, atom.Base); b != nil {
+		if href, ok := attrOK(b, "href"); ok {
+			if v, err := u.Parse(strings.TrimSpace(href)); err == nil {
+				u = v
 			}
 		}
 	}
-	walk(n)
-	if len(rows) == 0 {
-		return ""
-	}
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r))
-	}
-	var b strings.Builder
-	for i, r := range rows {
-		for len(r) < width {
-			r = append(r, "")
-		}
-		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
-		if i == 0 {
-			b.WriteString("|" + strings.Repeat(" --- |", width) + "\n")
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return u
 }
 
-var langClass = regexp.MustCompile(`(?:^|\s)(?:language|lang|highlight-source|highlight)-([A-Za-z0-9_+#.-]+)`)
-
-// fence renders a pre element as a fenced code block, keeping its text
-// verbatim and naming the language when a class says it.
-func fence(n *html.Node) string {
-	code := strings.Trim(textOf(n), "\n")
-	lang := ""
-	for _, x := range []*html.Node{n, firstElement(n, atom.Code)} {
-		if x == nil {
-			continue
-		}
-		if m := langClass.FindStringSubmatch(attr(x, "class")); m != nil {
-			lang = m[1]
-			break
+// pageTitle is the page's <title>, else its first <h1>.
+func pageTitle(root *html.Node) string {
+	if t := find(root, atom.Title); t != nil {
+		if s := collapse(textOf(t)); s != "" {
+			return s
 		}
 	}
-	tick := "```"
-	for strings.Contains(code, tick) {
-		tick += "`"
+	if h := find(root, atom.H1); h != nil {
+		return collapse(textOf(h))
 	}
-	return tick + lang + "\n" + code + "\n" + tick
+	return ""
 }
 
-func firstElement(n *html.Node, a atom.Atom) *html.Node {
-	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-		if ch.Type == html.ElementNode && ch.DataAtom == a {
-			return ch
+// findBody returns the document's body, or its root element when it has
+// none.
+func findBody(root *html.Node) *html.Node {
+	if b := find(root, atom.Body); b != nil {
+		return b
+	}
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
 		}
 	}
 	return nil
 }
 
-// textOf returns the text of n and its descendants, verbatim.
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		if n.Type == html.ElementNode && n.DataAtom == atom.Br {
-			b.WriteString("\n")
-		}
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			walk(ch)
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
-func attr(n *html.Node, name string) string {
-	for _, a := range n.Attr {
-		if a.Key == name {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-// isMark reports whether s is a short run of symbols such as the "¶" or
-// "#" of a heading permalink.
-func isMark(s string) bool {
-	if len([]rune(s)) > 2 {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+// mainContent picks, in a cleaned body, the single <main> or role="main"
+// element when it holds most of the text, else the body.
+func mainContent(body *html.Node) *html.Node {
+	total := textLength(body)
+	var found []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
+			found = append(found, n)
 			return false
 		}
+		return true
+	})
+	if len(found) == 1 {
+		if n := textLength(found[0]); n > 0 && n*2 >= total {
+			return found[0]
+		}
 	}
-	return true
+	return body
 }

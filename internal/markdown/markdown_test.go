@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/internal/markdown"
@@ -43,12 +44,12 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 	<a href="javascript:alert(1)">js link</a>
 	</body></html>`
 	doc := markdown.ConvertHTML([]byte(page), "https://example.org/dir/page")
-	want := "## Steps\n\n" +
-		"3. First **bold**\n4. Second\n  - nested [link](https://example.org/x?a=%281%29)\n\n" +
+	want := "# T\n\n## Steps\n\n" +
+		"3. First **bold**\n4. Second\n   \n   - nested [link](https://example.org/x?a=%281%29)\n\n" +
 		"```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
 		"> Quoted\n> \n> twice\n\n" +
 		"Line one  \nline two and `x := 1`, *em*. *i*\n\n" +
-		"| A | B\\|C |\n| --- | --- |\n| 1 |  |\n\n" +
+		"| A | B\\|C |\n|---|---|\n| 1 |  |\n\n" +
 		"js link"
 	if doc.Markdown != want {
 		t.Errorf("markdown =\n%s\n---- want ----\n%s", doc.Markdown, want)
@@ -71,24 +72,40 @@ func TestConvertHTML_NeverFailsOnBrokenOrEmptyInput(t *testing.T) {
 func FuzzConvertHTML(f *testing.F) {
 	f.Add([]byte("<p>hello <a href='/x'>x</a></p>"), "https://example.org/")
 	f.Add([]byte("<ul><li><ol><li><pre>x</pre></li></ol></li></ul>"), "")
+	f.Add([]byte(`<base href="javascript:x//"><a href="y">t</a><img alt="[a](javascript:b)">`), "https://example.org/")
+	f.Add([]byte("<table><tr><td><p>a<br>b</p><table><tr><td>c</td></tr></table></td></tr></table>"), "http://h/")
+	f.Add([]byte("<main><h1>T</h1><p>"+strings.Repeat("word ", 100)+"</p><pre class='language-go'>```x```</pre></main>"), "https://e/")
+	f.Add([]byte(strings.Repeat("<p><b><a href=/x>", 50)), "https://e/")
 	f.Fuzz(func(t *testing.T, page []byte, base string) {
-		_ = markdown.ConvertHTML(page, base)
+		start := time.Now()
+		for _, mode := range []markdown.Mode{markdown.ModeAuto, markdown.ModeStructure} {
+			doc := markdown.Convert(page, base, markdown.Options{Mode: mode})
+			if bad := unsafeMarkdown(doc.Markdown); bad != "" {
+				t.Errorf("%q: %s in\n%s", mode, bad, doc.Markdown)
+			}
+			if again := markdown.Convert(page, base, markdown.Options{Mode: mode}); again != doc {
+				t.Errorf("%s: two conversions differ", mode)
+			}
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%d bytes took %v", len(page), d)
+		}
 	})
 }
 
 // ConvertHTML turns a page's main content into Markdown; relative links
 // are resolved against the page's URL, and navigation is dropped.
 func ExampleConvertHTML() {
-	page := `<html><head><title>Release notes</title></head><body>
+	page := `<html><head><title>Version 2 released</title></head><body>
 	<nav><a href="/">Home</a></nav>
-	<main><h1>Version 2</h1><p>Adds <code>--json</code>. See <a href="/docs/cli">the CLI docs</a>.</p></main>
+	<main><h1>Version 2 released</h1><p>Adds <code>--json</code>. See <a href="/docs/cli">the CLI docs</a>.</p></main>
 	</body></html>`
 	doc := markdown.ConvertHTML([]byte(page), "https://example.org/releases/")
 	fmt.Println(doc.Title)
 	fmt.Println(doc.Markdown)
 	// Output:
-	// Release notes
-	// # Version 2
+	// Version 2 released
+	// # Version 2 released
 	//
 	// Adds `--json`. See [the CLI docs](https://example.org/docs/cli).
 }

@@ -1,0 +1,481 @@
+package markdown
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/webgate-dev/webgate/internal/sanitize"
+)
+
+// cleaner prepares a tree for conversion: it removes what must not reach
+// the output (scripts, styles, embedded content, forms, hidden elements,
+// cookie banners), reduces images to their alt text, and rewrites every
+// link to an absolute http or https URL or to its text alone.
+type cleaner struct {
+	// base resolves relative links; nil keeps only absolute ones.
+	base *url.URL
+	// dropChrome also removes the page's navigation, header, footer and
+	// search outside its <main> or <article>.
+	dropChrome bool
+	// keepAsides keeps <aside> elements (most-read lists, related links)
+	// when dropping the chrome.
+	keepAsides bool
+	// strip removes the attributes the conversion does not read (before
+	// readability runs they are kept: its scoring reads classes and ids).
+	strip bool
+	// trusted says an earlier pass already rewrote the links: web links
+	// are kept as they are, anything else still loses its link.
+	trusted bool
+}
+
+// Signs of elements that are not content, in a class or id.
+var (
+	cookieBanner = regexp.MustCompile(`(?i)cookie|consent|gdpr|onetrust|cookiebot|didomi|truste|cmp-banner|cc-window|cc-banner|privacy-banner`)
+	screenReader = regexp.MustCompile(`(?i)(^|\s)(sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|a11y-hidden|skip-link|skip-to-content)(\s|$)`)
+	hiddenStyle  = regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden`)
+	langClass    = regexp.MustCompile(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([A-Za-z0-9_+#.-]+)`)
+)
+
+// clean cleans the children of n; inMain says n is inside the page's
+// main content (<main>, role="main" or <article>).
+func (c *cleaner) clean(n *html.Node, inMain bool) {
+	for ch := n.FirstChild; ch != nil; {
+		next := ch.NextSibling
+		switch ch.Type {
+		case html.ElementNode:
+			c.element(ch, inMain)
+		case html.TextNode:
+		default:
+			// Comments, doctypes and the like never reach the output.
+			n.RemoveChild(ch)
+		}
+		ch = next
+	}
+}
+
+// element cleans one element: it is kept, replaced or removed.
+func (c *cleaner) element(n *html.Node, inMain bool) {
+	if c.drop(n, inMain) {
+		n.Parent.RemoveChild(n)
+		return
+	}
+	switch n.DataAtom {
+	case atom.Img:
+		if alt := collapse(attr(n, "alt")); alt != "" {
+			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " " + alt + " "}, n)
+		}
+		n.Parent.RemoveChild(n)
+		return
+	case atom.Main, atom.Article:
+		inMain = true
+	case atom.Pre:
+		codeLanguage(n)
+	}
+	if attr(n, "role") == "main" {
+		inMain = true
+	}
+	c.clean(n, inMain)
+	if n.DataAtom == atom.A {
+		c.anchor(n)
+		return
+	}
+	if c.strip {
+		keepAttrs(n)
+		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+			flattenCell(n)
+		}
+	}
+}
+
+// flattenCell puts a table cell's content on one line, so that the table
+// stays a Markdown table: line breaks become spaces and block elements
+// give way to their content.
+func flattenCell(n *html.Node) {
+	for ch := n.FirstChild; ch != nil; {
+		next := ch.NextSibling
+		if ch.Type == html.ElementNode {
+			flattenCell(ch)
+			switch {
+			case ch.DataAtom == atom.Br || ch.DataAtom == atom.Hr:
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, ch)
+				n.RemoveChild(ch)
+			case isBlock(ch.DataAtom):
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, ch)
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: " "}, next0(ch))
+				unwrap(ch)
+			}
+		}
+		ch = next
+	}
+}
+
+// next0 returns n's next sibling, inserting an empty text node after n
+// when it has none, so that something can be inserted before it.
+func next0(n *html.Node) *html.Node {
+	if n.NextSibling == nil {
+		n.Parent.AppendChild(&html.Node{Type: html.TextNode})
+	}
+	return n.NextSibling
+}
+
+// isBlock reports whether an element starts its own block.
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Caption, atom.Center, atom.Dd,
+		atom.Details, atom.Div, atom.Dl, atom.Dt, atom.Fieldset, atom.Figcaption, atom.Figure, atom.Footer,
+		atom.Form, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Header, atom.Hgroup, atom.Li,
+		atom.Main, atom.Nav, atom.Ol, atom.P, atom.Pre, atom.Section, atom.Summary, atom.Table, atom.Tbody,
+		atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr, atom.Ul:
+		return true
+	}
+	return false
+}
+
+// drop reports whether an element is removed with its content.
+func (c *cleaner) drop(n *html.Node, inMain bool) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Canvas,
+		atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed, atom.Applet, atom.Param,
+		atom.Button, atom.Input, atom.Select, atom.Option, atom.Optgroup, atom.Datalist, atom.Textarea,
+		atom.Output, atom.Progress, atom.Meter, atom.Dialog, atom.Video, atom.Audio, atom.Source,
+		atom.Track, atom.Map, atom.Area, atom.Link, atom.Meta, atom.Base, atom.Head, atom.Title:
+		return true
+	case atom.Form:
+		// A form around a whole page (some frameworks do that) is kept
+		// without its controls; a search box or a login form is not.
+		return attr(n, "role") == "search" || textLength(n) < 400
+	case 0:
+		// Unknown elements: custom elements are kept, namespaced leftovers
+		// of SVG or MathML are not.
+		if strings.Contains(n.Data, ":") {
+			return true
+		}
+	}
+	if _, ok := attrOK(n, "hidden"); ok {
+		return true
+	}
+	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
+		return true
+	}
+	if style := attr(n, "style"); style != "" && hiddenStyle.MatchString(style) {
+		return true
+	}
+	class, id := attr(n, "class"), attr(n, "id")
+	if class != "" && screenReader.MatchString(class) {
+		return true
+	}
+	if (class != "" && cookieBanner.MatchString(class) || id != "" && cookieBanner.MatchString(id)) && textLength(n) < 3000 {
+		return true
+	}
+	role := strings.ToLower(attr(n, "role"))
+	if role == "search" || role == "alertdialog" || role == "dialog" {
+		return true
+	}
+	if !c.dropChrome || inMain {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Nav, atom.Header, atom.Footer:
+		return true
+	case atom.Aside:
+		return !c.keepAsides
+	}
+	switch role {
+	case "navigation", "banner", "contentinfo", "menubar", "menu":
+		return true
+	case "complementary":
+		return !c.keepAsides
+	}
+	return false
+}
+
+// anchor rewrites a cleaned <a>: a web link keeps its absolute URL as its
+// only attribute; any other link is replaced by its content; a link with
+// no text, or a heading's permalink ("¶", "#"), is removed.
+func (c *cleaner) anchor(n *html.Node) {
+	text := collapse(textOf(n))
+	raw := strings.TrimSpace(attr(n, "href"))
+	if text == "" || strings.HasPrefix(raw, "#") && isMark(text) {
+		n.Parent.RemoveChild(n)
+		return
+	}
+	var href string
+	if c.strip && c.trusted {
+		// Already rewritten by an earlier pass; only check it.
+		if strings.HasPrefix(raw, "https://") || strings.HasPrefix(raw, "http://") {
+			href = raw
+		}
+	} else {
+		href = c.link(raw)
+	}
+	if href == "" {
+		unwrap(n)
+		return
+	}
+	n.Attr = []html.Attribute{{Key: "href", Val: href}}
+}
+
+// link resolves href against the base URL; it returns "" for links that
+// lead nowhere useful (same-page anchors) and for every link that is not an
+// http or https web link once resolved ([sanitize.URL]): javascript:,
+// data:, vbscript:, file: and mailto: links, and relative links when there
+// is no base URL to resolve them against.
+func (c *cleaner) link(href string) string {
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return ""
+	}
+	if c.base != nil {
+		u = c.base.ResolveReference(u)
+	}
+	return sanitize.URL(linkEscaper.Replace(u.String()))
+}
+
+// linkEscaper escapes what would end a Markdown link target early.
+var linkEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
+
+// keepAttrs removes the attributes the conversion does not need; the
+// class of a <pre> or <code> (it names the language) and the few that
+// tables and lists use stay.
+func keepAttrs(n *html.Node) {
+	out := n.Attr[:0]
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "class":
+			if n.DataAtom != atom.Pre && n.DataAtom != atom.Code {
+				continue
+			}
+		case "start", "colspan", "rowspan", "role":
+		default:
+			continue
+		}
+		out = append(out, a)
+	}
+	n.Attr = out
+}
+
+// codeLanguage names a code block's language in the form the Markdown
+// converter reads (class="language-x" on the <pre>), from the classes of
+// the <pre> or of its <code>.
+func codeLanguage(pre *html.Node) {
+	lang := ""
+	// The <pre>, its <code>, then up to three enclosing elements
+	// (highlighters often wrap the block: <div class="highlight-python">).
+	candidates := []*html.Node{pre, firstChildElement(pre, atom.Code)}
+	for p, i := pre.Parent, 0; p != nil && i < 3; p, i = p.Parent, i+1 {
+		candidates = append(candidates, p)
+	}
+	for _, x := range candidates {
+		if x == nil || x.Type != html.ElementNode {
+			continue
+		}
+		if m := langClass.FindStringSubmatch(attr(x, "class")); m != nil && !noLanguage[strings.ToLower(m[1])] {
+			lang = m[1]
+			break
+		}
+	}
+	setAttr(pre, "class", "")
+	walk(pre, func(d *html.Node) bool {
+		if d != pre && d.Type == html.ElementNode {
+			setAttr(d, "class", "")
+		}
+		return true
+	})
+	if lang != "" {
+		setAttr(pre, "class", "language-"+lang)
+	}
+}
+
+// noLanguage lists the highlighter classes that name no language.
+var noLanguage = map[string]bool{"none": true, "nohighlight": true, "plaintext": true, "plain": true, "text": true, "notranslate": true}
+
+// unwrap replaces n by its children.
+func unwrap(n *html.Node) {
+	p := n.Parent
+	for ch := n.FirstChild; ch != nil; {
+		next := ch.NextSibling
+		n.RemoveChild(ch)
+		p.InsertBefore(ch, n)
+		ch = next
+	}
+	p.RemoveChild(n)
+}
+
+// flatten bounds the nesting of the tree: the content of an element at
+// maxDepth is replaced by its text.
+func flatten(root *html.Node, maxDepth int) {
+	type item struct {
+		n     *html.Node
+		depth int
+	}
+	stack := []item{{root, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.depth >= maxDepth && it.n.Type == html.ElementNode && it.n.FirstChild != nil {
+			text := textOf(it.n)
+			for it.n.FirstChild != nil {
+				it.n.RemoveChild(it.n.FirstChild)
+			}
+			it.n.AppendChild(&html.Node{Type: html.TextNode, Data: text})
+			continue
+		}
+		for ch := it.n.FirstChild; ch != nil; ch = ch.NextSibling {
+			stack = append(stack, item{ch, it.depth + 1})
+		}
+	}
+}
+
+// cloneNode returns a deep copy of n, detached.
+func cloneNode(n *html.Node) *html.Node {
+	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: append([]html.Attribute(nil), n.Attr...)}
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		c.AppendChild(cloneNode(ch))
+	}
+	return c
+}
+
+// walk calls fn on n and its descendants in document order, without
+// recursion; fn returns false to skip a node's descendants.
+func walk(n *html.Node, fn func(*html.Node) bool) {
+	stack := []*html.Node{n}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !fn(x) {
+			continue
+		}
+		for ch := x.LastChild; ch != nil; ch = ch.PrevSibling {
+			stack = append(stack, ch)
+		}
+	}
+}
+
+// find returns the first element of type a in document order.
+func find(n *html.Node, a atom.Atom) *html.Node {
+	var found *html.Node
+	walk(n, func(x *html.Node) bool {
+		if found != nil {
+			return false
+		}
+		if x.Type == html.ElementNode && x.DataAtom == a {
+			found = x
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func firstChildElement(n *html.Node, a atom.Atom) *html.Node {
+	for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+		if ch.Type == html.ElementNode && ch.DataAtom == a {
+			return ch
+		}
+	}
+	return nil
+}
+
+// textOf returns the text of n and its descendants, verbatim, with <br> as
+// a line break.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(x *html.Node) bool {
+		switch {
+		case x.Type == html.TextNode:
+			b.WriteString(x.Data)
+		case x.Type == html.ElementNode && x.DataAtom == atom.Br:
+			b.WriteString("\n")
+		}
+		return true
+	})
+	return b.String()
+}
+
+// textLength counts the characters of n's text, whitespace runs counted as
+// one; the content of scripts, styles and templates does not count.
+func textLength(n *html.Node) int {
+	count, space := 0, true
+	walk(n, func(x *html.Node) bool {
+		if x.Type == html.ElementNode {
+			switch x.DataAtom {
+			case atom.Script, atom.Style, atom.Template, atom.Noscript:
+				return false
+			}
+		}
+		if x.Type != html.TextNode {
+			return true
+		}
+		for _, r := range x.Data {
+			if unicode.IsSpace(r) {
+				if !space {
+					count++
+				}
+				space = true
+				continue
+			}
+			count++
+			space = false
+		}
+		return true
+	})
+	return count
+}
+
+// collapse turns every run of whitespace (no-break spaces included) into
+// one space and trims the ends.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func attr(n *html.Node, name string) string {
+	v, _ := attrOK(n, name)
+	return v
+}
+
+func attrOK(n *html.Node, name string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == name && a.Namespace == "" {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// setAttr sets an attribute; an empty value removes it.
+func setAttr(n *html.Node, name, val string) {
+	for i, a := range n.Attr {
+		if a.Key == name {
+			if val == "" {
+				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
+			} else {
+				n.Attr[i].Val = val
+			}
+			return
+		}
+	}
+	if val != "" {
+		n.Attr = append(n.Attr, html.Attribute{Key: name, Val: val})
+	}
+}
+
+// isMark reports whether s is a short run of symbols such as the "¶" or
+// "#" of a heading permalink.
+func isMark(s string) bool {
+	if utf8.RuneCountInString(s) > 2 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
