@@ -1,14 +1,17 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // ErrNoProviders is returned (wrapped) by [Config.Searcher] and
@@ -90,7 +93,45 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	if st.Extractor != nil {
 		st.Reader.Extractor = st.Extractor
 	}
+	st.Reader.Order = webpage.Order(c.Fetch.Order)
+	st.Reader.PDF.Pdftotext = c.Fetch.Pdftotext
+	if r, err := c.renderer(); err == nil {
+		st.Reader.Renderer = r
+	} else if !errors.Is(err, browser.ErrDisabled) && !errors.Is(err, browser.ErrNotFound) {
+		errs = append(errs, err)
+	}
 	return st, errors.Join(errs...)
+}
+
+// renderer returns the browser of the render tier, or an error wrapping
+// browser.ErrDisabled (fetch.browser is off) or browser.ErrNotFound (no
+// browser on PATH).
+func (c *Config) renderer() (webpage.Renderer, error) {
+	path, err := browser.Find(c.Fetch.Browser)
+	if err != nil {
+		return nil, err
+	}
+	allow := c.Hooks.WebFetch.AllowPrivate
+	return &browserRenderer{cfg: browser.Config{
+		Path:         path,
+		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, allow) },
+		Timeout:      c.Fetch.RenderTimeout,
+	}}, nil
+}
+
+// browserRenderer renders pages with package webpage/browser.
+type browserRenderer struct{ cfg browser.Config }
+
+func (b *browserRenderer) Render(ctx context.Context, rawURL string) (*webpage.Rendered, error) {
+	p, err := browser.Render(ctx, rawURL, b.cfg)
+	if err != nil {
+		return nil, err
+	}
+	u := p.FinalURL
+	if u == "" {
+		u = rawURL
+	}
+	return &webpage.Rendered{URL: u, HTML: []byte(p.HTML)}, nil
 }
 
 // ProbeConfig returns the settings of the page probe.

@@ -9,6 +9,7 @@ import (
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
 	"github.com/webgate-dev/webgate/webpage"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // Search modes (search.mode).
@@ -52,6 +53,9 @@ type Config struct {
 	Providers ProvidersConfig `koanf:"providers"`
 	// Hooks configures the hook binaries.
 	Hooks HooksConfig `koanf:"hooks"`
+	// Fetch configures how pages are read: the reading order, the local
+	// browser and PDF reader.
+	Fetch FetchConfig `koanf:"fetch"`
 	// Docs configures routing of documentation questions to local indexes.
 	Docs DocsConfig `koanf:"docs"`
 	// Routes configures tool routes (WebFetch URLs or Bash commands sent
@@ -140,6 +144,26 @@ type Access struct {
 // access returns a itself, so that every provider section reaches its
 // Access through one method.
 func (a *Access) access() *Access { return a }
+
+// FetchConfig configures the page reader (package webpage).
+type FetchConfig struct {
+	// Order is the reading order of pages that need more than a plain
+	// fetch: "local-first" (the page's structure, the data it embeds, a
+	// local browser, then providers), "providers-first", "local-only" or
+	// "providers-only".
+	Order string `koanf:"order" enum:"local-first,providers-first,local-only,providers-only"`
+	// Browser is the browser of the render tier: "auto" (look for
+	// chromium-headless-shell, chromium or Chrome on PATH), "off", or the
+	// program's path.
+	Browser string `koanf:"browser" env:"WEBGATE_BROWSER"`
+	// RenderTimeout bounds one browser rendering, start and cleanup
+	// included; a hook's budget may shorten it.
+	RenderTimeout time.Duration `koanf:"render_timeout" min:"1"`
+	// Pdftotext is poppler's pdftotext for PDF documents: "" looks on
+	// PATH, "off" uses the built-in reader only, anything else is the
+	// program's path.
+	Pdftotext string `koanf:"pdftotext"`
+}
 
 // HooksConfig configures the hook binaries.
 type HooksConfig struct {
@@ -257,6 +281,7 @@ func Default() *Config {
 			},
 		},
 	}
+	c.Fetch = FetchConfig{Order: string(webpage.LocalFirst), Browser: "auto", RenderTimeout: browser.DefaultTimeout}
 	c.reg = Providers()
 	for _, b := range c.reg.All() {
 		b.defaults(&c.Providers)

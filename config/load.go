@@ -1,9 +1,11 @@
 package config
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,7 +27,8 @@ import (
 const ConfigFileEnv = "WEBGATE_CONFIG"
 
 // LoadOptions are the inputs of [Load]. Nothing else is read: not the
-// process environment, not the real home directory.
+// process environment, not the real home directory (only the cache files
+// of [LoadOptions.Cache], when it is set).
 type LoadOptions struct {
 	// Env is the environment, as "NAME=value" strings (os.Environ's form).
 	// Empty values count as unset.
@@ -37,13 +40,46 @@ type LoadOptions struct {
 	// ConfigFile, when set, is the configuration file to read, taking
 	// precedence over WEBGATE_CONFIG and the default locations.
 	ConfigFile string
+	// SkipTables lists keys of list-of-tables settings ("docs.databases",
+	// "routes.tool_routes") the caller does not need: they keep their
+	// defaults (empty), are not decoded, and their problems are not
+	// reported. Decoding a thousand tables costs milliseconds, which a hook
+	// that never uses them need not pay.
+	SkipTables []string
+	// Cache keeps what the configuration file sets, once parsed and
+	// checked, in a cache file, so that a later Load of the same file
+	// content at the same path by the same program (executable path, size,
+	// modification time and inode) reads that instead of parsing the file
+	// again: for a file with a thousand routes, tens of milliseconds saved.
+	// The environment is still applied over it at every Load, and key files
+	// are still read. Cache files live in config-cache/ under the state
+	// directory the environment gives (WEBGATE_STATE_DIR, else
+	// $XDG_STATE_HOME/webgate, else ~/.local/state/webgate), mode 0600 in
+	// a directory of mode 0700; one that is not the user's own private
+	// regular file, is older than a day, or does not match the file's
+	// SHA-256 digest is ignored and rewritten. A cache file never holds a
+	// key: a configuration file that sets a key inline (rather than the
+	// path of a key file) is not cached. The cache is for Unix systems;
+	// failing to read or write it is never an error.
+	Cache bool
 }
 
 // LoadFromOS loads the configuration from the process environment and the
 // user's home directory. It is for mains; everything else takes a Config.
 func LoadFromOS() (*Config, error) {
-	home, _ := os.UserHomeDir()
-	return Load(LoadOptions{Env: os.Environ(), HomeDir: home})
+	return LoadFromOSWith(LoadOptions{})
+}
+
+// LoadFromOSWith is [LoadFromOS] with options: opts.Env and opts.HomeDir,
+// when empty, are the process environment and the user's home directory.
+func LoadFromOSWith(opts LoadOptions) (*Config, error) {
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	if opts.HomeDir == "" {
+		opts.HomeDir, _ = os.UserHomeDir()
+	}
+	return Load(opts)
 }
 
 // Load reads the configuration: defaults, then the configuration file, then
@@ -65,6 +101,13 @@ func Load(opts LoadOptions) (*Config, error) {
 		env:     envMap(opts.Env),
 		home:    opts.HomeDir,
 		origins: map[string]string{},
+		cache:   opts.Cache,
+	}
+	for _, k := range opts.SkipTables {
+		if l.skip == nil {
+			l.skip = map[string]bool{}
+		}
+		l.skip[k] = true
 	}
 	l.cfg.Sources = []string{"defaults"}
 	l.loadFile(opts.ConfigFile)
@@ -83,6 +126,10 @@ type loader struct {
 	home     string
 	origins  map[string]string
 	problems []error
+	// skip holds the list-of-tables settings not to decode.
+	skip map[string]bool
+	// cache is set when the file's settings may be cached.
+	cache bool
 }
 
 func (l *loader) problem(key, source, msg string, err error) {
@@ -172,37 +219,99 @@ func (l *loader) loadFile(explicit string) {
 		l.problem("config file", source, "cannot tell the format of "+path+"; name it .toml, .yaml, .yml or .json", nil)
 		return
 	}
-	data, err := safefile.ReadFile(path, 0)
-	if err != nil {
+	cannotRead := func(err error) {
 		reason := err
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			reason = pe.Err
 		}
 		l.problem("config file", source, fmt.Sprintf("cannot read %s: %v", path, reason), err)
-		return
 	}
-	m, err := parser.Unmarshal(data)
+	f, err := safefile.Open(path)
 	if err != nil {
-		l.problem("config file", source, fmt.Sprintf("cannot parse %s: %s", path, parseErrorText(err)), err)
+		cannotRead(err)
 		return
 	}
-	fk := koanf.New(".")
-	if err := fk.Load(confmap.Provider(m, ""), nil); err != nil {
-		l.problem("config file", source, fmt.Sprintf("cannot load %s: %v", path, err), err)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		cannotRead(err)
 		return
+	}
+	var cached *fileCache
+	var fl *layer
+	if l.cache {
+		if cached = l.openCache(path, fi); cached != nil {
+			fl = cached.load(l.skip)
+		}
+	}
+	if fl == nil {
+		data, err := readOpened(f, path, fi.Size(), safefile.MaxBytes)
+		if err != nil {
+			cannotRead(err)
+			return
+		}
+		m, err := parser.Unmarshal(data)
+		if err != nil {
+			l.problem("config file", source, fmt.Sprintf("cannot parse %s: %s", path, parseErrorText(err)), err)
+			return
+		}
+		// A layer that is cached holds every table; otherwise the tables
+		// not needed are left out.
+		skip := l.skip
+		if cached != nil {
+			skip = nil
+		}
+		if fl, err = fileLayer(m, path, skip); err != nil {
+			l.problem("config file", source, fmt.Sprintf("cannot load %s: %v", path, err), err)
+			return
+		}
+		if cached != nil {
+			cached.store(fl)
+		}
 	}
 	l.cfg.Sources = append(l.cfg.Sources, "file "+path)
+	l.applyLayer(fl)
+}
+
+// fileLayer collects what the parsed file m sets. The list-of-tables
+// settings in skip are left out unread.
+func fileLayer(m map[string]any, path string, skip map[string]bool) (*layer, error) {
+	tables := takeTables(m, skip)
+	fk := koanf.New(".")
+	if err := fk.Load(confmap.Provider(m, ""), nil); err != nil {
+		return nil, err
+	}
+	fl := &layer{}
 	known := map[string]bool{}
 	for _, s := range settingsList {
 		known[s.Key] = true
 	}
 	for _, key := range fk.Keys() {
 		if !known[key] {
-			l.problem(key, "file "+path, "unknown setting", nil)
+			fl.problem(key, "file "+path, "unknown setting", nil)
 		}
 	}
-	l.apply(fk, func(key string) string { return "file " + path + " key " + key })
+	fl.collect(fk, tables, func(key string) string { return "file " + path + " key " + key })
+	return fl, nil
+}
+
+// readOpened reads the file f opened at path, of the given size, at most
+// max bytes, as [safefile.ReadFile] does but into a buffer of the file's
+// size (a configuration of a thousand routes is some 200 KB, which a
+// growing buffer would copy over and over).
+func readOpened(f *os.File, path string, size, max int64) ([]byte, error) {
+	if size > max {
+		size = max
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > max {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", safefile.ErrTooLarge, max)}
+	}
+	return buf.Bytes(), nil
 }
 
 // parseErrorText keeps a parser's message to its first line: parsers
@@ -250,61 +359,137 @@ func (l *loader) loadEnv() {
 	l.apply(ek, func(key string) string { return used[key] })
 }
 
+// layer is what one source, the file or the environment, sets: the
+// converted values, in the order of the settings, and the problems found,
+// in the order found.
+type layer struct {
+	values   []layerValue
+	problems []*Problem
+}
+
+// layerValue is one setting's value from a layer.
+type layerValue struct {
+	key    string
+	value  reflect.Value // of the field's type
+	origin string
+}
+
+func (ly *layer) problem(key, source, msg string, err error) {
+	ly.problems = append(ly.problems, &Problem{Key: key, Source: source, Message: msg, Err: err})
+}
+
+func (ly *layer) set(key string, v reflect.Value, origin string) {
+	ly.values = append(ly.values, layerValue{key: key, value: v, origin: origin})
+}
+
+// applyLayer sets the fields of ly's values and records its problems,
+// leaving out the tables l skips.
+func (l *loader) applyLayer(ly *layer) {
+	for _, p := range ly.problems {
+		if !l.skip[p.Key] {
+			l.problems = append(l.problems, p)
+		}
+	}
+	for _, v := range ly.values {
+		if l.skip[v.key] {
+			continue
+		}
+		settingsByKey[v.key].field(l.cfg).Set(v.value)
+		l.origins[v.key] = v.origin
+	}
+}
+
+// settingsByKey indexes settingsList.
+var settingsByKey = func() map[string]Setting {
+	m := make(map[string]Setting, len(settingsList))
+	for _, s := range settingsList {
+		m[s.Key] = s
+	}
+	return m
+}()
+
 // apply converts every value of one layer into its field. An invalid value
 // is reported and the field keeps the value of the layer before.
 func (l *loader) apply(k *koanf.Koanf, origin func(key string) string) {
+	var ly layer
+	ly.collect(k, nil, origin)
+	l.applyLayer(&ly)
+}
+
+// collect converts every value k holds, and the tables taken out of the
+// file before k was loaded ([takeTables]), into values of their fields. An
+// invalid value is reported and left out.
+func (ly *layer) collect(k *koanf.Koanf, tables map[string]takenTable, origin func(key string) string) {
 	for _, s := range settingsList {
+		if s.Kind == KindTable {
+			if t, ok := tables[s.Key]; ok {
+				if t.skipped {
+					continue
+				}
+				src := origin(s.Key)
+				if ly.checkTable(s, t.items, src) {
+					ly.set(s.Key, t.value, src)
+				}
+				continue
+			}
+		}
 		if !k.Exists(s.Key) {
 			continue
 		}
 		src := origin(s.Key)
 		if s.Kind == KindTable {
-			if l.applyTable(k, s, src) {
-				l.origins[s.Key] = src
+			if v, ok := ly.decodeTable(k, s, src); ok {
+				ly.set(s.Key, v, src)
 			}
 			continue
 		}
 		v, msg := s.parse(k.Get(s.Key))
 		if msg != "" {
-			l.problem(s.Key, src, msg, nil)
+			ly.problem(s.Key, src, msg, nil)
 			continue
 		}
-		s.field(l.cfg).Set(s.wrap(v))
-		l.origins[s.Key] = src
+		ly.set(s.Key, s.wrap(v), src)
 	}
 }
 
-// applyTable decodes a list of tables, checking field names first so that
-// a misspelt field is reported rather than silently ignored.
-func (l *loader) applyTable(k *koanf.Koanf, s Setting, src string) bool {
-	items, ok := k.Get(s.Key).([]any)
+// checkTable checks the field names of a list of tables, so that a
+// misspelt field is reported rather than silently ignored.
+func (ly *layer) checkTable(s Setting, raw any, src string) bool {
+	items, ok := raw.([]any)
 	if !ok {
-		l.problem(s.Key, src, "want a list of tables", nil)
+		ly.problem(s.Key, src, "want a list of tables", nil)
 		return false
 	}
-	f := s.field(l.cfg)
-	allowed := koanfFields(f.Type().Elem())
+	allowed := koanfFields(s.typ.Elem())
 	for i, item := range items {
 		m, ok := item.(map[string]any)
 		if !ok {
-			l.problem(s.Key, src, fmt.Sprintf("item %d is not a table", i+1), nil)
+			ly.problem(s.Key, src, fmt.Sprintf("item %d is not a table", i+1), nil)
 			return false
 		}
 		for name := range m {
 			if !slices.Contains(allowed, name) {
-				l.problem(s.Key, src, fmt.Sprintf("item %d has an unknown field %s; want %s", i+1, name, strings.Join(allowed, ", ")), nil)
+				ly.problem(s.Key, src, fmt.Sprintf("item %d has an unknown field %s; want %s", i+1, name, strings.Join(allowed, ", ")), nil)
 				return false
 			}
 		}
 	}
-	out := reflect.New(f.Type())
+	return true
+}
+
+// decodeTable decodes a list of tables k holds, checking field names
+// first.
+func (ly *layer) decodeTable(k *koanf.Koanf, s Setting, src string) (reflect.Value, bool) {
+	if !ly.checkTable(s, k.Get(s.Key), src) {
+		return reflect.Value{}, false
+	}
+	out := reflect.New(s.typ)
 	if err := k.UnmarshalWithConf(s.Key, out.Interface(), koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
 		// The decoder's message may quote values; keep it out of the text.
-		l.problem(s.Key, src, "want a list of tables with the fields "+strings.Join(allowed, ", ")+" and values of the right types", nil)
-		return false
+		ly.problem(s.Key, src, "want a list of tables with the fields "+strings.Join(koanfFields(s.typ.Elem()), ", ")+" and values of the right types", nil)
+		return reflect.Value{}, false
 	}
-	f.Set(out.Elem())
-	return true
+	return out.Elem(), true
 }
 
 func koanfFields(t reflect.Type) []string {

@@ -61,4 +61,16 @@
 // [Options.AllowedTools]; plugins use [WritePlugin] and [Options.PluginDirs];
 // a native WebFetch needs a [PageServer], SkipWebFetchPreflight and the
 // server's [PageServer.Env].
+//
+// # The other agent CLIs
+//
+// Copilot CLI, Gemini CLI and Codex CLI are installed by
+// .ci/install-clis.sh (pinned versions, cached under
+// $HOME/.cache/webgate-e2e); [AgentCLI.Binary] runs it when
+// WEBGATE_COPILOT_BIN, WEBGATE_GEMINI_BIN or WEBGATE_CODEX_BIN is unset,
+// and skips (or, under CI=true, fails) when it cannot. [RunCLI] runs one
+// isolated, as [RunClaude] does, and [RunWebgate] runs `webgate install`
+// into the same HOME first. Copilot CLI talks to the [FakeAPI] as a custom
+// Anthropic provider; Codex to a [FakeResponses] (the OpenAI Responses
+// API); Gemini CLI to a [FakeGemini].
 package e2e

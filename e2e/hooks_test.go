@@ -87,6 +87,8 @@ func (f *fakeProviders) env(extra map[string]string) map[string]string {
 		// so each scenario knows which fake answers.
 		"WEBGATE_SEARCH_PROVIDERS":  "tavily",
 		"WEBGATE_EXTRACT_PROVIDERS": "websearchapi",
+		// The local browser has tests of its own (webpage/browser).
+		"WEBGATE_BROWSER": "off",
 	}
 	for k, v := range extra {
 		env[k] = v

@@ -1,12 +1,13 @@
 // Package examples holds webgate's runnable example programs, each a main
 // package in its own directory:
 //
-//   - embed: search over every provider that has a key with the parallel
-//     policy, and read a page: fetch it safely, classify it, and extract it
-//     with the extraction policy when a plain fetch cannot read it.
+//   - embed: load the configuration, build the search policy and the page
+//     reader from it in one call (config.Config.Build), search the web and
+//     read a page with them.
 //   - custom-provider: add a search backend of your own by implementing
 //     provider.Searcher, classify its failures into provider kinds, and
-//     combine it with the built-in backends in a Parallel or Fallback policy.
+//     combine it with webgate's configured web search in a Parallel or
+//     Fallback policy.
 //
 // Run them with "go run ./examples/embed -help" and "go run
 // ./examples/custom-provider -help". The package's tests build both programs

@@ -284,7 +284,7 @@ func TestEmbed_SearchPrintsMergedResultsWithProvenance(t *testing.T) {
 	f := newFakeProviders(t)
 	r := run(t, "embed", f.env(t), "-query", "go context")
 	r.expect(t, 0,
-		`Search "go context" via parallel(tavily,websearchapi): 4 results`,
+		`Search "go context" via parallel(tavily,websearchapi): 4 result(s)`,
 		// Both providers returned the blog post (with and without a
 		// trailing slash): one entry, both named.
 		" 1. Go Concurrency Patterns: Context\n    https://go.dev/blog/context/\n    from: tavily, websearchapi",
@@ -307,7 +307,7 @@ func TestEmbed_SearchReportsPartialFailureWithItsClass(t *testing.T) {
 	f.fail(0, http.StatusPaymentRequired, 0)
 	r := run(t, "embed", f.env(t), "-query", "go context")
 	r.expect(t, 0,
-		"via parallel(tavily,websearchapi): 3 results",
+		"via parallel(tavily,websearchapi): 3 result(s)",
 		"from: tavily (score",
 		"failed: websearchapi: credit-or-quota-failed (kind quota): websearchapi search: quota (HTTP 402)",
 	)
@@ -323,16 +323,6 @@ func TestEmbed_SearchExitsOneWhenEveryProviderFails(t *testing.T) {
 	)
 	if !strings.Contains(r.stderr, "search failed: auth-failed (kind auth)") {
 		t.Errorf("stderr does not give the overall class:\n%s", r.stderr)
-	}
-}
-
-func TestEmbed_DebugPrintsThePolicyTraceWithoutKeys(t *testing.T) {
-	f := newFakeProviders(t)
-	f.fail(http.StatusUnauthorized, 0, 0)
-	r := run(t, "embed", f.env(t, "WEBGATE_DEBUG=1"), "-query", "go context")
-	r.expect(t, 0, "failed: tavily: auth-failed (kind auth)")
-	if !strings.Contains(r.stderr, "embed: trace: parallel(tavily,websearchapi) search") {
-		t.Errorf("stderr lacks the policy trace:\n%s", r.stderr)
 	}
 }
 
@@ -370,23 +360,32 @@ func fixtures(t *testing.T, class string) []string {
 
 func TestEmbed_ReadsAppShellsThroughTheExtractionPolicy(t *testing.T) {
 	pages := pageServer(t)
-	for _, class := range []string{"browser-render-required", "template-heavy"} {
-		for _, file := range fixtures(t, class) {
-			t.Run(filepath.Base(file), func(t *testing.T) {
-				f := newFakeProviders(t)
-				url := pages.URL + "/" + class + "/" + filepath.Base(file)
-				r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1", "WEBGATE_EXTRACT_PRIMARY=websearchapi"), "-url", url)
-				r.expect(t, 0,
-					"Page "+url+"\nclass: "+class+"\nconfidence: ",
-					"path: extracted via websearchapi, because the page is "+class,
-					"title: Rendered app",
-					"WSA-EXTRACTED-CONTENT: what the browser showed after JavaScript ran.",
-				)
-				if n := f.count("websearchapi /scrape"); n != 1 {
-					t.Errorf("the extractor was called %d times, want once", n)
-				}
-			})
-		}
+	for _, page := range []string{"react-cra-empty-root.html", "angular-app-root.html", "nuxt-empty-nuxt.html"} {
+		t.Run(page, func(t *testing.T) {
+			f := newFakeProviders(t)
+			url := pages.URL + "/browser-render-required/" + page
+			r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1", "WEBGATE_EXTRACT_PRIMARY=websearchapi"), "-url", url)
+			r.expect(t, 0,
+				"Page "+url+"\nclass: browser-render-required (confidence ",
+				"read: provider via websearchapi",
+				"title: Rendered app",
+				"WSA-EXTRACTED-CONTENT: what the browser showed after JavaScript ran.",
+			)
+			if n := f.count("websearchapi /scrape"); n != 1 {
+				t.Errorf("the extractor was called %d times, want once", n)
+			}
+		})
+	}
+}
+
+func TestEmbed_ReadsTemplateHeavyPagesFromTheirStructureWithoutAnExtractor(t *testing.T) {
+	pages := pageServer(t)
+	f := newFakeProviders(t)
+	url := pages.URL + "/template-heavy/news-homepage.html"
+	r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"), "-url", url)
+	r.expect(t, 0, "class: template-heavy (confidence ", "read: local\nnote: ", "structure")
+	if n := f.count("websearchapi /scrape") + f.count("tavily /extract"); n != 0 {
+		t.Errorf("an extractor was called %d times", n)
 	}
 }
 
@@ -398,7 +397,7 @@ func TestEmbed_ExtractionFallsBackWhenTheFirstExtractorCannotReadThePage(t *test
 	r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1", "WEBGATE_EXTRACT_PRIMARY=websearchapi"), "-url", url)
 	r.expect(t, 0,
 		"class: browser-render-required",
-		"path: extracted via tavily, because the page is browser-render-required",
+		"read: provider via tavily",
 		"TAVILY-EXTRACTED-CONTENT",
 	)
 	if f.count("websearchapi /scrape") != 1 || f.count("tavily /extract") != 1 {
@@ -414,8 +413,8 @@ func TestEmbed_ReadsReadablePagesDirectlyWithoutCallingAnExtractor(t *testing.T)
 			url := pages.URL + "/readable/" + filepath.Base(file)
 			r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"), "-url", url, "-chars", "300")
 			r.expect(t, 0,
-				"class: fetch-readable\nconfidence: ",
-				"path: direct fetch (no extraction provider called)",
+				"class: fetch-readable (confidence ",
+				"read: local\n",
 				"title: "+fixtureTitle(t, file),
 				"content (",
 			)
@@ -447,7 +446,7 @@ func TestEmbed_ReportsAMissingPageWithoutExtractingIt(t *testing.T) {
 	f := newFakeProviders(t)
 	r := run(t, "embed", f.env(t, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"), "-url", pages.URL+"/readable/no-such-page.html")
 	r.expect(t, 1)
-	if !strings.Contains(r.stderr, "the page answered HTTP 404") {
+	if !strings.Contains(r.stderr, "answered HTTP 404") {
 		t.Errorf("stderr does not name the status:\n%s", r.stderr)
 	}
 	if n := f.count("websearchapi /scrape") + f.count("tavily /extract"); n != 0 {
@@ -477,7 +476,7 @@ func TestCustomProvider_MergesTheDocsBackendWithAWebBackendInParallel(t *testing
 	f := newFakeProviders(t)
 	r := run(t, "custom-provider", f.env(t, "WEBSEARCHAPI_API_KEY="), "-query", "key rotation")
 	r.expect(t, 0,
-		`Search "key rotation" via parallel(docs,tavily):`,
+		`Search "key rotation" via parallel(docs,parallel(tavily)):`,
 		// Both the docs service and Tavily found the key pools page.
 		"Key pools\n    https://docs.internal.example/webgate/keys\n    from: docs, tavily",
 		"https://pkg.go.dev/context\n    from: tavily",
@@ -491,7 +490,7 @@ func TestCustomProvider_FallsBackToTheWebWhenTheDocsServiceFails(t *testing.T) {
 	f := newFakeProviders(t)
 	r := run(t, "custom-provider", f.env(t, "WEBSEARCHAPI_API_KEY="), "-query", "key rotation", "-mode", "fallback", "-demo-fail", "503")
 	r.expect(t, 0,
-		`via fallback(docs,tavily): 3 results`,
+		`via fallback(docs,parallel(tavily)): 3 results`,
 		"https://go.dev/blog/context\n    from: tavily",
 		"failed: docs: transient-provider-failed (kind transient, code index_unavailable): may pass: try again in a moment",
 		"docs search: transient (HTTP 503 index_unavailable)",

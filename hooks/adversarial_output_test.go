@@ -109,7 +109,7 @@ func TestAdversarialWebFetchHookHandsTheAgentSafeContent(t *testing.T) {
 	ctx := out.AdditionalContext
 	fakeweb.CheckHostileOutput(t, "fallback context", ctx, true)
 	wantAllOf(t, "fallback context", ctx, "READABLE-MARKER", "hidden link", "JS-LINK", "ERROR-MARKER",
-		"[RELATIVE-LINK]("+h.Site+"/docs/deadlines)", "‹/system-reminder>")
+		"[RELATIVE-LINK]("+h.Site+"/docs/deadlines)", "&lt;/system-reminder&gt;")
 	for _, link := range []string{"JS-LINK](", "DATA-LINK](", "FILE-LINK](", "VBS-LINK](", "MAIL-LINK]("} {
 		if strings.Contains(ctx, link) {
 			t.Errorf("fallback context: %s is still a link:\n%s", link, ctx)

@@ -4,12 +4,14 @@ package hooks_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -129,4 +131,112 @@ func BenchmarkProcess_WebFetchReadablePage(b *testing.B) {
 	b.Cleanup(s.Close)
 	payload := bytes.ReplaceAll(benchPayload(b, "claude-webfetch-pre.json"), []byte("{{URL}}"), []byte(s.URL+"/docs"))
 	processStats(b, "webfetch", payload, benchEnv(b, "WEBSEARCHAPI_API_KEY="+wsapiKey, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"))
+}
+
+// largeConfig writes a configuration file with 100 docs databases and
+// 1,000 tool routes (even routes WebFetch, odd routes Bash, route N for
+// https://siteN.example/issues/…) into dir and returns its path. With only
+// set, the file holds that route alone.
+func largeConfig(b *testing.B, dir string, only int) string {
+	var buf bytes.Buffer
+	route := func(i int) {
+		tool := "WebFetch"
+		if i%2 == 1 {
+			tool = "Bash"
+		}
+		fmt.Fprintf(&buf, "[[routes.tool_routes]]\nname = \"route%d\"\ntool = %q\npattern = \"^https?://(www\\\\.)?site%d\\\\.example/(issues|pulls)/[0-9]+\"\nmessage = \"Use the site%d MCP server instead.\"\n\n", i, tool, i, i)
+	}
+	if only >= 0 {
+		route(only)
+	} else {
+		for i := range 100 {
+			fmt.Fprintf(&buf, "[[docs.databases]]\ndescription = \"Docs set %d\"\nkeywords = [\"kw%da\", \"kw%db\", \"framework%d\"]\nmcp_tool_name = \"mcp__docs%d__search\"\npath = \"/srv/docs/%d\"\n\n", i, i, i, i, i, i)
+		}
+		for i := range 1000 {
+			route(i)
+		}
+	}
+	p := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// largeConfigStats runs processStats for the hook with payload and a
+// configuration file (1,000 routes, or route only alone when only ≥ 0),
+// after checking that the hook's answer contains want ("" for none).
+func largeConfigStats(b *testing.B, hook, payload string, only int, want string) {
+	env := benchEnv(b)
+	env = append(env, "WEBGATE_CONFIG="+largeConfig(b, b.TempDir(), only))
+	cmd := exec.Command(binary(b, hook))
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(payload)
+	out, err := cmd.Output()
+	if err != nil || (want == "") != (len(out) == 0) || !strings.Contains(string(out), want) {
+		b.Fatalf("%s answered %q (%v), want %q", hook, out, err, want)
+	}
+	processStats(b, hook, []byte(payload), env)
+}
+
+const (
+	largeRead    = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/hosts"}}`
+	largeLs      = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}`
+	largeFetch   = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://site990.example/issues/42","prompt":"p"}}`
+	largeBash    = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"https://www.site997.example/pulls/7"}}`
+	largeSearch  = `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"golang context cancellation"}}`
+	allRoutes    = -1
+	deniedByRule = `"permissionDecision":"deny"`
+)
+
+// BenchmarkProcess_LargeConfigPassThrough times the web fetch hook on a
+// tool it does not handle with a configuration of 100 docs databases and
+// 1,000 tool routes: the front drops it. Target: median ≤ 3 ms.
+func BenchmarkProcess_LargeConfigPassThrough(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeRead, allRoutes, "")
+}
+
+// BenchmarkProcess_LargeConfigBashUnrouted times a Bash command no route
+// matches, with 1,000 routes of which 500 are for Bash.
+func BenchmarkProcess_LargeConfigBashUnrouted(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeLs, allRoutes, "")
+}
+
+// BenchmarkProcess_LargeConfigWebFetchRouted times a WebFetch denied by
+// route #990 of 1,000. Target: within 2 ms of
+// BenchmarkProcess_SmallConfigWebFetchRouted.
+func BenchmarkProcess_LargeConfigWebFetchRouted(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeFetch, allRoutes, deniedByRule)
+}
+
+// BenchmarkProcess_SmallConfigWebFetchRouted is the same decision with a
+// file holding route #990 alone.
+func BenchmarkProcess_SmallConfigWebFetchRouted(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeFetch, 990, deniedByRule)
+}
+
+// BenchmarkProcess_LargeConfigBashRouted times a Bash command denied by
+// route #997 of 1,000. Target: within 2 ms of
+// BenchmarkProcess_SmallConfigBashRouted.
+func BenchmarkProcess_LargeConfigBashRouted(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeBash, allRoutes, deniedByRule)
+}
+
+// BenchmarkProcess_SmallConfigBashRouted is the same decision with a file
+// holding route #997 alone.
+func BenchmarkProcess_SmallConfigBashRouted(b *testing.B) {
+	largeConfigStats(b, "webfetch", largeBash, 997, deniedByRule)
+}
+
+// BenchmarkProcess_LargeConfigNoKeys times the web search hook on
+// WebSearch with no keys and the large configuration (no docs keyword
+// matches). Target: within 2 ms of BenchmarkProcess_SmallConfigNoKeys.
+func BenchmarkProcess_LargeConfigNoKeys(b *testing.B) {
+	largeConfigStats(b, "websearch", largeSearch, allRoutes, "no search provider")
+}
+
+// BenchmarkProcess_SmallConfigNoKeys is the same with a file holding one
+// route.
+func BenchmarkProcess_SmallConfigNoKeys(b *testing.B) {
+	largeConfigStats(b, "websearch", largeSearch, 990, "no search provider")
 }

@@ -25,24 +25,39 @@
 //
 // # Handlers
 //
+// Each handler first plans, then acts. [PlanWebSearch] and [PlanWebFetch]
+// compute a [Plan]: the call recognised, the steps consulted in order (tool
+// routes, docs routes and their escape hatch, the providers, the page and
+// its verdict), and the decision with the reason for it. They call no
+// provider and write no state, so `webgate explain` and `webgate doctor`
+// print the handlers' own plans. [HandleWebSearch] and [HandleWebFetch]
+// compute the plan and carry it out, stepping aside when that fails.
+//
 // [HandleWebSearch] answers PreToolUse on the native web search tool by
 // denying it with provider-backed results as the reason (which Claude Code
 // hands to the model verbatim as the tool result), and adds a companion
 // result block to an MCP search tool's output on PostToolUse (or fallback
-// results on PostToolUseFailure). [HandleWebFetch] reads the page itself
-// ([Probe]), classifies it with package classify, lets readable pages
-// through to the native tool and answers app shells and template-heavy
-// pages with extracted content, keeping the parts most relevant to the
-// fetch prompt when the content is too long.
+// results on PostToolUseFailure).
+//
+// [HandleWebFetch] reads pages through package webpage only: the page
+// reader ([webpage.Reader.Plan]) probes the page itself and classifies it;
+// readable pages and other documents pass through to the native tool, and
+// app shells, template-heavy pages and pages that refused the probe are
+// answered with content extracted by the reader's extraction provider
+// ([webpage.Reader.Extract]), keeping the parts most relevant to the fetch
+// prompt when the content is too long ([webpage.FitContent]).
 //
 // When the native web fetch tool fails anyway (PostToolUseFailure: Claude
 // Code's domain-safety preflight to api.anthropic.com, which ignores a
-// custom ANTHROPIC_BASE_URL, or a TLS error), [HandleWebFetch] reads the
-// page itself with the same probe and adds it as additional context,
-// followed by the original error: readable HTML converted to Markdown (no
-// provider needed), other pages extracted. Tool routes do not apply there,
-// and when the page cannot be read it passes through silently, leaving the
-// model the error. Copilot CLI cannot take that answer and gets none.
+// custom ANTHROPIC_BASE_URL, or a TLS error), [HandleWebFetch] has the page
+// reader read the page ([webpage.Reader.Execute]) and adds it as
+// additional context, followed by the original error: readable HTML
+// converted to Markdown (no provider needed), other pages read in the
+// reader's order, and, when nothing else can read it, the page's own text
+// if it has at least [webpage.MinFallbackChars] characters. Tool routes do
+// not apply there, and when the page cannot be read it passes through
+// silently, leaving the model the error. Copilot CLI cannot take that
+// answer and gets none.
 //
 // # Routing
 //
@@ -59,18 +74,22 @@
 //
 // Handlers are plain functions over a context, an [Input] and an
 // environment struct ([WebSearchEnv], [WebFetchEnv]) holding a
-// provider.Searcher or provider.Extractor and [Settings], so tests and other
-// programs call them without a process.
+// provider.Searcher or a webpage.Reader and [Settings], so tests and other
+// programs call them without a process. Their defaults (budgets, the
+// reason cap, tool names) are those of package hooks/gate.
 //
 // # Safety
 //
-// The probe connects only to http and https URLs and checks every address
-// it dials ([CheckAddress]): loopback, private, link-local, unique-local,
-// CGNAT and cloud metadata addresses are refused unless
-// [ProbeConfig.AllowPrivate] is set (metadata endpoints stay refused even
-// then). Every network call runs inside the hook's time budget
-// ([Settings.Budget]). API keys listed in [Settings.Secrets] are scrubbed
-// from every output and diagnostic.
+// Pages are probed by package webpage, which connects only to http and
+// https URLs and checks every address it dials ([webpage.CheckAddress]):
+// loopback, private, link-local, unique-local, CGNAT and cloud metadata
+// addresses are refused unless webpage.ProbeConfig.AllowPrivate is set
+// (metadata endpoints stay refused even then). Every network call runs
+// inside the hook's time budget ([Settings.Budget]). Text from the web gets
+// the rules of package internal/sanitize: the agent rule on everything the
+// model receives, the terminal rule on messages and diagnostics. API keys
+// listed in [Settings.Secrets] are scrubbed from every output and
+// diagnostic.
 //
 // This package never reads environment variables or files; the hook worker
 // (hooks/webgate-hook, which the websearch and webfetch binaries run) loads

@@ -8,6 +8,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // staticSearcher answers every query with the same two results.
@@ -84,4 +85,50 @@ func ExampleParseInput() {
 	// claude-code PreToolUse WebFetch "https://go.dev/"
 	// copilot-cli PreToolUse web_fetch "https://go.dev/"
 	// vscode PreToolUse editFiles ""
+}
+
+// PlanWebSearch says what the handler will do, and why, without doing it:
+// no provider is called and no routing state is written.
+func ExamplePlanWebSearch() {
+	in, err := hooks.ParseInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"go context"}}`))
+	if err != nil {
+		panic(err)
+	}
+	env := &hooks.WebSearchEnv{Searcher: staticSearcher{}, Providers: []string{"tavily", "exa"}, Mode: "parallel"}
+	p := hooks.PlanWebSearch(context.Background(), in, env)
+	for _, s := range p.Steps {
+		fmt.Printf("%s: %s\n", s.Name, s.Result)
+	}
+	fmt.Printf("%s: %s\n", p.Decision, p.Why)
+	// Output:
+	// tool routes: not applicable (they apply to WebFetch URLs and Bash commands)
+	// docs routes: none of 0 database(s) matched
+	// providers: tavily, exa (parallel)
+	// answer (search results): the native WebSearch is answered with results from tavily, exa (parallel)
+}
+
+// PlanWebFetch judges a saved copy of the page as the handler judges the
+// page it probes: an app shell is answered with extracted content.
+func ExamplePlanWebFetch() {
+	in, err := hooks.ParseInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://example.org/app","prompt":"What does it do?"}}`))
+	if err != nil {
+		panic(err)
+	}
+	env := &hooks.WebFetchEnv{Reader: &webpage.Reader{Extractor: staticExtractor{}}}
+	saved := hooks.PageSource{Saved: []byte(`<!doctype html><html><head><title>App</title><script type="module" src="/app.js"></script></head><body><div id="root"></div></body></html>`)}
+	p := hooks.PlanWebFetch(context.Background(), in, env, saved)
+	fmt.Println(p.Page.Verdict.Class)
+	fmt.Printf("%s: %s\n", p.Decision, p.Why)
+	// Output:
+	// browser-render-required
+	// answer (extracted page): the page is browser-render-required: answered with content extracted via static
+}
+
+// staticExtractor reads every page as the same text.
+type staticExtractor struct{}
+
+func (staticExtractor) Name() string { return "static" }
+
+func (staticExtractor) Extract(_ context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	return &provider.Page{URL: req.URL, Title: "App", Content: "The app does one thing well."}, nil
 }

@@ -226,6 +226,8 @@ func (f *providerFake) env(t *testing.T, keysFor ...string) []string {
 		"TAVILY_BASE_URL=" + f.URL + "/tavily",
 		"EXA_BASE_URL=" + f.URL + "/exa",
 		"WEBSEARCHAPI_BASE_URL=" + f.URL + "/wsapi",
+		// The local browser has tests of its own (webpage/browser).
+		"WEBGATE_BROWSER=off",
 	}
 	for _, p := range keysFor {
 		switch p {

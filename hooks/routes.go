@@ -57,35 +57,95 @@ func routeTrace(in *Input, s Settings) []string {
 	return append(slices.Clone(s.Trace), fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
 }
 
-// routeTool returns the denial of the first tool route matching a
-// PreToolUse on a web fetch tool (its URL) or the shell tool (its
-// command), and whether one matched.
-func routeTool(in *Input, r Routes, s Settings) (Decision, bool) {
-	if in.Event != PreToolUse || r.Tools == nil {
-		return Decision{}, false
-	}
-	tool, value := routing.ToolWebFetch, ""
-	if IsShellTool(in.ToolName) {
-		tool, value = routing.ToolBash, in.Command()
-	} else {
-		value = in.FetchArgs().URL
+// planToolRoutes consults the tool routes for a PreToolUse on a web fetch
+// tool (its URL, value) or the shell tool (its command), and decides a
+// denial when one matches; it reports whether one did.
+func (p *Plan) planToolRoutes(r Routes, shell bool, value string) bool {
+	tool := routing.ToolWebFetch
+	if shell {
+		tool = routing.ToolBash
 	}
 	rt, ok := r.Tools.Match(tool, value)
 	if !ok {
-		return Decision{}, false
+		n := 0
+		for _, rt := range r.Tools.Routes() {
+			if rt.Tool == tool {
+				n++
+			}
+		}
+		p.step("tool routes", "none of %d %s route(s) matched", n, tool)
+		return false
 	}
-	d := Decision{Action: Deny, Reason: cutText(rt.Reason(value, s.Debug), s.maxChars())}
-	if s.Debug {
-		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("tool route %s matched %s %s; denying", rt.Name, in.ToolName, shorten(value, 200)))
-	}
-	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent elsewhere by tool route %s", in.ToolName, rt.Name), 300)
-	}
-	return d, true
+	p.ToolRoute = &rt
+	p.step("tool routes", "matched %s (%s /%s/): %s", rt.Name, rt.Tool, rt.Pattern, oneLine(rt.Message))
+	p.decide(OutcomeDenyRoute, "tool route "+rt.Name+": "+oneLine(rt.Message))
+	return true
 }
 
-// routeDocs applies the docs routes to a PreToolUse on a web search tool:
-// it returns the denial with the MCP instructions as additional context
+// denyByRoute carries out [OutcomeDenyRoute]: the route's message is the
+// reason (with the route name, matched value and pattern in debug mode).
+func denyByRoute(p *Plan, s Settings) Decision {
+	rt := *p.ToolRoute
+	d := Decision{Action: Deny, Reason: cutText(rt.Reason(p.Input, s.Debug), s.maxChars())}
+	if s.Debug {
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("tool route %s matched %s %s; denying", rt.Name, p.Tool, shorten(p.Input, 200)))
+	}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent elsewhere by tool route %s", p.Tool, rt.Name), 300)
+	}
+	return d
+}
+
+// planDocs consults the docs routes for a PreToolUse on a web search
+// tool, reading the escape hatch's state without changing it, and decides
+// a denial when the query matched a database and the call would not be
+// released; it reports whether it did.
+func (p *Plan) planDocs(in *Input, r Routes) bool {
+	args := in.SearchArgs()
+	p.Docs = r.Docs.Match(args.Query)
+	if len(p.Docs) == 0 {
+		p.step("docs routes", "none of %d database(s) matched", len(r.Docs.Databases()))
+		return false
+	}
+	p.docs = true
+	for _, d := range p.Docs {
+		p.step("docs routes", "matched %s: MCP tool %s, path %s", oneLine(d.Description), d.MCPToolName, d.Path)
+	}
+	session := sessionOf(in)
+	if r.State == nil {
+		p.step("escape hatch", "no routing state: the denial could not be recorded, so the hook does not deny")
+		return false
+	}
+	call := routing.Call{Query: args.Query, AllowedDomains: args.AllowedDomains, BlockedDomains: args.BlockedDomains}
+	released, err := r.State.Remembered(session, call)
+	switch {
+	case err != nil:
+		p.step("escape hatch", "cannot read the routing state (%v); the hook denies only if it can record the denial", err)
+		return false
+	case released:
+		p.step("escape hatch", "an identical call was denied in session %q within the last %v: this retry would be released and go on to the providers", session, window(r.State))
+		return false
+	}
+	p.step("escape hatch", "not released: the denial would be remembered in %s, and an identical retry within %v goes through", r.State.Dir, window(r.State))
+	names := make([]string, len(p.Docs))
+	for i, d := range p.Docs {
+		names[i] = d.MCPToolName + " " + d.Path
+	}
+	p.decide(OutcomeDenyDocs, "docs route: search the local documentation first ("+strings.Join(names, "; ")+")")
+	return true
+}
+
+// sessionOf is the session whose escape hatch applies to in.
+func sessionOf(in *Input) string {
+	if in.SessionID == "" {
+		return NoSessionID
+	}
+	return in.SessionID
+}
+
+// routeDocs carries out the docs routes' step of a PreToolUse on a web
+// search tool, recording the denial or releasing the retry: it returns the
+// denial with the MCP instructions as additional context
 // and true when the query matched a database and the denial was recorded;
 // otherwise false and the lines to log (a released retry in debug mode, a
 // state that could not be written).
@@ -94,10 +154,7 @@ func routeDocs(in *Input, r Routes, s Settings) (Decision, bool, []string) {
 		return Decision{}, false, nil
 	}
 	args := in.SearchArgs()
-	session := in.SessionID
-	if session == "" {
-		session = NoSessionID
-	}
+	session := sessionOf(in)
 	call := routing.Call{Query: args.Query, AllowedDomains: args.AllowedDomains, BlockedDomains: args.BlockedDomains}
 	den, matched, deny, err := r.Docs.Route(r.State, session, call)
 	if len(matched) == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // testDatabases are the docs databases of the routing tests.
@@ -363,7 +364,7 @@ func TestToolRoutes_DenyMatchingFetchesAndCommandsBeforeAnyProvider(t *testing.T
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := pageExtractor("T", "content")
-			env := &WebFetchEnv{Extractor: x, Routes: Routes{Tools: toolRoutes(t, ghRoute, anyGH, curlRoute)}}
+			env := &WebFetchEnv{Reader: &webpage.Reader{Extractor: x}, Routes: Routes{Tools: toolRoutes(t, ghRoute, anyGH, curlRoute)}}
 			in := fetchIn(t, tt.payload)
 			d := HandleWebFetch(context.Background(), in, env)
 			if tt.reason == "" {

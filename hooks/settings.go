@@ -1,20 +1,16 @@
 package hooks
 
 import (
-	"github.com/webgate-dev/webgate/hooks/gate"
+	"slices"
 	"time"
+
+	"github.com/webgate-dev/webgate/hooks/gate"
 )
 
-// Defaults of [Settings] and [ProbeConfig].
+// Limits of [Settings]. The budgets' and the reason cap's defaults are
+// those of package hooks/gate ([gate.DefaultSearchBudget],
+// [gate.DefaultFetchBudget], [gate.DefaultMaxReasonChars]).
 const (
-	// DefaultSearchBudget bounds the whole web search hook, network calls
-	// included; well under the 30 s hook timeout of Copilot CLI and VS Code.
-	DefaultSearchBudget = 15 * time.Second
-	// DefaultFetchBudget bounds the whole web fetch hook: probe plus
-	// extraction.
-	DefaultFetchBudget = 20 * time.Second
-	// DefaultMaxReasonChars caps a deny reason or added context.
-	DefaultMaxReasonChars = 8000
 	// MaxReasonCharsLimit is the largest accepted cap: Claude Code moves
 	// hook output of 10,000 characters or more into a file.
 	MaxReasonCharsLimit = 9500
@@ -37,14 +33,16 @@ type ToolNames struct {
 }
 
 // DefaultToolNames returns the names used when a [ToolNames] list is
-// empty: Claude Code's WebSearch and WebFetch, Copilot CLI's web_fetch
-// (Copilot has no web search tool), and the ccs-websearch MCP server's
-// WebSearch tool, bare or bundled in a plugin.
+// empty, as package hooks/gate defines them ([gate.DefaultSearchTools],
+// [gate.DefaultFetchTools], [gate.DefaultMCPTools]): Claude Code's
+// WebSearch and WebFetch, Copilot CLI's web_fetch (Copilot has no web
+// search tool), and the ccs-websearch MCP server's WebSearch tool, bare or
+// bundled in a plugin.
 func DefaultToolNames() ToolNames {
 	return ToolNames{
-		WebSearch: []string{"WebSearch"},
-		WebFetch:  []string{"WebFetch", "web_fetch"},
-		MCPSearch: []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"},
+		WebSearch: slices.Clone(gate.DefaultSearchTools),
+		WebFetch:  slices.Clone(gate.DefaultFetchTools),
+		MCPSearch: slices.Clone(gate.DefaultMCPTools),
 	}
 }
 
@@ -74,11 +72,11 @@ type Settings struct {
 	Debug bool `koanf:"debug"`
 	// Budget bounds the whole hook, every network call included; when it
 	// runs out the hook steps aside. Zero means the hook's default
-	// ([DefaultSearchBudget], [DefaultFetchBudget]).
+	// ([gate.DefaultSearchBudget], [gate.DefaultFetchBudget]).
 	Budget time.Duration `koanf:"budget"`
 	// MaxReasonChars caps the text handed to the model, in UTF-16 code
 	// units as the runtime counts them; zero means
-	// [DefaultMaxReasonChars], values above [MaxReasonCharsLimit] are
+	// [gate.DefaultMaxReasonChars], values above [MaxReasonCharsLimit] are
 	// lowered to it.
 	MaxReasonChars int `koanf:"max_reason_chars"`
 	// SystemMessage adds a one-line systemMessage for the user (never sent
@@ -99,7 +97,7 @@ type Settings struct {
 func (s Settings) maxChars() int {
 	switch {
 	case s.MaxReasonChars <= 0:
-		return DefaultMaxReasonChars
+		return gate.DefaultMaxReasonChars
 	case s.MaxReasonChars > MaxReasonCharsLimit:
 		return MaxReasonCharsLimit
 	}

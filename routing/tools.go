@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The tools a [ToolRoute] can apply to.
@@ -44,33 +45,60 @@ type RouteTest struct {
 	Contains string `json:"contains,omitempty" koanf:"contains"`
 }
 
+// compiledRoute is a usable route: its index in the router's routes and
+// its compiled pattern. The pattern is compiled on first use, and only for
+// a value that contains every one of the route's literals (see
+// [scanPattern]); a pattern outside the scanned subset is compiled by
+// [NewToolRouter] itself. It is small, so that a router of a thousand
+// routes touches little memory.
 type compiledRoute struct {
-	ToolRoute
-	re *regexp.Regexp
+	index       int32 // in ToolRouter.all
+	bash        bool  // the tool is Bash, not WebFetch
+	first, last int32 // the route's literals in ToolRouter.ends
+	once        sync.Once
+	re          *regexp.Regexp
 }
 
 // ToolRouter matches tool calls against routes, first match wins. It is
-// immutable after construction and safe for concurrent use.
+// immutable after construction (patterns are compiled on first use, once)
+// and safe for concurrent use.
 type ToolRouter struct {
-	routes []compiledRoute
-	all    []ToolRoute
+	all    []ToolRoute     // a copy of the routes given
+	routes []compiledRoute // never copied once built: each holds a sync.Once
+	// lits holds every route's literals one after another; literal k
+	// ends at ends[k] and starts where literal k-1 ends.
+	lits string
+	ends []int32
 }
 
-// NewToolRouter compiles routes. A route with an unknown tool, no message or
-// a pattern that does not compile is skipped and reported in warnings; the
-// others keep working.
+// NewToolRouter checks routes and returns a router over the usable ones. A
+// route with an unknown tool, no message or a pattern that does not compile
+// is skipped and reported in warnings; the others keep working.
+//
+// Building a router is cheap even with thousands of routes: a pattern
+// within a plain subset of RE2 (which always compiles) is compiled only
+// when a value could match it, that is when the value contains, compared
+// case-insensitively, every literal the pattern requires; other patterns
+// are compiled at once.
 func NewToolRouter(routes []ToolRoute) (r *ToolRouter, warnings []error) {
-	r = &ToolRouter{all: routes}
-	for i, rt := range routes {
+	r = &ToolRouter{all: slices.Clone(routes), routes: make([]compiledRoute, 0, len(routes))}
+	size := 0
+	for i := range routes {
+		size += len(routes[i].Pattern)
+	}
+	// Literals are never longer than their pattern.
+	set := literalSet{runs: make([]byte, 0, size), ends: make([]int32, 0, 2*len(routes))}
+	for i := range r.all {
+		rt := &r.all[i]
 		name := rt.Name
 		if name == "" {
 			name = fmt.Sprintf("#%d", i+1)
 		}
-		rt.Name = name
+		bash := false
 		switch rt.Tool {
 		case "", ToolWebFetch:
-			rt.Tool = ToolWebFetch
 		case ToolBash:
+			bash = true
 		default:
 			warnings = append(warnings, fmt.Errorf("tool route %s skipped: unknown tool %q (want WebFetch or Bash)", name, rt.Tool))
 			continue
@@ -83,36 +111,94 @@ func NewToolRouter(routes []ToolRoute) (r *ToolRouter, warnings []error) {
 			warnings = append(warnings, fmt.Errorf("tool route %s skipped: empty pattern", name))
 			continue
 		}
-		re, err := regexp.Compile("(?i)" + rt.Pattern)
-		if err != nil {
-			warnings = append(warnings, fmt.Errorf("tool route %s skipped: pattern does not compile: %v", name, err))
-			continue
+		first, ok := set.scan(rt.Pattern)
+		var re *regexp.Regexp
+		if !ok {
+			var err error
+			if re, err = regexp.Compile("(?i)" + rt.Pattern); err != nil {
+				warnings = append(warnings, fmt.Errorf("tool route %s skipped: pattern does not compile: %v", name, err))
+				continue
+			}
 		}
-		r.routes = append(r.routes, compiledRoute{ToolRoute: rt, re: re})
+		r.routes = append(r.routes, compiledRoute{index: int32(i), bash: bash, first: int32(first), last: int32(len(set.ends)), re: re})
 	}
+	r.lits, r.ends = string(set.runs), set.ends
 	return r, warnings
 }
 
-// Routes returns the routes that compiled, in order.
+// route returns c's route as given, its name and tool filled in.
+func (r *ToolRouter) route(c *compiledRoute) ToolRoute {
+	rt := r.all[c.index]
+	if rt.Name == "" {
+		rt.Name = fmt.Sprintf("#%d", c.index+1)
+	}
+	if rt.Tool == "" {
+		rt.Tool = ToolWebFetch
+	}
+	return rt
+}
+
+// regexp returns c's compiled pattern, or nil if it does not compile
+// (which [scanPattern] rules out for the patterns it accepts).
+func (r *ToolRouter) regexp(c *compiledRoute) *regexp.Regexp {
+	c.once.Do(func() {
+		if c.re == nil {
+			c.re, _ = regexp.Compile("(?i)" + r.all[c.index].Pattern)
+		}
+	})
+	return c.re
+}
+
+// mayMatch reports whether folded, a value folded with [foldString],
+// contains every literal of c.
+func (r *ToolRouter) mayMatch(c *compiledRoute, folded string) bool {
+	for k := c.first; k < c.last; k++ {
+		start := int32(0)
+		if k > 0 {
+			start = r.ends[k-1]
+		}
+		if !strings.Contains(folded, r.lits[start:r.ends[k]]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Routes returns the usable routes (those whose pattern compiles), in
+// order.
 func (r *ToolRouter) Routes() []ToolRoute {
 	if r == nil {
 		return nil
 	}
 	out := make([]ToolRoute, len(r.routes))
-	for i, c := range r.routes {
-		out[i] = c.ToolRoute
+	for i := range r.routes {
+		out[i] = r.route(&r.routes[i])
 	}
 	return out
 }
 
 // Match returns the first route for tool whose pattern matches value.
 func (r *ToolRouter) Match(tool, value string) (ToolRoute, bool) {
-	if r == nil || value == "" {
+	if r == nil || value == "" || tool != ToolWebFetch && tool != ToolBash {
 		return ToolRoute{}, false
 	}
-	for _, c := range r.routes {
-		if c.Tool == tool && c.re.MatchString(value) {
-			return c.ToolRoute, true
+	bash := tool == ToolBash
+	folded, haveFolded := "", false
+	for i := range r.routes {
+		c := &r.routes[i]
+		if c.bash != bash {
+			continue
+		}
+		if c.first < c.last {
+			if !haveFolded {
+				folded, haveFolded = foldString(value), true
+			}
+			if !r.mayMatch(c, folded) {
+				continue
+			}
+		}
+		if re := r.regexp(c); re != nil && re.MatchString(value) {
+			return r.route(c), true
 		}
 	}
 	return ToolRoute{}, false
@@ -149,7 +235,8 @@ func (f TestFailure) String() string {
 // whole router (first match wins, as in a real call) and returns the number
 // of cases run and the failures.
 func (r *ToolRouter) RunTests() (ran int, failures []TestFailure) {
-	for _, c := range r.routes {
+	for i := range r.routes {
+		c := r.route(&r.routes[i])
 		for _, tc := range c.Tests {
 			ran++
 			got, ok := r.Match(c.Tool, tc.Input)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/webgate-dev/webgate/internal/markdown"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 )
 
 // MaxConvertBytes is how much of a page's HTML [ConvertHTML] reads; the
@@ -62,8 +63,16 @@ func ConvertHTML(html []byte, baseURL string) Document {
 // classified a page as template-heavy asks for [ConvertStructure]. It
 // never fetches anything and never fails.
 func ConvertHTMLMode(html []byte, baseURL string, mode ConvertMode) Document {
-	d := markdown.Convert(html, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
-	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated}
+	cut := len(html) > MaxConvertBytes
+	if cut {
+		html = html[:MaxConvertBytes]
+	}
+	// Terminal escape sequences and other controls in the page's text are
+	// removed whole before conversion, which would otherwise drop their
+	// first byte and leave the rest ("[31m") as text.
+	clean := []byte(sanitize.Text(string(html)))
+	d := markdown.Convert(clean, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
+	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut}
 }
 
 // RefusedStatus reports whether an HTTP status means the site refused the

@@ -7,8 +7,9 @@ import (
 	"unicode"
 )
 
-// omissionMark stands where selectRelevant left text out.
-const omissionMark = "[…]"
+// OmissionMark stands where [FitContent] left text out of content it kept
+// by relevance.
+const OmissionMark = "[…]"
 
 // Fit is the outcome of fitting content into a size cap with [FitContent].
 type Fit struct {
@@ -28,7 +29,7 @@ type Fit struct {
 // counts its output caps). Content that
 // fits is returned as is. Otherwise, when prompt has useful terms that occur
 // in the content, the paragraphs and sections most relevant to the prompt
-// are kept in their original order with omissionMark where text was left
+// are kept in their original order with [OmissionMark] where text was left
 // out; else the beginning is kept, cut at a paragraph or line boundary.
 func FitContent(content, prompt string, max int) Fit {
 	content = strings.TrimSpace(content)
@@ -133,7 +134,7 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 		blocks[i].score = s
 	}
 
-	markLen := textLen(omissionMark) + 4
+	markLen := textLen(OmissionMark) + 4
 	room := max
 	keep := make([]bool, len(blocks))
 	take := func(i int) bool {
@@ -168,7 +169,7 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 	}
 	if !anyScored && len(order) > 0 && room > markLen+200 {
 		best := order[0]
-		blocks[best].text = cutAtBoundary(blocks[best].text, room-markLen) + "\n" + omissionMark
+		blocks[best].text = cutAtBoundary(blocks[best].text, room-markLen) + "\n" + OmissionMark
 		keep[best] = true
 		room = 0
 	}
@@ -194,13 +195,13 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 			b.WriteString("\n\n")
 		}
 		if gap {
-			b.WriteString(omissionMark + "\n\n")
+			b.WriteString(OmissionMark + "\n\n")
 			gap = false
 		}
 		b.WriteString(bl.text)
 	}
 	if gap {
-		b.WriteString("\n\n" + omissionMark)
+		b.WriteString("\n\n" + OmissionMark)
 	}
 	return Fit{Text: cutText(b.String(), max), Cut: true, ByRelevance: true, Omitted: omitted, Total: len(blocks)}, true
 }
@@ -275,6 +276,3 @@ func cutText(s string, max int) string {
 	}
 	return s
 }
-
-// oneLine collapses every run of white space (newlines included) into one
-// space and trims the ends; control characters are dropped.

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -68,6 +70,7 @@ func Recover(page []byte) (Recovered, bool) {
 	if len(page) > maxRecoverBytes {
 		page = page[:maxRecoverBytes]
 	}
+	page = []byte(sanitize.Text(string(page)))
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
 	if err != nil {
 		return Recovered{}, false

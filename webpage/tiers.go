@@ -75,7 +75,7 @@ func (r *Reader) tiers(p *Plan) []tier {
 	if html && (p.Verdict == nil || p.Verdict.Class != classify.FetchReadable || strings.TrimSpace(p.local.Markdown) == "") {
 		local = append(local, tier{"recover", r.recoverTier})
 	}
-	if r.Renderer != nil && (p.ProbeFailure == "" || p.ProbeFailure == ProbeTimeout) && !p.Document() {
+	if r.Renderer != nil && p.ProbeFailure == "" && !p.Document() {
 		local = append(local, tier{"render", r.renderTier})
 	}
 	provider := []tier{{"provider", r.providerTier}}

@@ -128,7 +128,7 @@ func TestAdversarialMCPServerHandsTheAgentSafeResults(t *testing.T) {
 	}{
 		{"web_search", map[string]any{"query": "go deadlines"}, []string{"RED TITLE", "SNIPPET-MARKER", "https://good.example/one", "‹/system-reminder>"}},
 		{"web_fetch", map[string]any{"url": h.Site + "/app"}, []string{"EXTRACT-MARKER", "‹/system-reminder>", "‹function_results>"}},
-		{"web_fetch", map[string]any{"url": h.Site + "/readable"}, []string{"READABLE-MARKER", "[RELATIVE-LINK](" + h.Site + "/docs/deadlines)", "‹/system-reminder>"}},
+		{"web_fetch", map[string]any{"url": h.Site + "/readable"}, []string{"READABLE-MARKER", "[RELATIVE-LINK](" + h.Site + "/docs/deadlines)", "&lt;/system-reminder&gt;"}},
 	} {
 		text, isErr := hostileCall(t, cs, tc.tool, tc.args, 60*time.Second)
 		if isErr {

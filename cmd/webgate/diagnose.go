@@ -2,7 +2,7 @@ package main
 
 // Shared by doctor, explain and routes: the host the command inspects
 // (environment, home, working directory, where webgate runs from), the
-// configured routes, and the offline model of a hook's decision.
+// configured routes, and the hooks' own plans for a call.
 
 import (
 	"bytes"
@@ -11,13 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
@@ -174,204 +171,49 @@ func hookTools(cfg *config.Config) (search, fetch hooks.ToolNames) {
 	return search, fetch
 }
 
-// plan is the offline model of what webgate would do with one hook
-// payload, following the documented order: tool routes, then docs routes,
-// then the providers, else pass through. It calls no provider and fetches
-// nothing.
-type plan struct {
-	Runtime string `json:"runtime"`
-	Event   string `json:"event"`
-	Tool    string `json:"tool"`
-	// Hook is the hook that acts ("websearch", "webfetch", "tool routes"),
-	// "" when none does.
-	Hook string `json:"hook,omitempty"`
-	// Value is the query, URL or command looked at.
-	Value string `json:"value,omitempty"`
-	// ToolRoute is the tool route that matched, if any.
-	ToolRoute *routing.ToolRoute `json:"tool_route,omitempty"`
-	// Docs are the docs databases the query matched.
-	Docs []routing.Database `json:"docs_routes,omitempty"`
-	// Escape says what the escape hatch would do with a docs route.
-	Escape string `json:"escape_hatch,omitempty"`
-	// Providers are the providers that would be called, in order, and
-	// Mode how (search mode, or the extraction order).
-	Providers []string `json:"providers,omitempty"`
-	Mode      string   `json:"mode,omitempty"`
-	// Classification is the page's class, when the page was at hand.
-	Classification *classify.Result `json:"-"`
-	// ClassifyNote says how the page was (or would be) classified.
-	ClassifyNote string `json:"classifier,omitempty"`
-	// Routed reports that a route (tool or docs) answers the call.
-	Routed bool `json:"routed,omitempty"`
-	// Decision is "deny", "add", "pass" or "depends"; Why explains it.
-	Decision string `json:"decision"`
-	Why      string `json:"why"`
-}
-
-// planInput describes what plan needs beyond the payload.
-type planInput struct {
-	cfg     *config.Config
-	loadErr error
-	routes  routeSet
-	// page is the page's HTML when known (--html, or probed with --live).
-	page []byte
-	// pageNote says where page came from, or why there is none.
-	pageNote string
-}
-
-func planFor(in *hooks.Input, pi planInput) plan {
-	cfg := pi.cfg
-	p := plan{Runtime: string(in.Runtime), Event: string(in.Event), Tool: in.ToolName}
-	searchTools, fetchTools := hookTools(cfg)
-	problems := config.Problems(pi.loadErr)
-	invalid := func() bool {
-		if len(problems) == 0 {
-			return false
-		}
-		p.Decision = "pass"
-		p.Why = "the configuration has problems (" + strings.Join(problems, "; ") + "); the hooks step aside until they are fixed"
-		return true
-	}
+// planCall returns the hooks' own plan for in ([hooks.PlanWebSearch],
+// [hooks.PlanWebFetch]), with the environments the hooks build from cfg;
+// page says whether and how the web fetch hook reads the page. Planning
+// calls no provider and writes no routing state.
+func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr error, page hooks.PageSource) *hooks.Plan {
+	search, fetch := hookTools(cfg)
 	switch {
-	case hooks.WantsWebSearch(in, searchTools):
-		p.Hook = "websearch"
-		args := in.SearchArgs()
-		p.Value = args.Query
-		if in.Event == hooks.PreToolUse && pi.routes.Docs != nil {
-			p.Docs = pi.routes.Docs.Match(args.Query)
-		}
-		if len(p.Docs) > 0 {
-			store := &routing.StateStore{Dir: cfg.StateDir}
-			call := routing.Call{Query: args.Query, AllowedDomains: args.AllowedDomains, BlockedDomains: args.BlockedDomains}
-			released, err := store.Remembered(in.SessionID, call)
-			switch {
-			case err != nil:
-				p.Escape = fmt.Sprintf("cannot read the routing state (%v); the hook would deny only if it can record the denial", err)
-			case released:
-				p.Escape = fmt.Sprintf("an identical call was denied in session %q within the last %v: this retry would be released and go on to the providers", in.SessionID, routing.DefaultEscapeWindow)
-			default:
-				p.Escape = fmt.Sprintf("not released: the denial would be remembered in %s, and an identical retry within %v goes through", cfg.StateDir, routing.DefaultEscapeWindow)
-				names := make([]string, len(p.Docs))
-				for i, d := range p.Docs {
-					names[i] = d.MCPToolName + " " + d.Path
-				}
-				p.Decision, p.Routed = "deny", true
-				p.Why = "docs route: search the local documentation first (" + strings.Join(names, "; ") + ")"
-				return p
-			}
-		}
-		if invalid() {
+	case in.Event == hooks.SessionStart:
+		s := hookenv.Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
+		env := &hooks.WebSearchEnv{Settings: s, Routes: hookenv.HookRoutes(cfg, true, true), SessionStart: cfg.Hooks.SessionStart}
+		if p := hooks.PlanWebSearch(ctx, in, env); p.Hook != "" {
 			return p
 		}
-		p.Providers = cfg.SearchProviders()
-		p.Mode = cfg.Search.Mode
-		switch {
-		case len(p.Providers) == 0:
-			p.Decision, p.Why = "pass", "no search provider has an API key"
-		case utf8.RuneCountInString(strings.TrimSpace(args.Query)) < 2 && in.Event == hooks.PreToolUse:
-			p.Decision, p.Why = "pass", "the search call has no query"
-		case in.Event == hooks.PreToolUse:
-			p.Decision, p.Why = "deny", fmt.Sprintf("the native %s is answered with results from %s (%s)", in.ToolName, strings.Join(p.Providers, ", "), p.Mode)
-		case in.Event == hooks.PostToolUse:
-			p.Decision, p.Why = "add", fmt.Sprintf("companion results from %s are added to the %s output", strings.Join(p.Providers, ", "), in.ToolName)
-		default:
-			p.Decision, p.Why = "add", fmt.Sprintf("fallback results from %s are added after the %s failure", strings.Join(p.Providers, ", "), in.ToolName)
-		}
-		return p
-
-	case hooks.WantsWebFetch(in, fetchTools):
-		p.Hook = "webfetch"
-		args := in.FetchArgs()
-		p.Value = args.URL
-		if in.Event == hooks.PostToolUseFailure {
-			return planFetchFailure(p, pi, cfg, args.URL, invalid)
-		}
-		if rt, ok := pi.routes.Tools.Match(routing.ToolWebFetch, args.URL); ok {
-			p.ToolRoute, p.Routed = &rt, true
-			p.Decision, p.Why = "deny", "tool route "+rt.Name+": "+oneLineText(rt.Message)
-			return p
-		}
-		if invalid() {
-			return p
-		}
-		if !planFetchTarget(&p, cfg, args.URL) {
-			return p
-		}
-		if len(p.Providers) == 0 {
-			p.Decision, p.Why = "pass", "no extraction provider has an API key (the page is not even probed)"
-			return p
-		}
-		via := strings.Join(p.Providers, ", ")
-		if pi.page == nil {
-			p.ClassifyNote = "not classified: " + pi.pageNote
-			p.Decision = "depends"
-			p.Why = "a fetch-readable or non-HTML page passes through to the native tool; a template-heavy or browser-render-required page, or one that refuses the probe, is answered with content extracted via " + via
-			return p
-		}
-		res := classifyPlanned(&p, pi, cfg)
-		switch res.Class {
-		case classify.TemplateHeavy, classify.BrowserRenderRequired:
-			p.Decision, p.Why = "deny", "the page is "+string(res.Class)+": answered with content extracted via "+via
-		default:
-			p.Decision, p.Why = "pass", "the page is "+string(res.Class)+": the native tool reads it"
-		}
-		return p
-
-	case in.Event == hooks.PreToolUse && in.ToolName == routing.ToolBash:
-		p.Hook = "tool routes"
-		var args struct {
-			Command string `json:"command"`
-		}
-		_ = json.Unmarshal(in.ToolInput, &args)
-		p.Value = args.Command
-		if rt, ok := pi.routes.Tools.Match(routing.ToolBash, args.Command); ok {
-			p.ToolRoute, p.Routed = &rt, true
-			p.Decision, p.Why = "deny", "tool route "+rt.Name+": "+oneLineText(rt.Message)
-			return p
-		}
-		p.Decision, p.Why = "pass", "no Bash tool route matches the command"
-		return p
+	case hooks.WantsWebSearch(in, search):
+		return hooks.PlanWebSearch(ctx, in, hookenv.WebSearch(cfg, loadErr))
+	case hooks.WantsWebFetch(in, fetch), hooks.WantsShell(in):
+		return hooks.PlanWebFetch(ctx, in, hookenv.WebFetch(cfg, loadErr), page)
 	}
-	p.Decision = "pass"
-	switch {
-	case in.Event != hooks.PreToolUse && in.Event != hooks.PostToolUse && in.Event != hooks.PostToolUseFailure:
-		p.Why = "webgate's hooks do not act on the " + string(in.Event) + " event"
-	default:
+	p := &hooks.Plan{Runtime: in.Runtime, Event: in.Event, Tool: in.ToolName, Decision: hooks.OutcomePass}
+	switch in.Event {
+	case hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure:
 		p.Why = "webgate's hooks do not act on the tool " + in.ToolName + " for " + string(in.Event)
+	case hooks.SessionStart:
+		p.Why = "webgate's hooks do not act on the SessionStart event (hooks.session_start is off)"
+	default:
+		p.Why = "webgate's hooks do not act on the " + string(in.Event) + " event"
 	}
 	return p
 }
 
-// planFetchFailure completes p for PostToolUseFailure on a web fetch tool:
-// no tool routes apply; the hook reads the page itself and adds it after
-// the error.
-func planFetchFailure(p plan, pi planInput, cfg *config.Config, rawURL string, invalid func() bool) plan {
-	if invalid() {
-		return p
+// decisionWord says in a word what a plan leads to: "deny", "add", "pass",
+// or "depends" when it depends on a page that was not read.
+func decisionWord(p *hooks.Plan) string {
+	if p.Decision == hooks.OutcomeDependsOnPage {
+		return "depends"
 	}
-	if !planFetchTarget(&p, cfg, rawURL) {
-		return p
+	switch p.Decision.Action() {
+	case hooks.Deny:
+		return "deny"
+	case hooks.AddContext:
+		return "add"
 	}
-	extracted := "passes through (no extraction provider has an API key), unless the page's own text is long enough to add"
-	if len(p.Providers) > 0 {
-		extracted = "is added as content extracted via " + strings.Join(p.Providers, ", ")
-	}
-	if pi.page == nil {
-		p.ClassifyNote = "not classified: " + pi.pageNote
-		p.Decision = "depends"
-		p.Why = "the native tool failed, so the hook reads the page itself and adds it after the error: a fetch-readable page is converted from its HTML (no provider needed); a template-heavy or browser-render-required page, or one that refuses the probe, " + extracted
-		return p
-	}
-	res := classifyPlanned(&p, pi, cfg)
-	switch {
-	case res.Class != classify.TemplateHeavy && res.Class != classify.BrowserRenderRequired:
-		p.Decision, p.Why = "add", "the page is "+string(res.Class)+": the native tool failed, so its HTML is converted to Markdown and added after the error"
-	case len(p.Providers) > 0:
-		p.Decision, p.Why = "add", "the page is "+string(res.Class)+": the native tool failed, so the page "+extracted+" after the error"
-	default:
-		p.Decision, p.Why = "depends", "the page is "+string(res.Class)+": the native tool failed, and the page "+extracted
-	}
-	return p
+	return "pass"
 }
 
 func oneLineText(s string) string {
@@ -445,35 +287,4 @@ func liveSummary(stdout, stderr string) (decision, detail string) {
 		why = "no decision"
 	}
 	return "pass", oneLineText(why)
-}
-
-// planFetchTarget records the extraction providers and their order in p,
-// and checks rawURL; when the hook would not fetch it, it sets the pass
-// decision and returns false.
-func planFetchTarget(p *plan, cfg *config.Config, rawURL string) bool {
-	p.Providers = cfg.ExtractProviders()
-	if pc := cfg.ExtractPolicyConfig(); pc.Primary != "" {
-		p.Mode = "in order, " + pc.Primary + " first"
-	} else {
-		p.Mode = "in order, starting from a random provider"
-	}
-	if rawURL == "" {
-		p.Decision, p.Why = "pass", "the fetch call has no URL"
-		return false
-	}
-	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.Decision, p.Why = "pass", "not an absolute http or https URL"
-		return false
-	}
-	return true
-}
-
-// classifyPlanned classifies the page of pi as the web fetch hook would,
-// and records the verdict in p.
-func classifyPlanned(p *plan, pi planInput, cfg *config.Config) classify.Result {
-	c := classify.New(&classify.Options{MaxBytes: int64(cfg.Hooks.WebFetch.MaxBytes)})
-	res := c.ClassifyBytes(pi.page)
-	p.Classification = &res
-	p.ClassifyNote = res.String() + ", page " + pi.pageNote
-	return res
 }

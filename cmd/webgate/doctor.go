@@ -435,6 +435,7 @@ func (d *doctor) checkRegistration(ws, wf hookBinary) {
 		}
 	}
 	d.add(sec, "copilot-vscode", statusInfo, "VS Code agent hooks read the Claude Code settings above (user and project)", "")
+	registered += d.checkRuntimes(base)
 	if registered == 0 {
 		d.add(sec, "any target", statusFail, "the hooks are not registered for any target", "webgate install --target claude-code (or --target all); a Claude Code plugin install registers them through the plugin instead")
 	}
@@ -504,7 +505,8 @@ func (d *doctor) checkRoutes(rs routeSet) {
 	}
 }
 
-// dryRun shows what each hook would do with a sample call.
+// dryRun shows what each hook would do with a sample call: the hook's own
+// plan for it, offline, or with --live the real handler's answer.
 func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, rs routeSet) {
 	sec := "Dry run (offline: no provider called, nothing fetched)"
 	if d.f.live {
@@ -540,17 +542,18 @@ func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, 
 			d.add(sec, s.name, statusFail, err.Error(), "")
 			continue
 		}
-		p := planFor(in, planInput{cfg: cfg, loadErr: loadErr, routes: rs, pageNote: "the page is read only with --live"})
-		subject := fmt.Sprintf("%q", p.Value)
-		if !d.f.live || s.hook == "" || p.Routed {
-			detail := subject + " → " + p.Decision + ": " + p.Why
+		p := planCall(ctx, in, cfg, loadErr, hooks.PageSource{})
+		decision := decisionWord(p)
+		subject := fmt.Sprintf("%q", p.Input)
+		if !d.f.live || s.hook == "" || p.Routed() {
+			detail := subject + " → " + decision + ": " + p.Why
 			switch {
-			case p.Decision == "depends":
+			case decision == "depends":
 				detail = subject + " → depends on the page: " + p.Why
-			case loadErr != nil && p.Decision == "pass" && p.ToolRoute == nil:
+			case len(p.Problems) > 0:
 				detail = subject + " → pass: the hooks step aside while the configuration is invalid (see Configuration)"
 			}
-			if p.Decision == "deny" && len(p.Providers) > 0 && !d.f.live {
+			if decision == "deny" && len(p.Providers) > 0 && !d.f.live {
 				detail = subject + " → would call " + strings.Join(p.Providers, ", ") + " and deny with their results"
 			}
 			d.add(sec, s.name, statusInfo, detail, "")
@@ -559,7 +562,7 @@ func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, 
 		stdout, stderr := liveRun(ctx, s.hook, cfg, loadErr, payload)
 		dec, why := liveSummary(stdout, stderr)
 		status := statusOK
-		if dec == "pass" && len(p.Providers) > 0 && p.Decision != "pass" && !strings.Contains(why, "fetch-readable") && !strings.Contains(why, "not HTML") {
+		if dec == "pass" && len(p.Providers) > 0 && decision != "pass" && !strings.Contains(why, "fetch-readable") && !strings.Contains(why, "not HTML") {
 			status = statusWarn
 		}
 		d.add(sec, s.name, status, subject+" → "+dec+": "+why, "")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/hooks/hookenv"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -30,7 +29,8 @@ call: the runtime, event and tool recognised, the tool routes and docs
 routes that match (and whether the per-session escape hatch would release
 a docs-routed search; the state is only read, never written), the
 providers that would be called and how, the page classifier's verdict and
-signals for a URL, and the final decision.
+signals for a URL, and the final decision. It prints the hook handler's
+own plan, the one the hook computes before it acts.
 
 The call is a hook payload (a FILE, or - for standard input), or is built
 from --query (a WebSearch), --url with --prompt (a WebFetch) or --command
@@ -52,12 +52,30 @@ const explainExamples = `  webgate explain --query "kubectl rollout restart"
   echo '{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"go 1.26"}}' | webgate explain -
   webgate explain --live --query "go 1.26 release notes"`
 
-// explanation is explain's JSON output.
+// explanation is explain's JSON output: the hook's plan, in the fields
+// explain has always printed, with its steps and outcome.
 type explanation struct {
-	plan
-	Signals    []string `json:"signals,omitempty"`
-	LiveOutput any      `json:"live_output,omitempty"`
-	LiveStderr []string `json:"live_stderr,omitempty"`
+	Runtime      string             `json:"runtime"`
+	Event        string             `json:"event"`
+	Tool         string             `json:"tool"`
+	Hook         string             `json:"hook,omitempty"`
+	Value        string             `json:"value,omitempty"`
+	ToolRoute    *routing.ToolRoute `json:"tool_route,omitempty"`
+	Docs         []routing.Database `json:"docs_routes,omitempty"`
+	Escape       string             `json:"escape_hatch,omitempty"`
+	Providers    []string           `json:"providers,omitempty"`
+	Mode         string             `json:"mode,omitempty"`
+	ClassifyNote string             `json:"classifier,omitempty"`
+	Routed       bool               `json:"routed,omitempty"`
+	// Decision is "deny", "add", "pass" or "depends"; Why explains it, and
+	// Outcome is the plan's own decision.
+	Decision   string        `json:"decision"`
+	Why        string        `json:"why"`
+	Outcome    hooks.Outcome `json:"outcome"`
+	Steps      []hooks.Step  `json:"steps,omitempty"`
+	Signals    []string      `json:"signals,omitempty"`
+	LiveOutput any           `json:"live_output,omitempty"`
+	LiveStderr []string      `json:"live_stderr,omitempty"`
 }
 
 func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -142,32 +160,24 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := &scrubWriter{w: stdout, secrets: cfg.Secrets()}
 	defer out.flush()
 
-	pi := planInput{cfg: cfg, loadErr: loadErr, routes: loadRouteSet(cfg), pageNote: "needs the page: use --html FILE, or --live to fetch it"}
-	if *htmlFile != "" {
-		pi.page, err = os.ReadFile(*htmlFile)
+	page := hooks.PageSource{}
+	pageNote := "needs the page: use --html FILE, or --live to fetch it"
+	switch {
+	case *htmlFile != "":
+		body, err := os.ReadFile(*htmlFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "webgate explain: %v\n", err)
 			return exitFail
 		}
-		pi.pageNote = "from " + *htmlFile
+		page = hooks.PageSource{Saved: body, MediaType: "text/html"}
+		pageNote = "from " + *htmlFile
+	case *live:
+		page = hooks.ProbePage
 	}
-	p := planFor(in, pi)
-	if *live && p.Decision == "depends" && pi.page == nil {
-		pi.page, pi.pageNote = probePage(ctx, cfg, p.Value)
-		p = planFor(in, pi)
-		if pi.page == nil {
-			p.Decision, p.Why = "pass", "the probe did not get an HTML page ("+pi.pageNote+"): the hook passes through, or extracts when the site refused the read"
-		}
-	}
-
-	ex := explanation{plan: p}
-	if p.Classification != nil {
-		for _, s := range p.Classification.Signals {
-			ex.Signals = append(ex.Signals, s.String())
-		}
-	}
+	p := planCall(ctx, in, cfg, loadErr, page)
+	ex := explain(p, pageNote)
 	var liveOut, liveErr string
-	if *live && (p.Hook == "websearch" || p.Hook == "webfetch") {
+	if *live && (p.Hook == hooks.HookWebSearch || p.Hook == hooks.HookWebFetch) {
 		liveOut, liveErr = liveRun(ctx, p.Hook, cfg, loadErr, payload)
 		if strings.TrimSpace(liveOut) != "" {
 			var v any
@@ -190,108 +200,102 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		_ = enc.Encode(ex)
 		return exitOK
 	}
-	printExplanation(out, ex, cfg, pi.routes, *live, liveOut)
+	printExplanation(out, p, ex, cfg, *live, liveOut)
 	return exitOK
 }
 
-// probePage reads the page with the web fetch hook's probe and settings,
-// within the hook's budget. It returns nil and the reason when the result
-// is not an HTML page.
-func probePage(ctx context.Context, cfg *config.Config, rawURL string) ([]byte, string) {
-	env := hookenv.WebFetch(cfg, nil)
-	budget := cfg.Hooks.WebFetch.Budget
-	if budget <= 0 {
-		budget = hooks.DefaultFetchBudget
+// explain renders plan p for explain's output; pageNote says where the
+// page came from, or why it was not read.
+func explain(p *hooks.Plan, pageNote string) explanation {
+	ex := explanation{
+		Runtime: string(p.Runtime), Event: string(p.Event), Tool: p.Tool, Hook: p.Hook, Value: p.Input,
+		ToolRoute: p.ToolRoute, Docs: p.Docs, Providers: p.Providers, Mode: p.Mode, Routed: p.Routed(),
+		Decision: decisionWord(p), Why: p.Why, Outcome: p.Decision, Steps: p.Steps,
 	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	res, err := hooks.Probe(ctx, rawURL, env.Probe)
-	switch {
-	case err != nil:
-		return nil, "probe failed: " + oneLineText(err.Error())
-	case res.Status < 200 || res.Status > 299:
-		return nil, fmt.Sprintf("probe: HTTP %d", res.Status)
-	case !res.HTML():
-		return nil, "probe: not HTML (" + res.ContentType + ")"
+	for _, s := range p.Steps {
+		switch s.Name {
+		case "escape hatch":
+			ex.Escape = s.Result
+		case "page":
+			ex.ClassifyNote = classifierNote(p, s.Result, pageNote)
+		}
 	}
-	note := fmt.Sprintf("probed: HTTP %d, %d bytes", res.Status, len(res.Body))
-	if res.Truncated {
-		note += ", truncated"
+	if p.Page != nil && p.Page.Verdict != nil {
+		for _, s := range p.Page.Verdict.Signals {
+			ex.Signals = append(ex.Signals, s.String())
+		}
 	}
-	return res.Body, note
+	return ex
 }
 
-func printExplanation(w io.Writer, ex explanation, cfg *config.Config, rs routeSet, live bool, liveOut string) {
+// classifierNote says how the page was classified: the verdict and where
+// the page came from, or why there is none.
+func classifierNote(p *hooks.Plan, read, pageNote string) string {
+	switch {
+	case p.Page == nil && read == "not read":
+		return "not classified: " + pageNote
+	case p.Page == nil || p.Page.Verdict == nil:
+		return "not classified: the page " + read
+	case strings.HasPrefix(read, "a saved copy"):
+		return p.Page.Verdict.String() + ", page " + pageNote
+	}
+	return p.Page.Verdict.String() + ", page " + read
+}
+
+// providersRow says which providers the hook calls, and how.
+func providersRow(p *hooks.Plan, cfg *config.Config, live bool) string {
+	switch {
+	case p.Routed():
+		return "none called (a route answers)"
+	case len(p.Problems) > 0:
+		return "none called (invalid configuration)"
+	case len(p.Providers) == 0:
+		order := cfg.Search.Order()
+		if p.Hook == hooks.HookWebFetch {
+			order = cfg.Extract.Order()
+		}
+		return "none: no provider of the order (" + strings.Join(order, ", ") + ") has keys"
+	}
+	verb := "would call"
+	if live {
+		verb = "calls"
+	}
+	return fmt.Sprintf("%s %s (%s)", verb, strings.Join(p.Providers, ", "), p.Mode)
+}
+
+func printExplanation(w io.Writer, p *hooks.Plan, ex explanation, cfg *config.Config, live bool, liveOut string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	p := ex.plan
-	call := fmt.Sprintf("%s %s %s", p.Runtime, p.Event, p.Tool)
-	row("call", call)
+	row("call", fmt.Sprintf("%s %s %s", p.Runtime, p.Event, p.Tool))
 	switch p.Hook {
 	case "":
 		row("hook", "none: "+p.Why)
-	case "tool routes":
+	case hooks.HookToolRoutes:
 		row("hook", "tool routes (Bash)")
 	default:
 		row("hook", p.Hook)
 	}
-	if p.Value != "" {
-		row("input", fmt.Sprintf("%q", p.Value))
+	if p.Input != "" {
+		row("input", fmt.Sprintf("%q", p.Input))
 	}
-	if p.Hook != "" {
-		switch {
-		case p.ToolRoute != nil:
-			row("tool routes", fmt.Sprintf("matched %s (%s /%s/): %s", p.ToolRoute.Name, p.ToolRoute.Tool, p.ToolRoute.Pattern, oneLineText(p.ToolRoute.Message)))
-		case p.Hook == "websearch":
-			row("tool routes", "not applicable (they apply to WebFetch URLs and Bash commands)")
+	for _, s := range p.Steps {
+		switch s.Name {
+		case "providers":
+			row("providers", providersRow(p, cfg, live))
+		case "page":
+			row("classifier", ex.ClassifyNote)
+			for _, sig := range ex.Signals {
+				row("  signal", sig)
+			}
+		case "classifier":
+			// Shown with the page.
 		default:
-			tool := routing.ToolWebFetch
-			if p.Hook == "tool routes" {
-				tool = routing.ToolBash
-			}
-			row("tool routes", fmt.Sprintf("none of %d %s route(s) matched", countRoutes(rs.Tools, tool), tool))
+			row(s.Name, s.Result)
 		}
 	}
-	if p.Hook == "websearch" {
-		if len(p.Docs) == 0 {
-			row("docs routes", fmt.Sprintf("none of %d database(s) matched", len(rs.Docs.Databases())))
-		}
-		for _, d := range p.Docs {
-			row("docs routes", fmt.Sprintf("matched %s: MCP tool %s, path %s", oneLineText(d.Description), d.MCPToolName, d.Path))
-		}
-		if p.Escape != "" {
-			row("escape hatch", p.Escape)
-		}
-	}
-	if p.Hook == "websearch" || p.Hook == "webfetch" {
-		switch {
-		case p.Routed:
-			row("providers", "none called (a route answers)")
-		case p.Providers == nil && p.Decision == "pass" && strings.Contains(p.Why, "configuration"):
-			row("providers", "none called (invalid configuration)")
-		case len(p.Providers) == 0:
-			order := cfg.Search.Order()
-			if p.Hook == "webfetch" {
-				order = cfg.Extract.Order()
-			}
-			row("providers", "none: no provider of the order ("+strings.Join(order, ", ")+") has keys")
-		default:
-			verb := "would call"
-			if live {
-				verb = "calls"
-			}
-			row("providers", fmt.Sprintf("%s %s (%s)", verb, strings.Join(p.Providers, ", "), p.Mode))
-		}
-	}
-	if p.ClassifyNote != "" {
-		row("classifier", p.ClassifyNote)
-		for _, s := range ex.Signals {
-			row("  signal", s)
-		}
-	}
-	row("decision", p.Decision+": "+p.Why)
+	row("decision", ex.Decision+": "+p.Why)
 	tw.Flush()
-	if live && (p.Hook == "websearch" || p.Hook == "webfetch") {
+	if live && (p.Hook == hooks.HookWebSearch || p.Hook == hooks.HookWebFetch) {
 		fmt.Fprintln(w, "\nlive run (the real hook handler, in-process, within its budget):")
 		if strings.TrimSpace(liveOut) == "" {
 			fmt.Fprintln(w, "  stdout: (nothing: the hook passes through)")

@@ -40,12 +40,12 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 	if !install {
 		where = "where to remove them from"
 	}
-	fs.StringVar(&f.target, "target", "claude-code", where+": claude-code, copilot-cli, copilot-vscode or all")
+	fs.StringVar(&f.target, "target", "claude-code", where+": claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all")
 	fs.StringVar(&f.scope, "scope", "user", "user (your settings) or project (the project's settings)")
 	fs.StringVar(&f.projectDir, "project-dir", "", "project root for --scope project (default: the current directory)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the change as a diff and write nothing")
 	if install {
-		fs.StringVar(&f.binDir, "bin-dir", "", "directory holding the websearch and webfetch binaries (default: next to webgate, else $PATH)")
+		fs.StringVar(&f.binDir, "bin-dir", "", "directory holding the websearch and webfetch binaries, and webgate for codex (default: next to webgate, else $PATH)")
 		fs.Var(&f.mcpTools, "mcp-tool", "an MCP search tool to accompany with provider results, e.g. mcp__ccs-websearch__WebSearch (repeatable)")
 		fs.BoolVar(&f.sessionStart, "session-start", false, "also register the SessionStart hook that lists docs indexes and tool routes")
 		fs.BoolVar(&f.bashRoutes, "tool-routes", false, "also run the webfetch hook on Bash, so tool routes apply to Bash commands")
@@ -61,7 +61,7 @@ func (f *setupFlags) targets() ([]setup.Target, error) {
 			return []setup.Target{t}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode or all)", f.target)
+	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", f.target)
 }
 
 func (f *setupFlags) options(h hostEnv) (setup.Options, error) {
@@ -79,6 +79,8 @@ func (f *setupFlags) options(h hostEnv) (setup.Options, error) {
 	}
 	o.Home = h.Home
 	o.ClaudeConfigDir = h.getenv("CLAUDE_CONFIG_DIR")
+	o.GeminiHome = h.getenv("GEMINI_CLI_HOME")
+	o.CodexHome = h.getenv("CODEX_HOME")
 	o.ProjectDir = f.projectDir
 	if o.ProjectDir == "" {
 		o.ProjectDir = h.WorkDir
@@ -128,6 +130,41 @@ func findHookBinaries(dir, exeDir string) (ws, wf string, err error) {
 	return ws, wf, nil
 }
 
+// webgateExecutable returns the path of the running webgate binary; tests
+// replace it.
+var webgateExecutable = os.Executable
+
+// findWebgateBinary locates the webgate binary Codex is to start as an MCP
+// server: in dir when given, else the running binary, named by its $PATH
+// entry when that is the same file (a link on $PATH survives upgrades
+// that move the file it points at).
+func findWebgateBinary(dir string) (string, error) {
+	if dir != "" {
+		p := filepath.Join(dir, "webgate")
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return filepath.Abs(p)
+		}
+		return "", fmt.Errorf("the webgate binary was not found in %s", dir)
+	}
+	exe, err := webgateExecutable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell where the webgate binary is (%v); pass --bin-dir", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", err
+	}
+	if p, err := exec.LookPath("webgate"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			a, errA := os.Stat(abs)
+			b, errB := os.Stat(exe)
+			if errA == nil && errB == nil && os.SameFile(a, b) {
+				return abs, nil
+			}
+		}
+	}
+	return exe, nil
+}
+
 // keptExtras describes what merged registers beyond the flags in o.
 func keptExtras(o, merged setup.Options) []string {
 	var out []string
@@ -146,13 +183,13 @@ func keptExtras(o, merged setup.Options) []string {
 }
 
 func installCommand() command {
-	return command{name: "install", summary: "Register the hooks with Claude Code, Copilot CLI or VS Code", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return command{name: "install", summary: "Register webgate with Claude Code, Copilot CLI, VS Code, Gemini CLI or Codex", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSetup(args, stdout, stderr, true)
 	}}
 }
 
 func uninstallCommand() command {
-	return command{name: "uninstall", summary: "Remove webgate's hooks (and only those) from the settings", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return command{name: "uninstall", summary: "Remove webgate's hooks or MCP server (and only those) from the settings", run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSetup(args, stdout, stderr, false)
 	}}
 }
@@ -173,9 +210,10 @@ func runSetup(args []string, stdout, stderr io.Writer, install bool) int {
                        [--tool-routes] [--session-start] [--mcp-tool NAME] [--bin-dir DIR]
 
 Registers the websearch and webfetch hooks by merging them into the target's
-settings file. Everything else in the file is kept, a backup is written next
-to it first, and running it twice changes nothing. Duplicate webgate entries
-are collapsed; entries of the older Node hooks are reported.
+settings file (for Codex, webgate's MCP server: 'webgate mcp'). Everything
+else in the file is kept, a backup is written next to it first, and running
+it twice changes nothing. Duplicate webgate entries are collapsed; entries
+of the older Node hooks are reported.
 
 A re-run keeps what an earlier install registered (--tool-routes,
 --session-start, --mcp-tool) and adds what its flags ask for; 'webgate
@@ -187,12 +225,16 @@ Targets:
   claude-code     ~/.claude/settings.json (or .claude/settings.json with --scope project)
   copilot-cli     ~/.copilot/hooks/webgate.json (or .github/hooks/webgate.json)
   copilot-vscode  VS Code agent hooks read the Claude Code settings files
+  gemini-cli      ~/.gemini/settings.json (or .gemini/settings.json)
+  codex           [mcp_servers.webgate] in ~/.codex/config.toml (or
+                  .codex/config.toml); CODEX_HOME moves the user file
   all             claude-code and copilot-cli
 
 Examples:
   webgate install --target claude-code --dry-run
   webgate install --target claude-code
   webgate install --target all --scope project
+  webgate install --target codex --dry-run
   webgate install --mcp-tool mcp__ccs-websearch__WebSearch
   webgate install --tool-routes --session-start
 
@@ -202,7 +244,8 @@ Flags:
 			fmt.Fprint(w, `Usage: webgate uninstall [--target T] [--scope user|project] [--dry-run]
 
 Removes webgate's hook entries, and only those, from the target's settings
-file (a backup is written first).
+file (for codex, the [mcp_servers.webgate] table and its sub-tables); a
+backup is written first.
 
 Examples:
   webgate uninstall --target claude-code --dry-run
@@ -242,10 +285,18 @@ Flags:
 		return exitUsage
 	}
 	if install {
-		o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir, host.ExeDir)
-		if err != nil {
-			fmt.Fprintf(stderr, "webgate install: %v\n", err)
-			return exitFail
+		if slices.ContainsFunc(targets, func(t setup.Target) bool { return t != setup.Codex }) {
+			o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir, host.ExeDir)
+			if err != nil {
+				fmt.Fprintf(stderr, "webgate install: %v\n", err)
+				return exitFail
+			}
+		}
+		if slices.Contains(targets, setup.Codex) {
+			if o.WebgateBin, err = findWebgateBinary(f.binDir); err != nil {
+				fmt.Fprintf(stderr, "webgate install: %v\n", err)
+				return exitFail
+			}
 		}
 	}
 	code := exitOK
@@ -304,10 +355,14 @@ Flags:
 			if backup != "" {
 				fmt.Fprintf(stdout, "  backup: %s\n", backup)
 			}
+			what := "hooks"
+			if t == setup.Codex {
+				what = "MCP server"
+			}
 			if install {
-				fmt.Fprintln(stdout, "  hooks registered")
+				fmt.Fprintf(stdout, "  %s registered\n", what)
 			} else {
-				fmt.Fprintln(stdout, "  hooks removed")
+				fmt.Fprintf(stdout, "  %s removed\n", what)
 			}
 		}
 	}

@@ -23,22 +23,27 @@ func mcpCommand() command {
 	}
 }
 
-const mcpDescription = `
+var mcpDescription = `
 webgate mcp runs an MCP server on standard input and output for agents that have no
 hooks. It offers two tools:
 
-  web_search {query, allowed_domains?, blocked_domains?, max_results?}
-      search with the configured providers and policy; a query matching a
-      local documentation index gets a note naming its MCP tool
+  web_search {query, allowed_domains?, blocked_domains?, max_results?,
+              time_range?}
+      search with the configured providers and policy (time_range: day,
+      week, month or year); a query matching a local documentation index
+      gets a note naming its MCP tool
   web_fetch {url, prompt?}
-      read a page as Markdown: tool routes first, then the page itself
-      (SSRF-protected) when it is readable, else the extraction providers
+      read a page as Markdown with the hooks' page reader: tool routes
+      first, then the page itself (SSRF-protected) when it is readable,
+      else its structure or embedded data, else the extraction providers
 
 Configuration is the same as the hooks': the configuration file and the
-environment (TAVILY_API_KEY, EXA_API_KEY, WEBSEARCHAPI_API_KEY, WEBGATE_…),
+environment (WEBGATE_… and the providers' own variables:
+  ` + envExamples + `),
 which an agent's MCP configuration usually sets in the server's "env".
-Failures are tool errors naming the failure class; diagnostics go to
-standard error.
+Failures are tool errors naming the failure class once (auth-failed,
+credit-or-quota-failed, rate-limited, transient-provider-failed, unknown);
+diagnostics go to standard error.
 
 Every call answers within its deadline (--search-timeout, default 25s;
 --fetch-timeout, default 30s, probe and extraction included) or as soon as

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/policy"
 )
 
 func searchCommand() command {
@@ -23,13 +24,15 @@ func searchCommand() command {
 	}
 }
 
-const searchDescription = `
+var searchDescription = `
 Search runs QUERY (all arguments, joined by spaces) through the same
 providers and policy as the web search hook: the configuration file and the
-environment (TAVILY_API_KEY, EXA_API_KEY, WEBSEARCHAPI_API_KEY, WEBGATE_…)
-decide which providers are asked and how. It prints one block per result
-(title, URL, snippet), then the providers that failed, if any. When the
-query matches a local documentation index, a note names its MCP tool.
+environment decide which providers are asked and how (WEBGATE_… and the
+providers' own variables:
+  ` + envExamples + `).
+It prints one block per result (title, URL, snippet), then the providers
+that failed, if any. When the query matches a local documentation index, a
+note names its MCP tool.
 
 Text from the web is printed under a terminal rule: escape sequences,
 control characters and bidirectional overrides are removed, and results
@@ -38,9 +41,9 @@ after 25s unless --timeout says otherwise.
 
 With --json it prints the result as one JSON object: {"query", "provider",
 "results": [{"title", "url", "snippet", "published", "providers"}],
-"failed_providers": [{"provider", "class"}], "local_docs": […]}; a failure
-prints {"error": {"reason", "class", "message", "failed_providers",
-"timed_out"}}.
+"failed_providers": [{"provider", "class", "legacy_class"}], "local_docs":
+[…]}; a failure prints {"error": {"reason", "class", "legacy_class",
+"message", "failed_providers", "timed_out"}}.
 
 ` + exitCodesHelp
 
@@ -53,11 +56,12 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	maxResults := new(int)
 	fs.IntVar(maxResults, "max-results", 0, "same as -n")
-	fs.IntVar(maxResults, "n", 0, fmt.Sprintf("return at most `N` results (1 to %d; default %d)", webtools.MaxResultsLimit, webtools.DefaultMaxResults))
+	fs.IntVar(maxResults, "n", 0, fmt.Sprintf("return at most `N` results (1 to %d; default search.max_results, else %d)", webtools.MaxResultsLimit, policy.DefaultMaxResults))
 	var allow, block, providers listFlag
 	fs.Var(&allow, "allow", "only return results from `DOMAIN` and its subdomains (repeatable, or comma-separated)")
 	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
-	fs.Var(&providers, "provider", "ask only the providers `NAMES`, in this order (of "+strings.Join(config.ProviderNames, ", ")+")")
+	searchNames := config.Providers().SearchNames()
+	fs.Var(&providers, "provider", "ask only the providers `NAMES`, in this order (of "+strings.Join(searchNames, ", ")+")")
 	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION` (default %v)", webtools.DefaultSearchTimeout))
 	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
@@ -81,17 +85,24 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		fmt.Fprintf(stderr, "webgate search: --mode must be parallel, fallback or single, got %q\n", *mode)
 		return exitUsage
 	}
-	if bad := unknownProviders(providers); bad != "" {
-		fmt.Fprintf(stderr, "webgate search: unknown provider %q (want %s)\n", bad, strings.Join(config.ProviderNames, ", "))
+	if msg := checkProviders(providers, searchNames, "search"); msg != "" {
+		fmt.Fprintf(stderr, "webgate search: %s\n", msg)
 		return exitUsage
 	}
 
 	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, mode: *mode, searchProviders: providers})
 	printWarnings(stderr, "search", warnings)
 	tools.SearchTimeout = *timeout
-	stop := spinner(stderr, "searching")
-	res, err := tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults})
-	stop()
+	var res *webtools.SearchResult
+	if len(providers) > 0 && tools.Searcher == nil && tools.SearchHint != "" {
+		// Only providers that cannot be used were named: say what each
+		// lacks rather than that no provider at all has a key.
+		err = &webtools.Error{Reason: webtools.NotConfigured, Message: tools.SearchHint}
+	} else {
+		stop := spinner(stderr, "searching")
+		res, err = tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults})
+		stop()
+	}
 	if err != nil {
 		if *asJSON {
 			writeJSON(stdout, jsonErrorOf(err))
@@ -113,15 +124,48 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	return exitOK
 }
 
-// unknownProviders returns the first name that is not a provider, or "".
-func unknownProviders(names []string) string {
+// checkProviders returns what is wrong with the first of names that is not
+// one of valid (the providers that can do what the command does, op), or
+// "" when every name is valid.
+func checkProviders(names, valid []string, op string) string {
 	for _, n := range names {
-		if !slices.Contains(config.ProviderNames, n) {
-			return n
+		if slices.Contains(valid, n) {
+			continue
 		}
+		if _, known := config.Providers().Lookup(n); known {
+			return fmt.Sprintf("provider %q cannot %s (want %s)", n, op, strings.Join(valid, ", "))
+		}
+		return fmt.Sprintf("unknown provider %q (want %s)", n, strings.Join(valid, ", "))
 	}
 	return ""
 }
+
+// envExamples names the key variables of the providers in the help texts,
+// from the provider registry, in lines indented by two spaces.
+var envExamples = func() string {
+	var b strings.Builder
+	width := 2
+	for _, be := range config.Providers().All() {
+		v := setVar(be)
+		if v == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(",")
+			width++
+			if width+len(v) > 72 {
+				b.WriteString("\n  ")
+				width = 2
+			} else {
+				b.WriteString(" ")
+				width++
+			}
+		}
+		b.WriteString(v)
+		width += len(v)
+	}
+	return b.String()
+}()
 
 func writeJSON(w io.Writer, v any) {
 	enc := json.NewEncoder(w)

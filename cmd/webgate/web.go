@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/hooks/hookenv"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/webtools"
 )
@@ -27,8 +26,8 @@ import (
 //	   http(s) or points at a refused address
 //	3  no results (search)
 //	4  every provider failed (the message names each one's class:
-//	   auth-failed, credit-or-quota-failed, transient-provider-failed,
-//	   unknown)
+//	   auth-failed, credit-or-quota-failed, rate-limited,
+//	   transient-provider-failed, unknown)
 //	5  not configured: no provider has an API key for what was needed
 const (
 	exitNoResults     = 3
@@ -44,7 +43,9 @@ const exitCodesHelp = `Exit status:
      points at a loopback or private address
   3  no results (search)
   4  every provider failed (auth-failed, credit-or-quota-failed,
-     transient-provider-failed or unknown, as the message says)
+     rate-limited, transient-provider-failed or unknown, as the message
+     says; rate-limited was reported as credit-or-quota-failed before,
+     which --json still gives as legacy_class)
   5  not configured: no provider has an API key`
 
 // exitCode maps a webtools error to an exit code.
@@ -62,95 +63,152 @@ func exitCode(err error) int {
 
 // overrides are command-line changes to the loaded configuration.
 type overrides struct {
-	configFile      string
-	mode            string
-	searchProviders []string
-	extractProvider []string
+	configFile string
+	mode       string
+	// searchProviders and extractProviders replace the configured orders
+	// (--provider); nil keeps them.
+	searchProviders, extractProviders []string
 }
 
 // loadTools loads the configuration from h, applies o, and builds the
-// webtools.Tools every web command uses. Configuration problems are
-// returned as warnings: unlike the hooks, which step aside, the commands
-// carry on with what is valid.
+// webtools.Tools every web command uses through the one construction path
+// (config.Config.Build) with the configured docs and tool routes.
+// Configuration problems are returned as warnings: unlike the hooks, which
+// step aside, the commands carry on with what is valid. A provider named
+// by o that cannot be used is a warning too, saying what to set.
 func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []string) {
 	cfg, err := h.loadConfig(o.configFile)
 	warnings := config.Problems(err)
 	if o.mode != "" {
 		cfg.Search.Mode = o.mode
 	}
-	if len(o.searchProviders) > 0 {
-		cfg.Search.Providers, cfg.Search.Primary = o.searchProviders, ""
+	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders})
+	warnings = append(warnings, buildProblems(err)...)
+	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
+	if o.searchProviders != nil {
+		searchOrder = o.searchProviders
 	}
-	if len(o.extractProvider) > 0 {
-		cfg.Extract.Providers, cfg.Extract.Primary = o.extractProvider, ""
+	if o.extractProviders != nil {
+		extractOrder = o.extractProviders
 	}
-	t, more := buildTools(cfg)
-	return t, cfg, append(warnings, more...)
-}
-
-// buildTools builds the tools from a loaded configuration with the hooks'
-// own builders (package hookenv) and the configured docs and tool routes.
-func buildTools(cfg *config.Config) (*webtools.Tools, []string) {
-	ws := hookenv.WebSearch(cfg, nil)
-	wf := hookenv.WebFetch(cfg, nil)
 	rs := loadRouteSet(cfg)
 	t := &webtools.Tools{
-		Searcher:    ws.Searcher,
-		Extractor:   wf.Extractor,
-		Probe:       wf.Probe,
-		Classify:    wf.Classify,
+		Searcher:    st.Searcher,
+		Reader:      st.Reader,
 		Docs:        rs.Docs,
 		Routes:      rs.Tools,
 		MaxResults:  cfg.Search.MaxResults,
-		SearchHint:  keyHint(searchHintOrder(cfg)),
-		ExtractHint: keyHint(cfg.Extract.Order()),
+		SearchHint:  keyHint(cfg, searchOrder, o.searchProviders != nil, true),
+		ExtractHint: keyHint(cfg, extractOrder, o.extractProviders != nil, false),
 		Secrets:     cfg.Secrets(),
 	}
-	var warnings []string
-	for _, w := range slices.Concat(ws.Problems, wf.Problems, rs.Warnings) {
-		if !slices.Contains(warnings, w) {
-			warnings = append(warnings, w)
+	// Providers the command line named that cannot be used are left out,
+	// with a warning. A search with none left fails with the same words
+	// (see runSearch); a fetch may need no provider at all.
+	if len(st.SearchProviders) > 0 {
+		warnings = append(warnings, leftOut(cfg, o.searchProviders, true)...)
+	}
+	warnings = append(warnings, leftOut(cfg, o.extractProviders, false)...)
+	var out []string
+	for _, w := range slices.Concat(warnings, rs.Warnings) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
 		}
 	}
-	return t, warnings
+	return t, cfg, out
 }
 
-// searchHintOrder is the search order whose keys would make search work:
-// the configured order, plus Exa when no source set search.providers
-// (configuration appends Exa to the default order once it has keys).
-func searchHintOrder(cfg *config.Config) []string {
-	names := cfg.Search.Order()
-	if cfg.Origin("search.providers") == "default" && !slices.Contains(names, config.Exa) {
-		names = append(names, config.Exa)
+// buildProblems splits what config.Config.Build could not build into one
+// warning each.
+func buildProblems(err error) []string {
+	if err == nil {
+		return nil
 	}
-	return names
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, buildProblems(e)...)
+		}
+		return out
+	}
+	return config.Problems(err)
 }
 
-// keyHint says which environment variables give the named providers
-// their keys.
-func keyHint(names []string) string {
-	byKey := map[string]config.Setting{}
-	for _, s := range config.Settings() {
-		byKey[s.Key] = s
+// leftOut says, for each of names that cannot be used for a search
+// (search) or an extraction, what to set, and that it is left out.
+func leftOut(cfg *config.Config, names []string, search bool) []string {
+	var out []string
+	for _, n := range names {
+		if !cfg.Usable(n, search) {
+			out = append(out, providerHint(cfg, n)+"; it is left out")
+		}
+	}
+	return out
+}
+
+// keyHint says what to set so that the named providers can be used. For
+// providers the command line named (flagged), it says what each one that
+// cannot be used lacks ("brave has no API key: set BRAVE_API_KEY or
+// providers.brave.keys."); otherwise it names the variables of the whole
+// order in one sentence.
+func keyHint(cfg *config.Config, names []string, flagged, search bool) string {
+	if flagged {
+		var hints []string
+		for _, n := range names {
+			if !cfg.Usable(n, search) {
+				hints = append(hints, providerHint(cfg, n)+".")
+			}
+		}
+		return strings.Join(hints, " ")
 	}
 	var vars []string
 	for _, n := range names {
-		s, ok := byKey["providers."+n+".keys"]
-		if !ok {
-			continue
-		}
-		v := s.Env
-		if len(s.Legacy) > 0 {
-			v = s.Legacy[0]
-		}
-		if v != "" && !slices.Contains(vars, v) {
-			vars = append(vars, v)
+		if b, ok := cfg.Registry().Lookup(n); ok {
+			if v := setVar(b); v != "" && !slices.Contains(vars, v) {
+				vars = append(vars, v)
+			}
 		}
 	}
 	if len(vars) == 0 {
 		return ""
 	}
 	return "Set " + orList(vars) + " in webgate's environment (for an MCP server, in its \"env\"), or the provider keys in webgate's configuration file."
+}
+
+// providerHint says what the named provider lacks and what to set: "brave
+// has no API key: set BRAVE_API_KEY or providers.brave.keys", or for a
+// provider that takes no key (SearXNG) "searxng has no instance URL: set
+// SEARXNG_URL or providers.searxng.base_url".
+func providerHint(cfg *config.Config, name string) string {
+	b, ok := cfg.Registry().Lookup(name)
+	switch {
+	case !ok:
+		return name + " is not a provider"
+	case b.NoKey:
+		return fmt.Sprintf("%s has no instance URL: set %s or providers.%s.base_url", name, setVar(b), name)
+	}
+	return fmt.Sprintf("%s has no API key: set %s or providers.%s.keys", name, setVar(b), name)
+}
+
+// setVar returns the environment variable that makes b usable: its key
+// variable (Backend.KeyEnv), or for a provider that takes no key the
+// variable of its base URL (SEARXNG_URL).
+func setVar(b config.Backend) string {
+	key := "providers." + b.Name + ".keys"
+	if b.NoKey {
+		key = "providers." + b.Name + ".base_url"
+	} else if b.KeyEnv != "" {
+		return b.KeyEnv
+	}
+	for _, s := range config.Settings() {
+		if s.Key == key {
+			if len(s.Legacy) > 0 {
+				return s.Legacy[0]
+			}
+			return s.Env
+		}
+	}
+	return ""
 }
 
 func orList(items []string) string {
@@ -244,14 +302,16 @@ func spinner(w io.Writer, label string) (stop func()) {
 	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
 
-// jsonError is the --json form of a failure.
+// jsonError is the --json form of a failure. LegacyClass is the older
+// name of Class, when it has one (rate-limited was credit-or-quota-failed).
 type jsonError struct {
 	Error struct {
-		Reason   webtools.Reason    `json:"reason"`
-		Class    string             `json:"class,omitempty"`
-		Message  string             `json:"message"`
-		Failures []webtools.Failure `json:"failed_providers,omitempty"`
-		TimedOut bool               `json:"timed_out,omitempty"`
+		Reason      webtools.Reason    `json:"reason"`
+		Class       string             `json:"class,omitempty"`
+		LegacyClass string             `json:"legacy_class,omitempty"`
+		Message     string             `json:"message"`
+		Failures    []webtools.Failure `json:"failed_providers,omitempty"`
+		TimedOut    bool               `json:"timed_out,omitempty"`
 	} `json:"error"`
 }
 
@@ -260,6 +320,7 @@ func jsonErrorOf(err error) jsonError {
 	var e *webtools.Error
 	if errors.As(err, &e) {
 		j.Error.Reason, j.Error.Class, j.Error.Failures, j.Error.TimedOut = e.Reason, string(e.Class), e.Failures, e.TimedOut
+		j.Error.LegacyClass = string(webtools.LegacyClass(e.Class))
 	} else {
 		j.Error.Reason = "unknown"
 	}

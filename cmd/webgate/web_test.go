@@ -147,18 +147,33 @@ func TestSearch_JSONFailurePrintsAnErrorObject(t *testing.T) {
 
 func TestSearch_ProviderFlagOverridesTheConfiguredOrder(t *testing.T) {
 	// Only exa is asked, and it has no key: not configured, although
-	// tavily has one.
+	// tavily has one, and the message names exa's key alone.
 	code, _, errOut := searchCLI(t, webEnv(t, &fakeweb.Tavily{Hits: webHits}), "--provider", "exa", "q")
-	if code != exitNotConfigured || !strings.Contains(errOut, "EXA_API_KEY") {
+	if code != exitNotConfigured || !strings.Contains(errOut, "exa has no API key: set EXA_API_KEY or providers.exa.keys") || strings.Contains(errOut, "TAVILY_API_KEY") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestSearch_ProviderFlagSaysWhatANamedProviderLacks(t *testing.T) {
+	code, out, errOut := searchCLI(t, webEnv(t, &fakeweb.Tavily{Hits: webHits}), "--json", "--provider", "brave", "q")
+	if code != exitNotConfigured || !strings.Contains(errOut, "brave has no API key: set BRAVE_API_KEY or providers.brave.keys") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var res jsonError
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Error.Reason != "not-configured" {
+		t.Fatalf("stdout %s (%v)", out, err)
+	}
+	// A named provider without a key next to one with a key is left out
+	// with a warning; SearXNG needs its instance's URL.
+	code, _, errOut = searchCLI(t, webEnv(t, &fakeweb.Tavily{Hits: webHits}), "--provider", "searxng,tavily", "q")
+	if code != exitOK || !strings.Contains(errOut, "warning: searxng has no instance URL: set SEARXNG_URL or providers.searxng.base_url; it is left out") {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 }
 
 func TestSearch_NoKeysHintNamesEveryProviderThatWouldBeAsked(t *testing.T) {
-	// With the default order, Exa joins the search once it has a key, so
-	// the hint names its variable too.
 	code, _, errOut := searchCLI(t, withoutWebKeys(webEnv(t, &fakeweb.Tavily{})), "q")
-	for _, want := range []string{"TAVILY_API_KEY", "WEBSEARCHAPI_API_KEY", "EXA_API_KEY"} {
+	for _, want := range []string{"TAVILY_API_KEY", "WEBSEARCHAPI_API_KEY", "EXA_API_KEY", "BRAVE_API_KEY", "SEARXNG_URL"} {
 		if code != exitNotConfigured || !strings.Contains(errOut, want) {
 			t.Errorf("code %d, stderr %q; want %d and %q", code, errOut, exitNotConfigured, want)
 		}
@@ -167,6 +182,22 @@ func TestSearch_NoKeysHintNamesEveryProviderThatWouldBeAsked(t *testing.T) {
 	code, _, errOut = searchCLI(t, withoutWebKeys(webEnv(t, &fakeweb.Tavily{}, "WEBGATE_SEARCH_PROVIDERS=tavily")), "q")
 	if code != exitNotConfigured || !strings.Contains(errOut, "TAVILY_API_KEY") || strings.Contains(errOut, "EXA_API_KEY") {
 		t.Errorf("code %d, stderr %q; want only the configured provider's variable", code, errOut)
+	}
+}
+
+func TestSearch_RateLimitIsReportedOnceWithTheLegacyClassInJSON(t *testing.T) {
+	code, out, errOut := searchCLI(t, webEnv(t, &fakeweb.Tavily{SearchStatus: 429}, "WEBGATE_PROVIDERS_TAVILY_HTTP_MAX_ATTEMPTS=1"), "--json", "q")
+	var res jsonError
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	e := res.Error
+	if code != exitProvider || e.Class != "rate-limited" || e.LegacyClass != "credit-or-quota-failed" ||
+		len(e.Failures) != 1 || e.Failures[0].LegacyClass != "credit-or-quota-failed" {
+		t.Fatalf("code %d, error %+v, stderr %s", code, e, errOut)
+	}
+	if !strings.Contains(errOut, "every provider failed: tavily (rate-limited).") {
+		t.Errorf("stderr %q", errOut)
 	}
 }
 
@@ -216,9 +247,9 @@ func TestFetch_ToolRouteMessageIsPrintedAsOneLine(t *testing.T) {
 	}
 }
 
-func TestFetch_TemplateHeavyPageIsExtractedAndSaysSo(t *testing.T) {
+func TestFetch_AppShellIsExtractedAndSaysSo(t *testing.T) {
 	pages := fakeweb.Pages(t)
-	u := pages + "/template-heavy/shop-category.html"
+	u := pages + "/browser-render-required/react-cra-empty-root.html"
 	code, out, _ := fetchCLI(t, webEnv(t, &fakeweb.Tavily{Pages: map[string]string{u: "# Kettles\n\nEvery kettle we sell."}}), "--json", u)
 	var res struct {
 		Class, Path, Provider, Content string
@@ -226,8 +257,28 @@ func TestFetch_TemplateHeavyPageIsExtractedAndSaysSo(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if code != exitOK || res.Class != "template-heavy" || res.Path != "extraction" || res.Provider != "tavily" || !strings.Contains(res.Content, "Every kettle") {
+	if code != exitOK || res.Class != "browser-render-required" || res.Path != "extraction" || res.Provider != "tavily" || !strings.Contains(res.Content, "Every kettle") {
 		t.Fatalf("code %d, result %+v", code, res)
+	}
+}
+
+func TestFetch_TemplateHeavyPageIsReadFromItsStructure(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	fake := &fakeweb.Tavily{}
+	code, out, errOut := fetchCLI(t, webEnv(t, fake), pages+"/template-heavy/shop-category.html")
+	header, _, _ := strings.Cut(out, "\n\n")
+	if code != exitOK || !strings.Contains(header, "Read: template-heavy (") || !strings.Contains(header, "the page's structure") {
+		t.Fatalf("code %d, stderr %s, header:\n%s", code, errOut, header)
+	}
+	if fake.Count("/extract") != 0 {
+		t.Errorf("a template-heavy page with a readable structure went to extraction")
+	}
+}
+
+func TestFetch_ProviderFlagTakesOnlyProvidersThatReadPages(t *testing.T) {
+	code, _, errOut := fetchCLI(t, webEnv(t, &fakeweb.Tavily{}), "--provider", "brave", "https://example.org/")
+	if code != exitUsage || !strings.Contains(errOut, `provider "brave" cannot read pages`) {
+		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 }
 

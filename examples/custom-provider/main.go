@@ -9,12 +9,14 @@
 // usual kind and the service's error code refines it (a 403
 // "quota_exceeded" is a quota failure, not a rejected key).
 //
-// The program puts DocsSearch next to the web search backends that have keys
-// (read with the config package, as every frontend does: TAVILY_API_KEY,
-// WEBSEARCHAPI_API_KEY, EXA_API_KEY, their *_BASE_URL overrides, or the
-// configuration file) in a policy.Parallel (-mode parallel: ask all, merge
-// the lists) or a policy.Fallback (-mode fallback: the docs first, the web
-// when they fail or find nothing). It prints the results with the providers
+// The program puts DocsSearch next to webgate's configured web search (built
+// with the config package as every frontend does, config.Config.Build, from
+// the providers' key variables such as TAVILY_API_KEY, their base URL
+// overrides, or the configuration file) in a policy.Parallel (-mode
+// parallel: ask both, merge the lists) or a policy.Fallback (-mode
+// fallback: the docs first, the web when they fail or find nothing). The
+// web search is itself a policy over the providers with keys: policies are
+// Searchers, so they nest. It prints the results with the providers
 // that returned them, and every failure with its kind, its user-facing
 // class and what a program would do about it (provider.KindOf,
 // Kind.Class, Kind.Retryable, Kind.Rotatable).
@@ -133,22 +135,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitFailed
 	}
 
-	// The built-in backends that have keys, from webgate's configuration.
+	// webgate's web search over the built-in backends that have keys.
 	cfg, err := config.LoadFromOS()
 	if err != nil {
 		fmt.Fprintln(stderr, "custom-provider: the configuration has problems:\n "+strings.ReplaceAll(err.Error(), "\n", "\n "))
 		return exitFailed
 	}
-	providers := []provider.Searcher{docs}
-	web, err := cfg.Searchers()
-	switch {
-	case errors.Is(err, config.ErrNoProviders):
-		fmt.Fprintln(stderr, "custom-provider: no web search provider has a key (set TAVILY_API_KEY, WEBSEARCHAPI_API_KEY or EXA_API_KEY); searching the docs alone")
-	case err != nil:
+	stack, err := cfg.Build(nil)
+	if err != nil {
 		fmt.Fprintln(stderr, "custom-provider:", err)
 		return exitFailed
-	default:
-		providers = append(providers, web...)
+	}
+	providers := []provider.Searcher{docs}
+	if stack.Searcher != nil {
+		providers = append(providers, stack.Searcher)
+	} else {
+		var vars []string
+		for _, b := range cfg.Registry().All() {
+			if b.Search && b.KeyEnv != "" {
+				vars = append(vars, b.KeyEnv)
+			}
+		}
+		fmt.Fprintf(stderr, "custom-provider: no web search provider has a key (set one of %s); searching the docs alone\n", strings.Join(vars, ", "))
 	}
 
 	// The custom backend is a Searcher like any other, so the policies

@@ -81,8 +81,11 @@ type payload struct {
 // worker has to run. It returns false only when the hook certainly ignores
 // it: an event the hook never handles, or a tool whose name is not one of
 // the hook's tools (defaults, or the names set in the environment). A
-// configuration file that sets tool names or tool routes makes every tool
-// event relevant, since the front does not parse configuration files.
+// configuration file that may set tool names makes every tool event
+// relevant, since the front does not parse configuration files; the web
+// fetch hook's shell tool events are relevant only when tool routes for
+// Bash may be configured (a cheap scan of the file, see
+// [bashRoutesMayExist]).
 func Relevant(hook string, data []byte, env Env) bool {
 	var p payload
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &p) != nil {
@@ -131,7 +134,7 @@ func Relevant(hook string, data []byte, env Env) bool {
 			if MatchName(fetch, tool) || custom("tool_names") {
 				return true
 			}
-			return strings.EqualFold(tool, "bash") && routesMayExist(env, file)
+			return strings.EqualFold(tool, "bash") && bashRoutesMayExist(env, file)
 		case "posttoolusefailure":
 			// The native fetch failed: the worker reads the page itself.
 			return MatchName(fetch, tool) || custom("tool_names")
@@ -141,16 +144,81 @@ func Relevant(hook string, data []byte, env Env) bool {
 	return true
 }
 
-// routesMayExist reports whether tool routes may be configured: a routes
-// file named in the environment, or a configuration file that mentions
-// routes.
-func routesMayExist(env Env, file []byte) bool {
+// bashRoutesMayExist reports whether tool routes for Bash may be
+// configured, erring on the side of yes: a routes file named in the
+// environment or possibly in the configuration file (the front does not
+// read it), or a configuration file that may hold a route with the tool
+// "Bash". The shell tool runs for nearly every step of an agent, so a file
+// whose routes are all for WebFetch, or that has none, does not send it to
+// the worker. The scan is linear: a few hundred microseconds for a
+// configuration of a thousand routes.
+func bashRoutesMayExist(env Env, file []byte) bool {
 	for _, k := range []string{"WEBGATE_TOOL_ROUTES", "WEBGATE_ROUTES_CONFIG"} {
 		if v, ok := env(k); ok && strings.TrimSpace(v) != "" {
 			return true
 		}
 	}
-	return bytes.Contains(file, []byte("routes"))
+	if len(file) == 0 {
+		return false
+	}
+	lower := bytes.ToLower(file)
+	return bytes.Contains(lower, []byte("bash")) || mayHaveKey(lower, "config") || hasEscape(file)
+}
+
+// mayHaveKey reports whether data may set key in TOML, YAML or JSON: key
+// followed (past a closing quote, spaces and line breaks) by anything but
+// what continues a word or a path, as in "~/.config/x" or "config.toml".
+func mayHaveKey(data []byte, key string) bool {
+	for from := 0; ; {
+		i := bytes.Index(data[from:], []byte(key))
+		if i < 0 {
+			return false
+		}
+		j := from + i + len(key)
+		for j < len(data) && strings.IndexByte("\"' \t\r\n", data[j]) >= 0 {
+			j++
+		}
+		if j == len(data) || !isPathByte(data[j]) {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+func isPathByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '-' || c == '_' || c == '.'
+}
+
+// hasEscape reports whether data holds an escape that could spell a word
+// without its letters ("\u0042ash" in TOML or JSON, "\x42ash" in YAML) or
+// join a word across lines (a backslash ending a line inside a string).
+func hasEscape(data []byte) bool {
+	for i := 0; ; {
+		k := bytes.IndexByte(data[i:], '\\')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+		j := i
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t') {
+			j++
+		}
+		if j == len(data) {
+			return false
+		}
+		switch data[j] {
+		case '\r', '\n':
+			return true
+		case 'u', 'U', 'x':
+			if j == i {
+				return true
+			}
+		case '\\':
+			if j == i {
+				i++ // an escaped backslash
+			}
+		}
+	}
 }
 
 func first(a, b string) string {
@@ -196,9 +264,36 @@ func MatchName(patterns []string, name string) bool {
 // so that a stalled file system cannot hold it forever.
 var configWait = 2 * time.Second
 
-// readFile reads a configuration file; safefile.ReadFile, which refuses
-// anything but a regular file (tests replace it).
-var readFile = safefile.ReadFile
+// readFile reads a configuration file; [readRegular] (tests replace it).
+var readFile = readRegular
+
+// readRegular reads the regular file at path, at most max bytes (max ≤ 0
+// means safefile.MaxBytes), refusing anything else as safefile.ReadFile
+// does, but into a buffer of the file's size: a configuration of a
+// thousand routes is some 200 KB, which a growing buffer would copy over
+// and over.
+func readRegular(path string, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = safefile.MaxBytes
+	}
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), max)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > max {
+		return nil, &os.PathError{Op: "read", Path: path, Err: safefile.ErrTooLarge}
+	}
+	return buf.Bytes(), nil
+}
 
 // configFileWithin returns [configFile]'s result, and false when it did not
 // come within wait.

@@ -75,9 +75,13 @@ func TestRelevant_AConfigFileWithCustomNamesOrRoutesSendsToolEventsToTheWorker(t
 	if Relevant(WebFetch, bash, env) || Relevant(WebSearch, other, env) {
 		t.Fatal("relevant without a configuration file")
 	}
-	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[[routes.tool_routes]]\nname='x'\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[[routes.tool_routes]]\nname='x'\ntool='WebFetch'\n"), 0o600)
+	if Relevant(WebFetch, bash, env) {
+		t.Error("Bash sent to the worker although the file routes WebFetch only")
+	}
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[[routes.tool_routes]]\nname='x'\ntool='Bash'\n"), 0o600)
 	if !Relevant(WebFetch, bash, env) {
-		t.Error("Bash not sent to the worker although the file configures routes")
+		t.Error("Bash not sent to the worker although the file configures Bash routes")
 	}
 	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[hooks.websearch]\ntool_names=['my_search']\n"), 0o600)
 	if !Relevant(WebSearch, other, env) {
@@ -167,5 +171,38 @@ func TestRelevant_RunsTheWorkerWhenTheConfigurationFileStalls(t *testing.T) {
 	env := envOf("WEBGATE_CONFIG=/stalled/config.toml", "HOME="+t.TempDir())
 	if !Relevant(WebSearch, []byte(`{"hook_event_name":"PreToolUse","tool_name":"web_search"}`), env) {
 		t.Error("a configuration file that could not be read in time made the front skip the worker")
+	}
+}
+
+func TestBashRoutesMayExist_ErrsOnTheSideOfTheWorker(t *testing.T) {
+	cases := []struct {
+		file string
+		want bool
+	}{
+		{"", false},
+		{"debug = true\n", false},
+		{"[[routes.tool_routes]]\ntool = \"WebFetch\"\npattern = \"^https://github\\\\.com/\"\nmessage = \"use gh\"\n", false},
+		{"[hooks]\nstate_dir = \"~/.config/webgate/state\"\n", false},
+		{"[providers.tavily]\nkeys = \"~/.config/keys.txt\"\n", false},
+		{`{"routes":{"tool_routes":[{"tool":"WebFetch","pattern":"a\\\\.b"}]}}`, false},
+		// A Bash route, however it is written.
+		{"[[routes.tool_routes]]\ntool = \"Bash\"\n", true},
+		{"routes:\n  tool_routes:\n    - tool: BASH\n", true},
+		{`{"routes":{"tool_routes":[{"tool":"\u0042ash"}]}}`, true},
+		{"routes:\n  tool_routes:\n    - tool: \"\\x42ash\"\n", true},
+		{"[[routes.tool_routes]]\ntool = \"\"\"Ba\\\n  sh\"\"\"\n", true},
+		{"[[routes.tool_routes]]\ntool = \"\"\"Ba\\  \r\n  sh\"\"\"\n", true},
+		// A routes file, which the front does not read.
+		{"[routes]\nconfig = \"/etc/routes.json\"\n", true},
+		{"routes.config='/r.json'\n", true},
+		{"routes:\n  config: /r.json\n", true},
+		{`{"routes": {"config" : "/r.json"}}`, true},
+		{"routes:\n  ? config\n  : /r.json\n", true},
+		{"[docs]\nconfig = \"/d.json\"\n", true},
+	}
+	for _, c := range cases {
+		if got := bashRoutesMayExist(envOf(), []byte(c.file)); got != c.want {
+			t.Errorf("%q: %v, want %v", c.file, got, c.want)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package hookenv builds the environments of webgate's hook handlers from
-// the configuration (package config): settings, tool names, the probe, the
-// docs and tool routes ([Routes], [HookRoutes]), and the provider policies
-// over every provider that has keys.
+// the configuration (package config): settings, tool names, the docs and
+// tool routes ([Routes], [HookRoutes]), and, through the one construction
+// path [config.Config.Build], the search policy and the page reader with
+// its extraction policy over every provider that has keys.
 //
 // It is what the hook worker hooks/webgate-hook runs for the websearch and
 // webfetch fronts:
@@ -18,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/policy"
@@ -61,7 +61,7 @@ func WebSearchHandler(load Loader) hooks.Handler {
 
 // WebFetchHandler returns the web fetch hook's handler: it loads the
 // configuration with load, and for events [hooks.WantsWebFetch] accepts
-// builds the tool routes and the extraction policy and calls
+// builds the tool routes and the page reader and calls
 // [hooks.HandleWebFetch]. PreToolUse on the shell tool
 // ([hooks.WantsShell]) gets the tool routes alone, without any provider.
 // Like [WebSearchHandler], it keeps the hook's budget
@@ -207,8 +207,9 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 
 // WebSearch returns the web search hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the docs routes
-// ([HookRoutes]). Without search keys the environment has no Searcher (the
-// hook steps aside after the routes).
+// ([HookRoutes]); its Searcher is the search policy [config.Config.Build]
+// makes, observed for the debug trace. Without search keys the environment
+// has no Searcher (the hook steps aside after the routes).
 func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 	env := &hooks.WebSearchEnv{
 		Settings:   Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil),
@@ -221,87 +222,71 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 	if len(env.Problems) > 0 {
 		return env
 	}
-	names := cfg.SearchProviders()
+	// The search hook builds no extraction provider.
+	st, err := build(cfg, &env.Settings, &env.DebugLines, &config.BuildOptions{ExtractProviders: []string{}})
 	if env.Settings.Debug {
-		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, names)+"; mode "+cfg.Search.Mode)
+		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
 	}
-	if len(names) == 0 {
-		return env
-	}
-	searchers, err := cfg.Searchers()
 	if err != nil {
 		env.Problems = append(env.Problems, err.Error())
 		return env
 	}
-	mode, err := policy.ParseMode(cfg.Search.Mode)
-	if err != nil {
-		env.Problems = append(env.Problems, err.Error())
-		return env
+	if st.Searcher != nil {
+		env.Searcher, env.Providers, env.Mode = st.Searcher, st.SearchProviders, cfg.Search.Mode
 	}
-	pc := cfg.SearchPolicyConfig()
-	if env.Settings.Debug {
-		var t traces
-		pc.Observer = t.observe
-		env.DebugLines = t.lines
-	}
-	s, err := policy.NewSearch(mode, searchers, pc)
-	if err != nil {
-		env.Problems = append(env.Problems, err.Error())
-		return env
-	}
-	env.Searcher = s
 	return env
 }
 
 // WebFetch returns the web fetch hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the tool routes
-// ([HookRoutes]). Without extraction keys the environment has no Extractor
-// (the hook steps aside after the routes).
+// ([HookRoutes]); its Reader is the page reader [config.Config.Build]
+// makes (the probe and classifier settings, and the extraction policy,
+// observed for the debug trace). Without extraction keys the Reader has no
+// Extractor (PreToolUse steps aside after the routes).
 func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
-	wf := cfg.Hooks.WebFetch
 	env := &hooks.WebFetchEnv{
-		Settings: Settings(cfg, wf.Budget, nil, wf.ToolNames),
-		Probe: hooks.ProbeConfig{
-			MaxBytes:     int64(wf.MaxBytes),
-			Timeout:      wf.ProbeTimeout,
-			AllowPrivate: wf.AllowPrivate,
-		},
+		Settings: Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames),
 		Problems: config.Problems(loadErr),
-	}
-	if wf.MaxBytes > 0 {
-		c := classify.New(&classify.Options{MaxBytes: int64(wf.MaxBytes)})
-		env.Classify = c.ClassifyBytes
 	}
 	env.Settings.Secrets = cfg.Secrets()
 	env.Routes = HookRoutes(cfg, false, true)
 	if len(env.Problems) > 0 {
 		return env
 	}
-	names := cfg.ExtractProviders()
+	// The fetch hook builds no search provider.
+	st, err := build(cfg, &env.Settings, &env.DebugLines, &config.BuildOptions{SearchProviders: []string{}})
+	env.Reader = st.Reader
 	if env.Settings.Debug {
-		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, names))
+		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, st.ExtractProviders))
 	}
-	if len(names) == 0 {
-		return env
-	}
-	extractors, err := cfg.Extractors()
 	if err != nil {
 		env.Problems = append(env.Problems, err.Error())
 		return env
 	}
-	pc := cfg.ExtractPolicyConfig()
-	if env.Settings.Debug {
-		var t traces
-		pc.Observer = t.observe
-		env.DebugLines = t.lines
+	if st.Extractor != nil {
+		env.Providers, env.Mode = st.ExtractProviders, extractionOrder(cfg, st.ExtractProviders)
 	}
-	x, err := policy.NewExtraction(extractors, pc)
-	if err != nil {
-		env.Problems = append(env.Problems, err.Error())
-		return env
-	}
-	env.Extractor = x
 	return env
+}
+
+// build builds the providers of cfg ([config.Config.Build]) with opts;
+// in debug mode the policies' traces are collected into debugLines.
+func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, opts *config.BuildOptions) (*config.Stack, error) {
+	if s.Debug {
+		var t traces
+		opts.Observer = t.observe
+		*debugLines = t.lines
+	}
+	return cfg.Build(opts)
+}
+
+// extractionOrder says in which order the extraction policy tries names:
+// the configured primary first, or a random first provider.
+func extractionOrder(cfg *config.Config, names []string) string {
+	if cfg.Extract.Primary != "" && len(names) > 0 {
+		return "in order, " + names[0] + " first"
+	}
+	return "in order, starting from a random provider"
 }
 
 // describe renders "tavily (2 keys), exa (1 key)" or "none".

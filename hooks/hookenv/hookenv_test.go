@@ -52,6 +52,26 @@ func TestWebSearch_MapsTheConfiguration(t *testing.T) {
 	if env.DebugLines == nil {
 		t.Error("debug mode has no policy trace")
 	}
+	if strings.Join(env.Providers, ",") != "tavily" || env.Mode != "parallel" {
+		t.Errorf("providers %q, mode %q", env.Providers, env.Mode)
+	}
+}
+
+func TestWebSearchAndWebFetch_BuildOnlyTheirOwnProviders(t *testing.T) {
+	cfg, err := load(t, "TAVILY_API_KEY="+testKey, "WEBGATE_EXTRACT_PRIMARY=tavily")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := WebSearch(cfg, nil); env.Searcher == nil || len(env.Problems) != 0 {
+		t.Errorf("search env = %+v", env)
+	}
+	env := WebFetch(cfg, nil)
+	if env.Reader == nil || env.Reader.Extractor == nil || env.Mode != "in order, tavily first" {
+		t.Errorf("fetch env = %+v", env)
+	}
+	if env.DebugLines != nil {
+		t.Error("normal mode observes the policies")
+	}
 }
 
 func TestWebSearch_ReportsConfigurationProblems(t *testing.T) {
@@ -75,11 +95,14 @@ func TestWebFetch_MapsTheProbeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := WebFetch(cfg, nil)
-	if env.Extractor == nil || env.Classify == nil || env.Settings.Budget != 9*time.Second {
-		t.Errorf("env = %+v", env)
+	if env.Reader == nil || env.Reader.Extractor == nil || env.Reader.Classify == nil || env.Settings.Budget != 9*time.Second {
+		t.Fatalf("env = %+v", env)
 	}
-	if p := env.Probe; !p.AllowPrivate || p.Timeout != 2*time.Second || p.MaxBytes != 1<<20 {
+	if p := env.Reader.Probe; !p.AllowPrivate || p.Timeout != 2*time.Second || p.MaxBytes != 1<<20 {
 		t.Errorf("probe = %+v", p)
+	}
+	if strings.Join(env.Providers, ",") != "websearchapi" || env.Mode == "" {
+		t.Errorf("providers %q, mode %q", env.Providers, env.Mode)
 	}
 	if strings.Join(env.Settings.Tools.WebFetch, ",") != "WebFetch,web_fetch" {
 		t.Errorf("tools = %+v", env.Settings.Tools)

@@ -55,7 +55,9 @@ func LoadRoutes(cfg *config.Config, withDocs, withTools bool) RouteSet {
 	var rs RouteSet
 	var dbs []routing.Database
 	if withDocs {
-		dbs = slices.Clone(cfg.Docs.Databases)
+		// Clipped, so that appending the file's copies them rather than
+		// writing into cfg.
+		dbs = slices.Clip(cfg.Docs.Databases)
 		if n := len(dbs); n > 0 {
 			rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("docs.databases")), n))
 		}
@@ -71,7 +73,7 @@ func LoadRoutes(cfg *config.Config, withDocs, withTools bool) RouteSet {
 	}
 	var routes []routing.ToolRoute
 	if withTools {
-		routes = slices.Clone(cfg.Routes.ToolRoutes)
+		routes = slices.Clip(cfg.Routes.ToolRoutes)
 		if n := len(routes); n > 0 {
 			rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("routes.tool_routes")), n))
 		}

@@ -188,6 +188,9 @@ func Env(home, tavilyURL, key string) []string {
 		"TAVILY_API_KEY=" + key,
 		"TAVILY_BASE_URL=" + tavilyURL,
 		"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1",
+		// The local browser has tests of its own; these keep to the
+		// probe, the local conversion and the providers.
+		"WEBGATE_BROWSER=off",
 	}
 }
 

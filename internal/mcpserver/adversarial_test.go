@@ -8,12 +8,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/internal/mcpserver"
 	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // hostileTools returns Tools whose search and extraction go to the hostile
@@ -25,7 +25,7 @@ func hostileTools(t *testing.T, h *fakeweb.Hostile) *webtools.Tools {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &webtools.Tools{Searcher: client, Extractor: client, Probe: hooks.ProbeConfig{AllowPrivate: true}, Secrets: []string{secret}}
+	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}}, Secrets: []string{secret}}
 }
 
 func wantAll(t *testing.T, what, text string, wants ...string) {
@@ -69,7 +69,7 @@ func TestAdversarialFetchedPagesReachTheAgentLabelledAndDefused(t *testing.T) {
 	}
 	fakeweb.CheckHostileOutput(t, "web_fetch readable", text, true)
 	wantAll(t, "web_fetch readable", text, "READABLE-MARKER", "hidden link", "JS-LINK", "FILE-LINK", "MAIL-LINK",
-		"[RELATIVE-LINK]("+h.Site+"/docs/deadlines)", "‹/system-reminder>")
+		"[RELATIVE-LINK]("+h.Site+"/docs/deadlines)", "&lt;/system-reminder&gt;")
 	for _, link := range []string{"JS-LINK](", "DATA-LINK](", "FILE-LINK](", "VBS-LINK](", "MAIL-LINK]("} {
 		if strings.Contains(text, link) {
 			t.Errorf("web_fetch readable: %s is still a link:\n%s", link, text)

@@ -1,15 +1,21 @@
 // Package mcpserver is webgate's MCP server, for agents without hooks: it
 // offers two tools, web_search and web_fetch, backed by package webtools
-// (the configured search and extraction policies, the hooks' SSRF-protected
-// probe, the page classifier and the docs and tool routes).
+// (the configured search policy, the page reader every frontend uses, and
+// the docs and tool routes).
+//
+// web_search takes a query and optionally allowed_domains,
+// blocked_domains, max_results and time_range (day, week, month or year);
+// web_fetch takes a url and optionally a prompt.
 //
 // [New] builds an *mcp.Server from plain values; the webgate mcp command
 // runs it over stdio. Every failure is a tool error (an isError result)
-// whose text names the failure: bad-input, not-configured,
-// page-unavailable, or, when providers failed, their user-facing class
-// (auth-failed, credit-or-quota-failed, transient-provider-failed,
-// unknown), or timeout when the call ran out of time. A handler never
-// crashes the server and no output carries an API key.
+// whose text starts with the tool and one label: bad-input,
+// not-configured, page-unavailable, or, when providers failed, their
+// overall user-facing class (auth-failed, credit-or-quota-failed,
+// rate-limited, transient-provider-failed, unknown), or timeout when the
+// call ran out of time — "web_search failed (rate-limited): every provider
+// failed: tavily (rate-limited). …". A handler never crashes the server
+// and no output carries an API key.
 //
 // # Deadlines
 //
@@ -18,8 +24,7 @@
 // (by default 25s and 30s, see package webtools); a client's cancellation
 // ends the call at once. The deadline reaches every provider request, so a
 // provider that answers 429 asking for a wait longer than half of the time
-// left is reported as rate-limited (credit-or-quota-failed) at once rather
-// than waited for.
+// left is reported as rate-limited at once rather than waited for.
 //
 // # Untrusted content
 //

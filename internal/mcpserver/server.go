@@ -13,6 +13,7 @@ import (
 
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -42,15 +43,25 @@ type Options struct {
 
 // SearchInput is the input of the web_search tool.
 type SearchInput struct {
-	Query          string   `json:"query" jsonschema:"What to search the web for."`
+	// Query is what to search the web for. Required.
+	Query string `json:"query" jsonschema:"What to search the web for."`
+	// AllowedDomains restricts results to these domains and their
+	// subdomains.
 	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only return results from these domains and their subdomains, e.g. [\"go.dev\"]."`
+	// BlockedDomains removes results from these domains.
 	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never return results from these domains."`
-	MaxResults     int      `json:"max_results,omitempty" jsonschema:"How many results to return (default 8)."`
+	// MaxResults is how many results to return; 0 means the default.
+	MaxResults int `json:"max_results,omitempty" jsonschema:"How many results to return."`
+	// TimeRange restricts results to pages published within the past
+	// day, week, month or year; empty means any time.
+	TimeRange string `json:"time_range,omitempty" jsonschema:"Only return pages published within the past day, week, month or year. Some providers cannot filter by date and return pages of any date."`
 }
 
 // FetchInput is the input of the web_fetch tool.
 type FetchInput struct {
-	URL    string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
+	// URL is the page to read. Required.
+	URL string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
+	// Prompt says what the caller wants from the page.
 	Prompt string `json:"prompt,omitempty" jsonschema:"What you want from the page. When the page is long, the parts most relevant to it are kept."`
 }
 
@@ -118,8 +129,14 @@ func searchSchema() *jsonschema.Schema {
 		panic(err) // a static type; covered by the tests
 	}
 	s.Properties["query"].MinLength = ptr(1)
-	s.Properties["max_results"].Minimum = ptr(1.0)
-	s.Properties["max_results"].Maximum = ptr(float64(webtools.MaxResultsLimit))
+	mr := s.Properties["max_results"]
+	mr.Minimum = ptr(1.0)
+	mr.Maximum = ptr(float64(webtools.MaxResultsLimit))
+	mr.Description = fmt.Sprintf("How many results to return (default %d).", policy.DefaultMaxResults)
+	tr := s.Properties["time_range"]
+	for _, r := range webtools.TimeRanges {
+		tr.Enum = append(tr.Enum, string(r))
+	}
 	return s
 }
 
@@ -145,6 +162,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		AllowedDomains: in.AllowedDomains,
 		BlockedDomains: in.BlockedDomains,
 		MaxResults:     in.MaxResults,
+		TimeRange:      provider.TimeRange(in.TimeRange),
 	})
 	if err != nil {
 		h.log(SearchTool, start, "error", reasonOf(err))
@@ -217,8 +235,9 @@ func webResult(text string) *mcp.CallToolResult {
 
 // toolError renders err as a tool error. The text starts with the tool and
 // a short label, then the message under the agent rule: "timeout" when the
-// call ran out of time, the failure class for other provider failures, the
-// reason otherwise.
+// call ran out of time, the failure class for other provider failures (the
+// one place the overall class is stated; the message names each
+// provider's own), the reason otherwise.
 func toolError(tool string, err error) *mcp.CallToolResult {
 	label := string(provider.ClassUnknown)
 	msg := "An unexpected error occurred."

@@ -8,13 +8,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/internal/mcpserver"
 	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 const secret = "tvly-SECRET-51c0aa"
@@ -47,7 +47,7 @@ func fakeTools(t *testing.T, fake *fakeweb.Tavily) *webtools.Tools {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &webtools.Tools{Searcher: client, Extractor: client, Probe: hooks.ProbeConfig{AllowPrivate: true}, Secrets: []string{secret}}
+	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}}, Secrets: []string{secret}}
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (text string, isError bool) {
@@ -84,7 +84,7 @@ func TestServer_ListsBothToolsWithDescribedInputSchemas(t *testing.T) {
 		tools[tl.Name] = tl
 	}
 	for name, props := range map[string][]string{
-		mcpserver.SearchTool: {"query", "allowed_domains", "blocked_domains", "max_results"},
+		mcpserver.SearchTool: {"query", "allowed_domains", "blocked_domains", "max_results", "time_range"},
 		mcpserver.FetchTool:  {"url", "prompt"},
 	} {
 		tl, ok := tools[name]
@@ -247,7 +247,7 @@ func TestWebFetch_FailuresAreToolErrors(t *testing.T) {
 func TestWebFetch_RefusesLoopbackByDefault(t *testing.T) {
 	pages := fakeweb.Pages(t)
 	tools := fakeTools(t, &fakeweb.Tavily{})
-	tools.Probe.AllowPrivate = false
+	tools.Reader.Probe.AllowPrivate = false
 	text, isErr := call(t, connect(t, tools, nil), mcpserver.FetchTool, map[string]any{"url": pages + "/readable/blog-article.html"})
 	if !isErr || !strings.Contains(text, "bad-input") || !strings.Contains(text, "loopback") {
 		t.Fatalf("isError %v, text %q", isErr, text)
@@ -267,5 +267,43 @@ func TestServer_SurvivesAPanickingProvider(t *testing.T) {
 	}
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatalf("server gone after a panic: %v", err)
+	}
+}
+
+// searcherFunc is a provider.Searcher made of a function.
+type searcherFunc func(ctx context.Context, q provider.Query) (*provider.Results, error)
+
+func (f searcherFunc) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	return f(ctx, q)
+}
+
+func TestWebSearch_PassesTheTimeRangeAndRefusesAnUnknownOne(t *testing.T) {
+	got := make(chan provider.TimeRange, 1)
+	cs := connect(t, &webtools.Tools{Searcher: searcherFunc(func(_ context.Context, q provider.Query) (*provider.Results, error) {
+		got <- q.TimeRange
+		return &provider.Results{}, nil
+	})}, nil)
+	if text, isErr := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q", "time_range": "week"}); isErr {
+		t.Fatal(text)
+	}
+	if r := <-got; r != provider.PastWeek {
+		t.Errorf("time range = %q, want week", r)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.SearchTool, Arguments: map[string]any{"query": "q", "time_range": "fortnight"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("an unknown time range: error %v, result %+v", err, res)
+	}
+}
+
+func TestWebSearch_ARateLimitStatesItsClassOnce(t *testing.T) {
+	cs := connect(t, &webtools.Tools{Searcher: searcherFunc(func(context.Context, provider.Query) (*provider.Results, error) {
+		return nil, &provider.Error{Provider: "tavily", Op: "search", Status: 429, Kind: provider.KindRateLimited}
+	})}, nil)
+	text, isErr := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"})
+	if !isErr || !strings.HasPrefix(text, "web_search failed (rate-limited): every provider failed: tavily (rate-limited). ") {
+		t.Fatalf("isError %v, text %q", isErr, text)
+	}
+	if n := strings.Count(text, "rate-limited"); n != 2 {
+		t.Errorf("the class appears %d times, want once overall and once for the provider: %q", n, text)
 	}
 }

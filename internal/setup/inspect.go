@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Registration is what one settings file holds of webgate's hooks, read by
-// [Inspect] without changing anything.
+// Registration is what one settings file holds of webgate's hooks (or,
+// for [Codex], of its MCP server), read by [Inspect] without changing
+// anything.
 type Registration struct {
 	// Target and Path say which file was read.
 	Target Target
@@ -28,6 +29,30 @@ type Registration struct {
 	// BashRoutes reports that webgate's PreToolUse webfetch entry also
 	// matches Bash (install --tool-routes; Claude Code settings only).
 	BashRoutes bool
+	// Server is webgate's MCP server table of a Codex config.toml, nil
+	// when there is none (and for the other targets).
+	Server *RegisteredServer
+}
+
+// RegisteredServer is webgate's MCP server as a Codex config.toml
+// registers it ([mcp_servers.webgate]).
+type RegisteredServer struct {
+	// Name is the server's name, [CodexServerName].
+	Name string
+	// Command and Args are what Codex starts.
+	Command string
+	Args    []string
+	// Enabled is false when the table says enabled = false.
+	Enabled bool
+	// URL reports a url key: the table names a streamable HTTP server,
+	// not the webgate binary.
+	URL bool
+	// Missing reports that Command does not exist.
+	Missing bool
+	// Env names the environment variables the server gets besides the few
+	// Codex always passes: the keys of its env table and the names its
+	// env_vars list forwards.
+	Env []string
 }
 
 // RegisteredHook is one webgate hook entry of a settings file.
@@ -50,16 +75,20 @@ type RegisteredHook struct {
 // Inspect reads the settings file of o.Target in o.Scope and reports
 // webgate's entries in it. A missing file gives an empty Registration; a
 // file that is not valid JSON gives an error wrapping
-// [ErrInvalidSettings]. Nothing is written.
+// [ErrInvalidSettings] (a Codex config.toml that is not valid TOML, one
+// wrapping [ErrInvalidTOML]). Nothing is written.
 func Inspect(o Options) (*Registration, error) {
 	o.defaults()
+	if o.Target == Codex {
+		return inspectCodex(o)
+	}
 	path, err := SettingsPath(o)
 	if err != nil {
 		return nil, err
 	}
 	before, root, err := readSettings(path)
 	if err != nil {
-		return nil, err
+		return nil, settingsError(o.Target, err)
 	}
 	r := &Registration{Target: o.Target, Path: path, Exists: before != nil}
 	hooksV, _ := root.get("hooks")
@@ -146,8 +175,13 @@ func contains(list []string, s string) bool {
 // required returns the entries webgate needs in r's target, as
 // "event binary" pairs.
 func (r *Registration) required() [][2]string {
-	if r.Target == CopilotCLI {
+	switch r.Target {
+	case CopilotCLI:
 		return [][2]string{{"preToolUse", "webfetch"}}
+	case GeminiCLI:
+		return [][2]string{{"BeforeTool", "websearch"}, {"BeforeTool", "webfetch"}}
+	case Codex:
+		return nil
 	}
 	return [][2]string{{"PreToolUse", "websearch"}, {"PreToolUse", "webfetch"}}
 }
@@ -164,11 +198,21 @@ func (r *Registration) count(event, bin string) int {
 
 // Registered reports whether every entry webgate needs is present: the
 // PreToolUse websearch and webfetch hooks in Claude Code settings, the
-// preToolUse webfetch hook in a Copilot CLI hooks file.
+// preToolUse webfetch hook in a Copilot CLI hooks file, the BeforeTool
+// websearch and webfetch hooks in Gemini CLI settings, and for Codex an
+// [mcp_servers.webgate] table that starts a command with the argument
+// "mcp".
 func (r *Registration) Registered() bool { return len(r.Absent()) == 0 }
 
-// Absent lists the needed entries that are missing, as "EVENT BINARY".
+// Absent lists the needed entries that are missing, as "EVENT BINARY" (for
+// Codex, "[mcp_servers.webgate]").
 func (r *Registration) Absent() []string {
+	if r.Target == Codex {
+		if r.Server == nil || r.Server.URL || r.Server.Command == "" || len(r.Server.Args) == 0 || r.Server.Args[0] != "mcp" {
+			return []string{"[mcp_servers." + CodexServerName + "]"}
+		}
+		return nil
+	}
 	var out []string
 	for _, q := range r.required() {
 		if r.count(q[0], q[1]) == 0 {
@@ -196,9 +240,14 @@ func (r *Registration) Duplicates() []string {
 	return out
 }
 
-// MissingBinaries lists the entries whose executable does not exist.
+// MissingBinaries lists the entries whose executable does not exist (for
+// Codex, the server's command, as a RegisteredHook with Event
+// "mcp_servers" and Binary "webgate").
 func (r *Registration) MissingBinaries() []RegisteredHook {
 	var out []RegisteredHook
+	if r.Server != nil && r.Server.Missing {
+		out = append(out, RegisteredHook{Event: "mcp_servers", Binary: CodexServerName, Command: r.Server.Command, Path: r.Server.Command, Missing: true})
+	}
 	for _, h := range r.Hooks {
 		if h.Missing {
 			out = append(out, h)

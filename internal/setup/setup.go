@@ -1,12 +1,16 @@
-// Package setup registers webgate's hooks in the settings files of Claude
-// Code, GitHub Copilot CLI and VS Code, and removes them again. It merges:
-// everything else in a settings file is kept in its original order, every
-// string and number it does not change keeps its exact spelling, a backup
-// is written before any change, and running an install twice changes
-// nothing. A settings path that is a symbolic link is written through; a
-// path that is not a regular file, and a file larger or more deeply nested
-// than any settings file needs ([MaxSettingsBytes], [MaxSettingsDepth]),
-// are refused with an error and never rewritten.
+// Package setup registers webgate with the agent runtimes and removes it
+// again: its hooks in the settings files of Claude Code, GitHub Copilot CLI,
+// VS Code and Gemini CLI, and its MCP server (webgate mcp) in the
+// config.toml of Codex CLI. It merges: everything else in a settings file
+// is kept in its original order, every string and number it does not
+// change keeps its exact spelling, a backup is written before any change,
+// and running an install twice changes nothing. A Codex config.toml is
+// edited as text: only the lines of webgate's [mcp_servers.webgate] table
+// change, and comments and layout elsewhere stay byte for byte. A
+// settings path that is a symbolic link is written through; a path that is
+// not a regular file, and a file larger or more deeply nested than any
+// settings file needs ([MaxSettingsBytes], [MaxSettingsDepth]), are
+// refused with an error and never rewritten.
 package setup
 
 import (
@@ -31,10 +35,16 @@ const (
 	ClaudeCode    Target = "claude-code"
 	CopilotCLI    Target = "copilot-cli"
 	CopilotVSCode Target = "copilot-vscode"
+	// GeminiCLI registers the hooks in Gemini CLI's settings.json
+	// (BeforeTool for google_web_search and web_fetch).
+	GeminiCLI Target = "gemini-cli"
+	// Codex registers webgate's MCP server (webgate mcp) in Codex CLI's
+	// config.toml; Codex's own web search runs where no hook sees it.
+	Codex Target = "codex"
 )
 
-// Targets lists every target, in the order "all" installs them.
-var Targets = []Target{ClaudeCode, CopilotCLI, CopilotVSCode}
+// Targets lists every target.
+var Targets = []Target{ClaudeCode, CopilotCLI, CopilotVSCode, GeminiCLI, Codex}
 
 // Scope is where a registration applies.
 type Scope string
@@ -52,11 +62,20 @@ type Options struct {
 	// Home is the user's home directory; ClaudeConfigDir, when set,
 	// replaces Home/.claude (CLAUDE_CONFIG_DIR).
 	Home, ClaudeConfigDir string
+	// GeminiHome, when set, replaces Home for Gemini CLI's user settings,
+	// GeminiHome/.gemini/settings.json (GEMINI_CLI_HOME).
+	GeminiHome string
+	// CodexHome, when set, replaces Home/.codex for Codex's user
+	// config.toml (CODEX_HOME).
+	CodexHome string
 	// ProjectDir is the project root for the project scope.
 	ProjectDir string
 	// WebSearchBin and WebFetchBin are the absolute paths of the hook
 	// binaries.
 	WebSearchBin, WebFetchBin string
+	// WebgateBin is the absolute path of the webgate binary, which Codex
+	// starts as an MCP server ("webgate mcp").
+	WebgateBin string
 	// MCPTools are MCP search tools (such as mcp__ccs-websearch__WebSearch;
 	// path.Match globs allowed) to accompany with provider-backed results on
 	// PostToolUse and PostToolUseFailure, in Claude Code settings (and so
@@ -119,8 +138,38 @@ func SettingsPath(o Options) (string, error) {
 			return "", errors.New("no home directory")
 		}
 		return filepath.Join(o.Home, ".copilot", "hooks", "webgate.json"), nil
+	case GeminiCLI:
+		if o.Scope == Project {
+			if o.ProjectDir == "" {
+				return "", errors.New("no project directory")
+			}
+			return filepath.Join(o.ProjectDir, ".gemini", "settings.json"), nil
+		}
+		home := o.GeminiHome
+		if home == "" {
+			home = o.Home
+		}
+		if home == "" {
+			return "", errors.New("no home directory")
+		}
+		return filepath.Join(home, ".gemini", "settings.json"), nil
+	case Codex:
+		if o.Scope == Project {
+			if o.ProjectDir == "" {
+				return "", errors.New("no project directory")
+			}
+			return filepath.Join(o.ProjectDir, ".codex", "config.toml"), nil
+		}
+		dir := o.CodexHome
+		if dir == "" {
+			if o.Home == "" {
+				return "", errors.New("no home directory")
+			}
+			dir = filepath.Join(o.Home, ".codex")
+		}
+		return filepath.Join(dir, "config.toml"), nil
 	}
-	return "", fmt.Errorf("unknown target %q (want claude-code, copilot-cli, copilot-vscode or all)", o.Target)
+	return "", fmt.Errorf("unknown target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", o.Target)
 }
 
 // Plan is a computed change to one settings file.
@@ -310,15 +359,19 @@ func tooLongError(path string) error {
 	return fmt.Errorf("%s: %w: re-indented it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
 }
 
-// PlanInstall computes the registration of webgate's hooks for o.Target.
+// PlanInstall computes the registration of webgate for o.Target: its hooks,
+// or for [Codex] its MCP server.
 func PlanInstall(o Options) (*Plan, error) { return plan(o, true) }
 
-// PlanUninstall computes the removal of webgate's hooks (and only those)
-// for o.Target.
+// PlanUninstall computes the removal of webgate's hooks (and only those),
+// or for [Codex] of its MCP server's table, for o.Target.
 func PlanUninstall(o Options) (*Plan, error) { return plan(o, false) }
 
 func plan(o Options, install bool) (*Plan, error) {
 	o.defaults()
+	if o.Target == Codex {
+		return planCodex(o, install)
+	}
 	path, err := SettingsPath(o)
 	if err != nil {
 		return nil, err
@@ -332,7 +385,7 @@ func plan(o Options, install bool) (*Plan, error) {
 	}
 	before, root, err := readSettings(path)
 	if err != nil {
-		return nil, err
+		return nil, settingsError(o.Target, err)
 	}
 	// The file as webgate would write it unchanged, to tell a change of
 	// content from a change of layout.
@@ -344,6 +397,10 @@ func plan(o Options, install bool) (*Plan, error) {
 	switch o.Target {
 	case CopilotCLI:
 		editCopilot(root, o, install, p)
+	case GeminiCLI:
+		if err := editGemini(root, o, install, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	default:
 		editClaude(root, o, install, p)
 		if install {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -42,7 +44,7 @@ func bound[T any](ctx context.Context, limit, def time.Duration, what string, fn
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{nil, &Error{Reason: ProviderFailed, Class: provider.ClassUnknown, Message: what + " failed (unknown): internal error in webgate."}}
+				done <- result{nil, &Error{Reason: ProviderFailed, Class: provider.ClassUnknown, Message: "internal error in webgate."}}
 			}
 		}()
 		v, err := fn(ctx)
@@ -83,8 +85,18 @@ func bound[T any](ctx context.Context, limit, def time.Duration, what string, fn
 		e = &Error{Reason: ProviderFailed, Class: provider.ClassTransientFailed}
 	}
 	e.TimedOut = true
-	e.Message = joinSentences(fmt.Sprintf("%s did not finish within its %v deadline.", what, roundDeadline(limit)), e.Message)
+	e.Message = joinSentences(fmt.Sprintf("%s did not finish within its %v deadline.", what, roundDeadline(limit)), upperFirst(e.Message))
 	return nil, e
+}
+
+// upperFirst returns s with its first letter in upper case, to follow
+// another sentence.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || !unicode.IsLower(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // roundDeadline rounds a deadline for messages: whole seconds from 10s up,

@@ -1,7 +1,8 @@
 // Package webtools is what webgate's MCP server and its search and fetch
 // commands share: one web search and one page read, built from the same
-// pieces the hooks use, returning typed results with a text rendering for
-// agents and terminals.
+// pieces the hooks use (the search policy and the page reader that
+// config.Config.Build returns), returning typed results with a text
+// rendering for agents and terminals.
 //
 // # Search
 //
@@ -13,22 +14,28 @@
 // # Fetch
 //
 // [Tools.Fetch] answers from a matching tool route first
-// ([routing.ToolRouter]). Otherwise it reads the page itself with the hooks'
-// SSRF-protected probe ([hooks.Probe]) and classifies its HTML (package
-// classify). Fetch-readable pages are converted to Markdown here
-// (package markdown); template-heavy and browser-render-required pages, and
-// pages the probe could not read, go to the extraction policy. When
-// extraction fails, the page's own text is returned with a note if there is
-// enough of it.
+// ([routing.ToolRouter]). Otherwise it reads the page with the one page
+// reader every frontend of webgate uses ([webpage.Reader]): the
+// SSRF-protected probe, the classifier, Markdown conversion of pages
+// readable as served, the local tiers (a template-heavy page's structure,
+// the data an app shell embeds) and the extraction policy, in the reader's
+// order. When nothing could read the page, its own text is returned with a
+// note if there is enough of it. [FetchResult.Text] fits long content to a
+// size with [webpage.FitContent], keeping the parts most relevant to the
+// prompt.
 //
 // # Errors
 //
 // Failures are [*Error] values with a [Reason] (bad input, not configured,
 // provider failed, page unavailable) that frontends map to exit codes or
-// tool errors. Their messages name each failed provider's user-facing class
-// (auth-failed, credit-or-quota-failed, transient-provider-failed, unknown)
-// and never contain an API key; [Tools.Secrets] are scrubbed from every
-// message and content as a last line of defence.
+// tool errors. A provider failure's [Error.Class] is the overall
+// user-facing class (auth-failed, credit-or-quota-failed, rate-limited,
+// transient-provider-failed, unknown), which the frontend states once; the
+// message names each failed provider with its own class and never contains
+// an API key. [Failure.LegacyClass] gives the older name of a class for
+// scripts written against it (rate-limited was reported as
+// credit-or-quota-failed). [Tools.Secrets] are scrubbed from every message
+// and content as a last line of defence.
 //
 // # Deadlines
 //

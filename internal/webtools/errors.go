@@ -62,9 +62,15 @@ func ReasonOf(err error) Reason {
 
 // Failure is one provider that failed, as shown to users.
 type Failure struct {
-	Provider string         `json:"provider"`
-	Class    provider.Class `json:"class"`
-	TimedOut bool           `json:"timed_out,omitempty"`
+	// Provider is the provider's name.
+	Provider string `json:"provider"`
+	// Class is the user-facing failure class ([provider.Kind.Class]).
+	Class provider.Class `json:"class"`
+	// LegacyClass is the older name of Class ([provider.Class.Legacy]),
+	// for scripts written against it; empty when the names agree.
+	LegacyClass provider.Class `json:"legacy_class,omitempty"`
+	// TimedOut is set when the provider ran out of time.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // String renders the failure as "tavily (auth-failed)".
@@ -95,9 +101,18 @@ func failuresFrom(fs []provider.Failure) []Failure {
 		if name == "" {
 			name = "provider"
 		}
-		out = append(out, Failure{Provider: name, Class: k.Class(), TimedOut: f.TimedOut})
+		out = append(out, Failure{Provider: name, Class: k.Class(), LegacyClass: LegacyClass(k.Class()), TimedOut: f.TimedOut})
 	}
 	return out
+}
+
+// LegacyClass returns the older name of c ([provider.Class.Legacy]) when it
+// differs from c, and "" otherwise: the value of a legacy_class field.
+func LegacyClass(c provider.Class) provider.Class {
+	if l := c.Legacy(); l != c {
+		return l
+	}
+	return ""
 }
 
 // failuresOf returns the per-provider failures carried by err: those of a
@@ -111,20 +126,27 @@ func failuresOf(err error, fallbackName string) []Failure {
 	return failuresFrom(out)
 }
 
-// providerError builds the [ProviderFailed] error for err, a failed search
-// or extraction.
-func providerError(op string, err error, fallbackName string) *Error {
+// searchError builds the [ProviderFailed] error of a failed search. The
+// message names each provider with its class; frontends state the overall
+// class themselves (it is the Error's Class).
+func searchError(err error, fallbackName string) *Error {
 	fails := failuresOf(err, fallbackName)
 	class := provider.ClassOf(err)
-	msg := fmt.Sprintf("%s failed (%s): %s.", op, class, failureList(fails))
+	msg := fmt.Sprintf("every provider failed: %s.", failureList(fails))
 	if hint := classHint(class); hint != "" {
 		msg += " " + hint
 	}
-	timedOut := len(fails) > 0
+	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg, TimedOut: allTimedOut(fails)}
+}
+
+// allTimedOut reports whether there are failures and every one timed out.
+func allTimedOut(fails []Failure) bool {
 	for _, f := range fails {
-		timedOut = timedOut && f.TimedOut
+		if !f.TimedOut {
+			return false
+		}
 	}
-	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg, TimedOut: timedOut}
+	return len(fails) > 0
 }
 
 // classHint says what a user can do about a failure class.
@@ -134,6 +156,8 @@ func classHint(c provider.Class) string {
 		return "Check the API keys: the provider rejected them."
 	case provider.ClassCreditOrQuota:
 		return "The provider account is out of credits or over its quota."
+	case provider.ClassRateLimited:
+		return "The provider is rate limiting; wait a little or add another key."
 	case provider.ClassTransientFailed:
 		return "This may pass; try again shortly."
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // snippetChars caps each result's snippet in [SearchResult.Text].
@@ -65,11 +67,18 @@ func (r *FetchResult) Summary() string {
 	case PathRoute:
 		how = "tool route " + r.Route
 	case PathReadable:
-		if r.Class != "" {
-			how = "converted from the page's own HTML"
-		} else {
+		switch {
+		case r.Class == "":
 			how = "the document as served"
+		case r.Why != "":
+			how = "the page's structure, converted from its own HTML (the page " + r.Why + ")"
+		default:
+			how = "converted from the page's own HTML"
 		}
+	case PathRecovered:
+		how = "recovered from the data the page embeds, because the page " + r.Why
+	case PathRendered:
+		how = "rendered in a browser, because the page " + r.Why
 	case PathExtraction:
 		how = "extracted via " + r.Provider + " because the page " + r.Why
 	case PathReadableFallback:
@@ -111,7 +120,7 @@ func (r *FetchResult) Text(maxChars int) string {
 	}
 	const noticeReserve = 200
 	room := max(maxChars-len([]rune(header))-noticeReserve, 200)
-	fit := fitContent(content, r.Prompt, room)
+	fit := webpage.FitContent(content, r.Prompt, room)
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString(fit.Text)

@@ -4,26 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
-	"net/url"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/classify"
-	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/internal/markdown"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // Defaults of [Tools].
 const (
-	// DefaultMaxResults is how many search results are asked for when a
-	// request leaves it open.
-	DefaultMaxResults = 8
 	// MaxResultsLimit is the most results a request may ask for.
 	MaxResultsLimit = 20
 	// DefaultSearchTimeout bounds a whole search when
@@ -32,15 +27,13 @@ const (
 	// DefaultFetchTimeout bounds a whole fetch, probe and extraction
 	// included, when [Tools.FetchTimeout] is zero.
 	DefaultFetchTimeout = 30 * time.Second
-	// minFallbackChars is how much readable text the page's own HTML must
-	// hold to be offered when extraction is not possible.
-	minFallbackChars = 200
 )
 
 // Tools searches the web and reads pages for an agent or a user. The zero
 // value is usable: without a Searcher every search fails with
-// [NotConfigured], and without an Extractor only pages readable from their
-// own HTML can be fetched.
+// [NotConfigured], and without a Reader pages are read by a
+// [webpage.Reader] with no extraction provider and the default probe
+// settings.
 //
 // A Tools is safe for concurrent use once built; its fields must not change
 // after the first call.
@@ -48,15 +41,11 @@ type Tools struct {
 	// Searcher runs searches, usually the configured search policy. Nil
 	// means no search provider has keys.
 	Searcher provider.Searcher
-	// Extractor reads pages the probe cannot, usually the configured
-	// extraction policy. Nil means no extraction provider has keys.
-	Extractor provider.Extractor
-	// Probe configures the direct, SSRF-protected read of a page
-	// ([hooks.Probe]).
-	Probe hooks.ProbeConfig
-	// Classify classifies a page's initial HTML; nil means
-	// [classify.ClassifyBytes].
-	Classify func(html []byte) classify.Result
+	// Reader reads pages: the SSRF-protected probe, the classifier, the
+	// local tiers and the extraction policy, usually the one
+	// config.Config.Build returns. Nil means a zero [webpage.Reader]: no
+	// extraction provider, default probe settings.
+	Reader *webpage.Reader
 	// Docs routes documentation queries to local indexes; nil means none.
 	// A matching search still runs; its result carries a note naming the
 	// MCP tool to use.
@@ -65,7 +54,7 @@ type Tools struct {
 	// answers with the route's message instead of reading the page.
 	Routes *routing.ToolRouter
 	// MaxResults is how many results a search asks for when the request
-	// leaves it open; 0 means [DefaultMaxResults].
+	// leaves it open; 0 means [policy.DefaultMaxResults].
 	MaxResults int
 	// SearchHint and ExtractHint complete the message of a
 	// [NotConfigured] error: what to set so that searching or extraction
@@ -102,7 +91,15 @@ type SearchRequest struct {
 	// MaxResults is how many results to return, 1 to [MaxResultsLimit]; 0
 	// means the Tools' default.
 	MaxResults int
+	// TimeRange restricts results to pages published within the past
+	// day, week, month or year; empty means any time. Providers that
+	// cannot filter by date say so in their package documentation.
+	TimeRange provider.TimeRange
 }
+
+// TimeRanges lists the values [SearchRequest.TimeRange] accepts besides
+// the empty one.
+var TimeRanges = []provider.TimeRange{provider.PastDay, provider.PastWeek, provider.PastMonth, provider.PastYear}
 
 // Hit is one search result.
 type Hit struct {
@@ -136,7 +133,8 @@ type SearchResult struct {
 
 // Search runs req with the Searcher. A search that succeeds with no hits
 // returns a result with no Results and a nil error. Failures are
-// [*Error] values: [BadInput] for an empty query or a bad result count,
+// [*Error] values: [BadInput] for an empty query, a bad result count or an
+// unknown time range,
 // [NotConfigured] without a Searcher, [ProviderFailed] when every provider
 // failed.
 //
@@ -166,6 +164,9 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	if req.MaxResults < 0 || req.MaxResults > MaxResultsLimit {
 		return nil, &Error{Reason: BadInput, Message: fmt.Sprintf("max_results must be between 1 and %d.", MaxResultsLimit)}
 	}
+	if req.TimeRange != provider.AnyTime && !slices.Contains(TimeRanges, req.TimeRange) {
+		return nil, &Error{Reason: BadInput, Message: fmt.Sprintf("time_range must be day, week, month or year, not %q.", sanitize.Line(string(req.TimeRange)))}
+	}
 	var docs []DocsIndex
 	for _, d := range t.Docs.Match(q) {
 		docs = append(docs, DocsIndex{Description: d.Description, MCPTool: d.MCPToolName, Path: d.Path})
@@ -178,7 +179,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		n = t.MaxResults
 	}
 	if n <= 0 {
-		n = DefaultMaxResults
+		n = policy.DefaultMaxResults
 	}
 	start := t.now()
 	res, err := t.Searcher.Search(ctx, provider.Query{
@@ -186,12 +187,13 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		MaxResults:     n,
 		IncludeDomains: cleanList(req.AllowedDomains),
 		ExcludeDomains: cleanList(req.BlockedDomains),
+		TimeRange:      req.TimeRange,
 	})
 	if err == nil && res == nil {
 		err = &provider.Error{Provider: provider.NameOf(t.Searcher), Op: "search", Kind: provider.KindUnknown, Message: "no answer"}
 	}
 	if err != nil {
-		return nil, providerError("The web search", err, provider.NameOf(t.Searcher))
+		return nil, searchError(err, provider.NameOf(t.Searcher))
 	}
 	out := &SearchResult{
 		Query:     sanitize.Line(q),
@@ -247,14 +249,22 @@ type FetchRequest struct {
 const (
 	// PathRoute: a tool route matched; Content is the route's message.
 	PathRoute = "route"
-	// PathReadable: the page's own HTML (or text) was readable and was
-	// converted to Markdown here.
+	// PathReadable: the page's own HTML (or text) was converted to
+	// Markdown here: a page readable as served, or the structure of a
+	// template-heavy page (Note says so) ([webpage.SourceLocal]).
 	PathReadable = "readable"
-	// PathExtraction: an extraction provider read the page.
+	// PathRecovered: the page's text was recovered from the data it embeds
+	// for its scripts ([webpage.SourceRecovered]).
+	PathRecovered = "recovered"
+	// PathRendered: the page was rendered in a browser, then converted
+	// ([webpage.SourceRendered]).
+	PathRendered = "rendered"
+	// PathExtraction: an extraction provider read the page
+	// ([webpage.SourceProvider]).
 	PathExtraction = "extraction"
-	// PathReadableFallback: extraction was needed but failed or was not
-	// possible; Content is the best text of the page's own HTML, and Note
-	// says why it may be incomplete.
+	// PathReadableFallback: nothing else could read the page; Content is
+	// the text of the page's own HTML, and Note says why it may be
+	// incomplete ([webpage.SourceLocalFallback]).
 	PathReadableFallback = "readable-fallback"
 )
 
@@ -275,10 +285,12 @@ type FetchResult struct {
 	// Confidence is the classifier's confidence in Class.
 	Confidence float64 `json:"confidence,omitempty"`
 	// Path says how Content was obtained: [PathRoute], [PathReadable],
-	// [PathExtraction] or [PathReadableFallback].
+	// [PathRecovered], [PathRendered], [PathExtraction] or
+	// [PathReadableFallback].
 	Path string `json:"path"`
-	// Why says, for the extraction paths, why the page could not be used
-	// as served ("is template-heavy", "could not be read directly (timed
+	// Why says, for every path but [PathReadable] of a page readable as
+	// served, why the page could not be used as served ("is mostly
+	// navigation and page template", "could not be read directly (timed
 	// out)").
 	Why string `json:"why,omitempty"`
 	// Provider is the extraction provider that read the page.
@@ -299,20 +311,18 @@ type FetchResult struct {
 	Elapsed time.Duration `json:"-"`
 }
 
-// Fetch reads one page: a matching tool route answers first; otherwise the
-// page is probed directly (SSRF-protected, see [hooks.Probe]) and
-// classified. Readable HTML and plain text are converted here; template-
-// heavy and browser-render-required pages, pages the probe could not read
-// and pages that refused the probe (401, 403, 429, 5xx…) go to the
-// Extractor. When extraction fails or no Extractor is configured, the best
-// readable text of the page's own HTML is returned with a Note, if there is
-// enough of it.
+// Fetch reads one page: a matching tool route answers first; otherwise
+// the page is read with the [Tools.Reader] ([webpage.Reader.Read]): probed
+// directly (SSRF-protected), classified, converted here when it is
+// readable as served, read by the reader's local tiers or its extraction
+// provider when it is not. When nothing else could read it, the page's own
+// text is returned with a Note, if there is enough of it.
 //
 // Failures are [*Error] values: [BadInput] for a URL that is not http(s) or
 // points at a refused address, [PageUnavailable] for pages that answered
 // with a status such as 404, [NotConfigured] when extraction was needed
-// without an Extractor and nothing else was readable, [ProviderFailed] when
-// extraction failed and nothing else was readable.
+// without an extraction provider and nothing else was readable,
+// [ProviderFailed] when extraction failed and nothing else was readable.
 //
 // The fetch runs within [Tools.FetchTimeout] (or the caller's earlier
 // deadline), probe and extraction included; past it, Fetch returns as
@@ -344,177 +354,118 @@ func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 
 func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, error) {
 	raw := strings.TrimSpace(req.URL)
-	if msg := checkURL(raw); msg != "" {
-		return nil, &Error{Reason: BadInput, Message: msg}
+	if raw == "" {
+		return nil, &Error{Reason: BadInput, Message: "The URL is empty."}
+	}
+	if _, err := webpage.CheckURL(raw); err != nil {
+		return nil, badURL(raw, err)
 	}
 	res := &FetchResult{URL: raw, Prompt: req.Prompt}
 	if rt, ok := t.Routes.Match(routing.ToolWebFetch, raw); ok {
 		res.Path, res.Route, res.Content = PathRoute, rt.Name, rt.Message
 		return res, nil
 	}
-
-	probe, err := hooks.Probe(ctx, raw, t.Probe)
-	var fallback markdown.Document
-	switch {
-	case errors.Is(err, hooks.ErrBlockedAddress):
-		return nil, &Error{Reason: BadInput, Message: "Refusing to fetch " + raw + ": " + trimErr(err, hooks.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."}
-	case errors.Is(err, hooks.ErrUnsupportedURL):
-		return nil, &Error{Reason: BadInput, Message: "Cannot fetch " + raw + ": " + err.Error() + "."}
-	case errors.Is(ctx.Err(), context.Canceled):
-		return nil, &Error{Reason: PageUnavailable, Message: "The fetch was canceled before the page was read."}
-	case ctx.Err() != nil:
-		return nil, &Error{Reason: PageUnavailable, Message: "The page had not been read yet.", TimedOut: true}
-	case err != nil:
-		res.Why = "could not be read directly (" + probeError(err) + ")"
-	default:
-		res.FinalURL, res.Status, res.ContentType = probe.URL, probe.Status, probe.ContentType
-		switch {
-		case probe.Status >= 200 && probe.Status < 300:
-		case hooks.RefusedStatus(probe.Status):
-			res.Why = fmt.Sprintf("refused a direct read (HTTP %d)", probe.Status)
-		default:
-			return nil, &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, probe.Status, http.StatusText(probe.Status))}
-		}
-		if res.Why != "" {
-			break
-		}
-		switch {
-		case probe.HTML():
-			classifyFn := t.Classify
-			if classifyFn == nil {
-				classifyFn = classify.ClassifyBytes
-			}
-			verdict := classifyFn(probe.Body)
-			res.Class, res.Confidence = verdict.Class, verdict.Confidence
-			fallback = markdown.ConvertHTML(probe.Body, probe.URL)
-			res.Title = fallback.Title
-			switch verdict.Class {
-			case classify.TemplateHeavy:
-				res.Why = "is mostly navigation and page template"
-			case classify.BrowserRenderRequired:
-				res.Why = "shows its content only after JavaScript runs"
-			default:
-				if strings.TrimSpace(fallback.Markdown) != "" {
-					res.Path, res.Content = PathReadable, fallback.Markdown
-					if probe.Truncated {
-						res.Note = "The page was longer than the read limit; only its beginning was converted."
-					}
-					return res, nil
-				}
-				res.Why = "has no readable text in its HTML"
-			}
-		case textual(probe.ContentType) && utf8.Valid(probe.Body):
-			res.Path, res.Content = PathReadable, string(probe.Body)
-			if probe.Truncated {
-				res.Note = "The document was longer than the read limit; only its beginning is shown."
-			}
-			return res, nil
-		default:
-			res.Why = "is not HTML or text (" + probe.ContentType + ")"
-		}
+	reader := t.Reader
+	if reader == nil {
+		reader = &webpage.Reader{}
 	}
-	return t.extract(ctx, req, res, fallback)
-}
-
-// extract reads the page with the Extractor, falling back to the page's
-// own readable text.
-func (t *Tools) extract(ctx context.Context, req FetchRequest, res *FetchResult, fallback markdown.Document) (*FetchResult, error) {
-	useFallback := func(note string) (*FetchResult, error) {
-		res.Path, res.Content, res.Note = PathReadableFallback, fallback.Markdown, note
-		return res, nil
-	}
-	hasFallback := len(strings.TrimSpace(fallback.Markdown)) >= minFallbackChars
-	if t.Extractor == nil {
-		note := fmt.Sprintf("The page %s, and no extraction provider has an API key.", res.Why)
-		if hasFallback {
-			return useFallback(joinSentences(note, "This is the text of the page as served, which may be incomplete.", t.ExtractHint))
-		}
-		return nil, &Error{Reason: NotConfigured, Message: joinSentences(note, t.ExtractHint)}
-	}
-	page, err := t.Extractor.Extract(ctx, provider.ExtractRequest{URL: res.URL, Query: req.Prompt, Format: provider.Markdown})
-	if err == nil && (page == nil || strings.TrimSpace(page.Content) == "") {
-		err = &provider.Error{Provider: provider.NameOf(t.Extractor), Op: "extract", Kind: provider.KindUnsupported, Message: "no content"}
-	}
+	page, err := reader.Read(ctx, webpage.Request{URL: raw, Prompt: req.Prompt})
 	if err != nil {
-		perr := providerError("Extraction", err, provider.NameOf(t.Extractor))
-		res.Failed = perr.Failures
-		if hasFallback {
-			return useFallback(fmt.Sprintf("The page %s, and extraction failed (%s): %s. This is the text of the page as served, which may be incomplete.", res.Why, perr.Class, failureList(perr.Failures)))
-		}
-		perr.Message = fmt.Sprintf("Could not read %s: the page %s, and extraction failed (%s): %s.", res.URL, res.Why, perr.Class, failureList(perr.Failures))
-		if hint := classHint(perr.Class); hint != "" {
-			perr.Message += " " + hint
-		}
-		return nil, perr
+		return nil, t.readError(ctx, raw, err)
 	}
-	res.Path, res.Content = PathExtraction, page.Content
-	res.Provider = nameOr(page.Provider, t.Extractor)
-	if t := sanitize.Line(page.Title); t != "" {
-		res.Title = t
+	if p := page.Plan; p != nil {
+		res.Status, res.ContentType, res.Why = p.Status, p.ContentType, p.Why
+		if p.Verdict != nil {
+			res.Class, res.Confidence = p.Verdict.Class, p.Verdict.Confidence
+		}
+	}
+	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
+	res.Failed = failuresFrom(page.Failures)
+	if len(res.Failed) == 0 {
+		res.Failed = nil
+	}
+	switch page.Source {
+	case webpage.SourceProvider:
+		res.Path = PathExtraction
+		res.Provider = nameOr(page.Provider, reader.Extractor)
+	case webpage.SourceRecovered:
+		res.Path = PathRecovered
+	case webpage.SourceRendered:
+		res.Path = PathRendered
+	case webpage.SourceLocalFallback:
+		res.Path = PathReadableFallback
+		if len(page.Failures) == 0 {
+			// No provider was asked: say how to configure one.
+			res.Note = joinSentences(res.Note, t.ExtractHint)
+		}
+	default:
+		res.Path = PathReadable
 	}
 	return res, nil
 }
 
-// checkURL accepts absolute http and https URLs with a host and no
-// credentials; otherwise it returns what is wrong, as a sentence.
-func checkURL(raw string) string {
-	if raw == "" {
-		return "The URL is empty."
+// readError maps the reader's error for raw to an [*Error].
+func (t *Tools) readError(ctx context.Context, raw string, err error) error {
+	var e *webpage.Error
+	if !errors.As(err, &e) {
+		return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + shorten(err.Error(), 200) + "."}
 	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return fmt.Sprintf("%q is not a valid URL.", raw)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("%q is not an http or https URL.", raw)
-	case u.Hostname() == "":
-		return fmt.Sprintf("%q has no host.", raw)
-	case u.User != nil:
-		return "URLs with credentials are not fetched."
-	}
-	return ""
-}
-
-// textual reports whether a media type is text worth showing as is.
-func textual(mediaType string) bool {
-	mt, _, err := mime.ParseMediaType(mediaType)
-	if err != nil {
-		mt = mediaType
-	}
-	switch {
-	case strings.HasPrefix(mt, "text/"),
-		mt == "application/json", mt == "application/xml", mt == "application/javascript",
-		mt == "application/x-yaml", mt == "application/yaml", mt == "application/toml",
-		strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"):
-		return true
-	}
-	return false
-}
-
-// probeError describes a probe failure in a few words, for messages.
-func probeError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	switch provider.KindOf(err) {
-	case provider.KindTransient:
-		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout") {
-			return "timed out"
+	switch e.Kind {
+	case webpage.KindBadURL:
+		return badURL(raw, e.Err)
+	case webpage.KindBlocked:
+		return &Error{Reason: BadInput, Message: "Refusing to fetch " + raw + ": " + trimErr(e.Err, webpage.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."}
+	case webpage.KindHTTPStatus:
+		return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, e.Status, http.StatusText(e.Status))}
+	case webpage.KindNoProvider:
+		return &Error{Reason: NotConfigured, Message: joinSentences(fmt.Sprintf("The page %s, and no extraction provider has an API key.", e.Why), t.ExtractHint)}
+	case webpage.KindExtraction:
+		return extractionError(raw, e)
+	case webpage.KindCanceled:
+		switch {
+		case errors.Is(ctx.Err(), context.Canceled):
+			return &Error{Reason: PageUnavailable, Message: "The fetch was canceled before the page was read."}
+		case len(e.Failures) > 0:
+			// The deadline ended an extraction: name the providers asked.
+			return extractionError(raw, e)
 		}
+		return &Error{Reason: PageUnavailable, Message: "The page had not been read yet.", TimedOut: true}
 	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"), strings.Contains(msg, "certificate"):
-		return "TLS error"
-	case strings.Contains(msg, "redirects"):
-		return "too many redirects"
-	}
-	return shorten(msg, 120)
+	return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + shorten(e.Error(), 200) + "."}
 }
 
-// trimErr returns err's message without the sentinel's own prefix.
+// extractionError is the [ProviderFailed] error of a page that needed
+// extraction when every extraction provider failed.
+func extractionError(raw string, e *webpage.Error) *Error {
+	fails := failuresFrom(e.Failures)
+	class := provider.ClassOf(e.Err)
+	if e.Kind != webpage.KindExtraction && len(fails) > 0 {
+		// The deadline ended the extraction: the providers' classes say
+		// more than the context's.
+		class = fails[0].Class
+	}
+	msg := fmt.Sprintf("Could not read %s: the page %s, and extraction failed: %s.", raw, e.Why, failureList(fails))
+	if hint := classHint(class); hint != "" {
+		msg += " " + hint
+	}
+	return &Error{Reason: ProviderFailed, Class: class, Failures: fails, Message: msg, TimedOut: allTimedOut(fails)}
+}
+
+// badURL is the [BadInput] error of a URL the reader does not accept.
+func badURL(raw string, err error) *Error {
+	msg := fmt.Sprintf("%q is not an http or https URL with a host and no credentials", raw)
+	if err != nil {
+		msg += ": " + trimErr(err, webpage.ErrUnsupportedURL)
+	}
+	return &Error{Reason: BadInput, Message: msg + "."}
+}
+
+// trimErr returns err's message without the sentinel's own prefix; "" for
+// a nil err.
 func trimErr(err, sentinel error) string {
+	if err == nil {
+		return ""
+	}
 	msg := err.Error()
 	if i := strings.Index(msg, sentinel.Error()+": "); i >= 0 {
 		return msg[i+len(sentinel.Error())+2:]

@@ -2,18 +2,19 @@ package webtools_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/webgate-dev/webgate/classify"
-	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 const secret = "tvly-SECRET-9d2e71"
@@ -31,10 +32,9 @@ func newTools(t *testing.T, fake *fakeweb.Tavily) *webtools.Tools {
 		t.Fatal(err)
 	}
 	return &webtools.Tools{
-		Searcher:  client,
-		Extractor: client,
-		Probe:     hooks.ProbeConfig{AllowPrivate: true},
-		Secrets:   []string{secret},
+		Searcher: client,
+		Reader:   &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}},
+		Secrets:  []string{secret},
 	}
 }
 
@@ -203,18 +203,20 @@ func TestFetch_ReadablePageIsConvertedHereWithoutExtraction(t *testing.T) {
 	}
 }
 
-func TestFetch_TemplateHeavyAndAppShellPagesGoToExtraction(t *testing.T) {
+func TestFetch_AppShellsGoToExtraction(t *testing.T) {
 	pages := fakeweb.Pages(t)
 	for _, tc := range []struct {
 		page  string
 		class classify.Class
+		order webpage.Order
 	}{
-		{"/template-heavy/news-homepage.html", classify.TemplateHeavy},
-		{"/browser-render-required/react-cra-empty-root.html", classify.BrowserRenderRequired},
+		{"/browser-render-required/react-cra-empty-root.html", classify.BrowserRenderRequired, ""},
+		{"/template-heavy/news-homepage.html", classify.TemplateHeavy, webpage.ProvidersFirst},
 	} {
 		t.Run(tc.page, func(t *testing.T) {
 			fake := &fakeweb.Tavily{Pages: map[string]string{pages + tc.page: "# Extracted\n\nThe real text."}}
 			tools := newTools(t, fake)
+			tools.Reader.Order = tc.order
 			res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + tc.page, Prompt: "what is new"})
 			if err != nil {
 				t.Fatal(err)
@@ -235,15 +237,39 @@ func TestFetch_TemplateHeavyAndAppShellPagesGoToExtraction(t *testing.T) {
 	}
 }
 
-func TestFetch_FallsBackToThePagesOwnTextWhenExtractionFails(t *testing.T) {
+func TestFetch_TemplateHeavyPageIsReadFromItsStructureWithoutExtraction(t *testing.T) {
 	pages := fakeweb.Pages(t)
-	tools := newTools(t, &fakeweb.Tavily{ExtractStatus: 432})
+	fake := &fakeweb.Tavily{}
+	tools := newTools(t, fake)
 	res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/template-heavy/news-homepage.html"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Path != webtools.PathReadableFallback || !strings.Contains(res.Content, "City approves budget") ||
-		!strings.Contains(res.Note, "extraction failed (credit-or-quota-failed): tavily (credit-or-quota-failed)") {
+	if res.Path != webtools.PathReadable || res.Class != classify.TemplateHeavy || !strings.Contains(res.Content, "City approves budget") || !strings.Contains(res.Note, "structure") {
+		t.Fatalf("result = %+v", res)
+	}
+	if s := res.Summary(); !strings.Contains(s, "the page's structure") {
+		t.Errorf("summary = %q", s)
+	}
+	if fake.Count("/extract") != 0 {
+		t.Errorf("extractions = %d, want 0", fake.Count("/extract"))
+	}
+}
+
+// shellWithText is an app shell whose HTML holds enough text to fall back
+// on.
+const shellWithText = "/browser-render-required/cra-div-menu-cookie-banner.html"
+
+func TestFetch_FallsBackToThePagesOwnTextWhenExtractionFails(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	tools := newTools(t, &fakeweb.Tavily{ExtractStatus: 432})
+	res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + shellWithText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Path != webtools.PathReadableFallback || strings.TrimSpace(res.Content) == "" ||
+		!strings.Contains(res.Note, "extraction failed (tavily (credit-or-quota-failed))") ||
+		len(res.Failed) != 1 || res.Failed[0].Class != provider.ClassCreditOrQuota {
 		t.Fatalf("result = %+v", res)
 	}
 }
@@ -253,19 +279,20 @@ func TestFetch_AppShellWithFailingExtractionIsAProviderFailure(t *testing.T) {
 	tools := newTools(t, &fakeweb.Tavily{Key: "other"})
 	_, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/browser-render-required/react-cra-empty-root.html"})
 	e := reasonOf(t, err)
-	if e.Reason != webtools.ProviderFailed || e.Class != provider.ClassAuthFailed || !strings.Contains(e.Message, "shows its content only after JavaScript runs") {
+	if e.Reason != webtools.ProviderFailed || e.Class != provider.ClassAuthFailed || !strings.Contains(e.Message, "shows its content only after JavaScript runs") ||
+		!strings.Contains(e.Message, "extraction failed: tavily (auth-failed)") || strings.Count(e.Message, "auth-failed") != 1 {
 		t.Fatalf("error = %+v", e)
 	}
 }
 
 func TestFetch_WithoutAnExtractorUsesThePageTextOrSaysWhatToSet(t *testing.T) {
 	pages := fakeweb.Pages(t)
-	tools := &webtools.Tools{Probe: hooks.ProbeConfig{AllowPrivate: true}, ExtractHint: "Set TAVILY_API_KEY."}
-	res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/template-heavy/forum-index.html"})
+	tools := &webtools.Tools{Reader: &webpage.Reader{Probe: webpage.ProbeConfig{AllowPrivate: true}}, ExtractHint: "Set TAVILY_API_KEY."}
+	res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + shellWithText})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Path != webtools.PathReadableFallback || !strings.Contains(res.Note, "no extraction provider has an API key") || !strings.Contains(res.Note, "TAVILY_API_KEY") {
+	if res.Path != webtools.PathReadableFallback || !strings.Contains(res.Note, "no extraction provider is configured") || !strings.Contains(res.Note, "TAVILY_API_KEY") {
 		t.Fatalf("result = %+v", res)
 	}
 	_, err = tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/browser-render-required/vite-react-empty-root.html"})
@@ -294,7 +321,7 @@ func TestFetch_RefusesLoopbackUnlessPrivateAddressesAreAllowed(t *testing.T) {
 	pages := fakeweb.Pages(t)
 	fake := &fakeweb.Tavily{}
 	tools := newTools(t, fake)
-	tools.Probe.AllowPrivate = false
+	tools.Reader.Probe.AllowPrivate = false
 	_, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/readable/blog-article.html"})
 	if e := reasonOf(t, err); e.Reason != webtools.BadInput || !strings.Contains(e.Message, "loopback") {
 		t.Fatalf("error = %+v", e)
@@ -390,5 +417,53 @@ func TestTools_ScrubSecretsFromContent(t *testing.T) {
 	}
 	if strings.Contains(res.Content, secret) || !strings.Contains(res.Content, "[redacted]") {
 		t.Fatalf("content = %q", res.Content)
+	}
+}
+
+func TestSearch_AsksForThePolicysDefaultCountWhenLeftOpen(t *testing.T) {
+	fake := &fakeweb.Tavily{Hits: hits}
+	tools := newTools(t, fake)
+	if _, err := tools.Search(context.Background(), webtools.SearchRequest{Query: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fake.Requests()[0].Body["max_results"]; got != float64(policy.DefaultMaxResults) {
+		t.Errorf("max_results = %v, want %d", got, policy.DefaultMaxResults)
+	}
+}
+
+func TestSearch_PassesTheTimeRangeAndRejectsAnUnknownOne(t *testing.T) {
+	var got provider.TimeRange
+	tools := &webtools.Tools{Searcher: searcherFunc(func(_ context.Context, q provider.Query) (*provider.Results, error) {
+		got = q.TimeRange
+		return &provider.Results{}, nil
+	})}
+	if _, err := tools.Search(context.Background(), webtools.SearchRequest{Query: "q", TimeRange: provider.PastWeek}); err != nil || got != provider.PastWeek {
+		t.Fatalf("time range %q, error %v", got, err)
+	}
+	_, err := tools.Search(context.Background(), webtools.SearchRequest{Query: "q", TimeRange: "fortnight"})
+	if e := reasonOf(t, err); e.Reason != webtools.BadInput || !strings.Contains(e.Message, "time_range") {
+		t.Fatalf("error = %+v", e)
+	}
+}
+
+func TestSearch_RateLimitIsItsOwnClassWithTheLegacyNameAlongside(t *testing.T) {
+	tools := &webtools.Tools{Searcher: searcherFunc(func(context.Context, provider.Query) (*provider.Results, error) {
+		return nil, &provider.Error{Provider: "tavily", Op: "search", Status: 429, Kind: provider.KindRateLimited}
+	})}
+	_, err := tools.Search(context.Background(), webtools.SearchRequest{Query: "q"})
+	e := reasonOf(t, err)
+	if e.Class != provider.ClassRateLimited || len(e.Failures) != 1 || e.Failures[0].LegacyClass != provider.ClassCreditOrQuota {
+		t.Fatalf("error = %+v", e)
+	}
+	if !strings.HasPrefix(e.Message, "every provider failed: tavily (rate-limited).") || !strings.Contains(e.Message, "wait a little or add another key") {
+		t.Errorf("message = %q", e.Message)
+	}
+	raw, _ := json.Marshal(e.Failures[0])
+	if string(raw) != `{"provider":"tavily","class":"rate-limited","legacy_class":"credit-or-quota-failed"}` {
+		t.Errorf("JSON = %s", raw)
+	}
+	raw, _ = json.Marshal(webtools.Failure{Provider: "exa", Class: provider.ClassAuthFailed})
+	if strings.Contains(string(raw), "legacy_class") {
+		t.Errorf("a class without another name has a legacy_class: %s", raw)
 	}
 }

@@ -10,9 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // WebSearchEnv is what [HandleWebSearch] works with. The zero value is
@@ -21,6 +22,10 @@ type WebSearchEnv struct {
 	// Searcher runs the search, usually a policy over every provider that
 	// has keys. Nil means no search provider has keys.
 	Searcher provider.Searcher
+	// Providers name the providers Searcher combines, in order, and Mode
+	// how (the search mode), for plans; empty means Searcher's own name.
+	Providers []string
+	Mode      string
 	// Settings are the hook settings.
 	Settings Settings
 	// MaxResults is how many results to ask for; zero means
@@ -70,7 +75,8 @@ func WantsWebSearch(in *Input, tools ToolNames) bool {
 	return false
 }
 
-// HandleWebSearch answers the web search hook's events:
+// HandleWebSearch answers the web search hook's events: it plans
+// ([PlanWebSearch]), then carries the plan out.
 //
 //   - PreToolUse on a web search tool: search with env.Searcher and deny the
 //     native call with the results as the reason (which the model receives
@@ -97,33 +103,114 @@ func HandleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 	if env == nil {
 		env = &WebSearchEnv{}
 	}
-	if in != nil && in.Event == SessionStart {
-		if !env.SessionStart {
-			return Decision{}
-		}
-		return HandleSessionStart(in, env.Routes, env.Settings)
-	}
-	if !WantsWebSearch(in, env.Settings.Tools) {
-		return Decision{}
-	}
-	lines := env.Routes.warningLines()
-	d, ok, more := routeDocs(in, env.Routes, env.Settings)
-	if ok {
-		d.Diagnostics = slices.Concat(lines, routeTrace(in, env.Settings), d.Diagnostics)
-		return redactDecision(d, env.Settings.Secrets)
-	}
-	lines = append(lines, more...)
-	d = handleWebSearch(ctx, in, env)
-	d.Diagnostics = append(lines, d.Diagnostics...)
-	return redactDecision(d, env.Settings.Secrets)
+	return executeWebSearch(ctx, PlanWebSearch(ctx, in, env), env)
 }
 
-func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision {
+// PlanWebSearch decides what [HandleWebSearch] will do with in, without
+// doing it: the docs routes and the escape hatch (whose state it reads but
+// never writes), the providers and the answer. It calls no provider.
+func PlanWebSearch(_ context.Context, in *Input, env *WebSearchEnv) *Plan {
+	if env == nil {
+		env = &WebSearchEnv{}
+	}
+	p := newPlan(HookWebSearch, in)
+	if in != nil && in.Event == SessionStart {
+		if !env.SessionStart {
+			return p.unhandled("web search")
+		}
+		dbs, routes := len(env.Routes.Docs.Databases()), len(env.Routes.Tools.Routes())
+		p.step("routes", "%d docs database(s), %d tool route(s)", dbs, routes)
+		if dbs+routes == 0 {
+			return p.pass("there is no route to index")
+		}
+		return p.decide(OutcomeSessionIndex, "the session starts with an index of the docs databases and tool routes, one line each")
+	}
+	if !WantsWebSearch(in, env.Settings.Tools) {
+		return p.unhandled("web search")
+	}
+	args := in.SearchArgs()
+	p.Input = args.Query
+	p.lines = env.Routes.warningLines()
+	p.step("tool routes", "not applicable (they apply to WebFetch URLs and Bash commands)")
+	if in.Event != PreToolUse {
+		p.step("docs routes", "not applicable (they apply to PreToolUse)")
+	} else if p.planDocs(in, env.Routes) {
+		p.step("providers", "none called (a route answers)")
+		return p
+	}
+	return p.planSearch(env, args)
+}
+
+// planSearch plans the providers' part of a search.
+func (p *Plan) planSearch(env *WebSearchEnv, args SearchArgs) *Plan {
+	if p.invalid(env.Problems) {
+		return p
+	}
+	if env.Searcher == nil {
+		p.step("providers", "none: no search provider has an API key")
+		return p.stepAside("no search provider has an API key")
+	}
+	p.Providers, p.Mode = env.Providers, env.Mode
+	if len(p.Providers) == 0 {
+		p.Providers = []string{nameOr("", env.Searcher)}
+	}
+	via := strings.Join(p.Providers, ", ")
+	if p.Mode != "" {
+		via += " (" + p.Mode + ")"
+	}
+	p.step("providers", "%s", via)
+	// WebSearch's schema asks for at least two characters; count
+	// characters, not bytes, so a short query in any script is treated
+	// alike.
+	if utf8.RuneCountInString(strings.TrimSpace(args.Query)) < 2 {
+		return p.pass("the search call has no query")
+	}
+	switch p.Event {
+	case PreToolUse:
+		return p.decide(OutcomeSearchResults, fmt.Sprintf("the native %s is answered with results from %s", p.Tool, via))
+	case PostToolUse:
+		return p.decide(OutcomeAddContext, fmt.Sprintf("companion results from %s are added to the %s output", via, p.Tool))
+	}
+	return p.decide(OutcomeAddContext, fmt.Sprintf("fallback results from %s are added after the %s failure", via, p.Tool))
+}
+
+// executeWebSearch carries out p.
+func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 	s := env.Settings
+	switch {
+	case p.Hook == "":
+		return Decision{}
+	case p.Event == SessionStart:
+		return HandleSessionStart(p.in, env.Routes, s)
+	}
+	lines := p.lines
+	if p.docs {
+		d, ok, more := routeDocs(p.in, env.Routes, s)
+		if ok {
+			d.Diagnostics = slices.Concat(lines, routeTrace(p.in, s), d.Diagnostics)
+			return redactDecision(d, s.Secrets)
+		}
+		lines = append(lines, more...)
+		if p.Decision == OutcomeDenyDocs {
+			// A concurrent call released it, or the denial could not be
+			// recorded: the providers answer.
+			p.planSearch(env, p.in.SearchArgs())
+		}
+	}
+	d := search(ctx, p, env)
+	d.Diagnostics = append(lines, d.Diagnostics...)
+	return redactDecision(d, s.Secrets)
+}
+
+// search carries out the providers' part of p.
+func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
+	s := env.Settings
+	in := p.in
 	var trace []string
 	if s.Debug {
 		trace = append(trace, s.Trace...)
 		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
+		trace = append(trace, p.traceLines()...)
 	}
 	stepAside := func(problem string) Decision {
 		d := passWith(append(trace, problem+"; passing through")...)
@@ -134,19 +221,13 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		}
 		return d
 	}
-	if len(env.Problems) > 0 {
-		return stepAside("invalid configuration: " + strings.Join(env.Problems, "; "))
-	}
-	if env.Searcher == nil {
-		return stepAside("no search provider has an API key")
+	if p.Decision == OutcomePass {
+		if p.aside {
+			return stepAside(p.Why)
+		}
+		return passWith(append(trace, p.Why+"; passing through")...)
 	}
 	args := in.SearchArgs()
-	// WebSearch's schema asks for at least two characters; count
-	// characters, not bytes, so a short query in any script is treated
-	// alike here and in webgate explain.
-	if utf8.RuneCountInString(strings.TrimSpace(args.Query)) < 2 {
-		return passWith(append(trace, "the search call has no query; passing through")...)
-	}
 	q := provider.Query{
 		Text:           args.Query,
 		MaxResults:     env.MaxResults,
@@ -157,7 +238,7 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		q.MaxResults = DefaultMaxResults
 	}
 
-	budget := s.budget(DefaultSearchBudget)
+	budget := s.budget(gate.DefaultSearchBudget)
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	start := env.now()
@@ -177,37 +258,33 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 	if err != nil {
 		fails := failuresOf(err)
 		if s.Debug {
-			for _, f := range fails {
-				trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
-			}
+			trace = append(trace, failureLines(fails)...)
 		}
 		problem := "every search provider failed"
 		if ctx.Err() != nil {
 			problem = fmt.Sprintf("the search did not finish within the %v budget", budget)
 		}
 		if len(fails) > 0 {
-			problem += ": " + failureSummary(fails)
+			problem += ": " + webpage.FailureSummary(fails)
 		} else {
 			problem += ": " + oneLine(err.Error())
 		}
 		return stepAside(problem)
 	}
+	via := nameOr(res.Provider, env.Searcher)
 	if s.Debug {
-		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", nameOr(res.Provider, env.Searcher), len(res.Results), elapsed.Round(time.Millisecond)))
-		for _, f := range res.Failures {
-			trace = append(trace, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
-		}
+		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", via, len(res.Results), elapsed.Round(time.Millisecond)))
+		trace = append(trace, failureLines(res.Failures)...)
 	}
 	var footer string
 	if s.Debug {
-		footer = fmt.Sprintf("[webgate debug: %s, %d result(s), %v", nameOr(res.Provider, env.Searcher), len(res.Results), elapsed.Round(time.Millisecond))
+		footer = fmt.Sprintf("[webgate debug: %s, %d result(s), %v", via, len(res.Results), elapsed.Round(time.Millisecond))
 		if len(res.Failures) > 0 {
-			footer += "; failed: " + failureSummary(res.Failures)
+			footer += "; failed: " + webpage.FailureSummary(res.Failures)
 		}
 		footer += "]"
 	}
 	max := s.maxChars()
-	via := nameOr(res.Provider, env.Searcher)
 	var d Decision
 	var notice string
 	switch {
@@ -231,6 +308,15 @@ func handleWebSearch(ctx context.Context, in *Input, env *WebSearchEnv) Decision
 		d.SystemMessage = shorten(notice, 300)
 	}
 	return d
+}
+
+// failureLines renders provider failures for the debug trace.
+func failureLines(fails []provider.Failure) []string {
+	out := make([]string, 0, len(fails))
+	for _, f := range fails {
+		out = append(out, fmt.Sprintf("provider %s failed: %s (%s) after %v: %v", f.Provider, f.Kind, f.Kind.Class(), f.Elapsed.Round(time.Millisecond), f.Err))
+	}
+	return out
 }
 
 // companion builds the PostToolUse answer for an MCP search tool: the
@@ -284,7 +370,7 @@ func contentArray(resp json.RawMessage) ([]json.RawMessage, bool) {
 func renderResults(header string, res *provider.Results, footer string, max int) string {
 	var tail []string
 	if len(res.Failures) > 0 {
-		tail = append(tail, "Providers that failed: "+failureSummary(res.Failures)+".")
+		tail = append(tail, "Providers that failed: "+webpage.FailureSummary(res.Failures)+".")
 	}
 	reminder := "REMINDER: cite the sources you use in your answer as Markdown links, e.g. [title](url)."
 	if !slices.ContainsFunc(res.Results, func(r provider.Result) bool { return linkURL(r.URL) }) {
@@ -350,27 +436,15 @@ func renderResult(n int, r provider.Result) string {
 }
 
 // failuresOf returns the per-provider failures carried by err
-// ([policy.Failures]), or one for err itself when it carries none.
+// ([provider.FailuresOf]), or one for err itself when it carries none.
 func failuresOf(err error) []provider.Failure {
-	if out := policy.Failures(err); len(out) > 0 {
+	if out := provider.FailuresOf(err); len(out) > 0 {
 		return out
 	}
 	return []provider.Failure{{Provider: "search", Kind: provider.KindOf(err), Err: err}}
 }
 
-// failureSummary renders failures as "tavily (auth-failed), exa (…)".
-func failureSummary(fails []provider.Failure) string {
-	parts := make([]string, 0, len(fails))
-	for _, f := range fails {
-		class := f.Kind.Class()
-		if f.TimedOut {
-			class += ", timed out"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", nameOr(f.Provider, nil), class))
-	}
-	return strings.Join(parts, ", ")
-}
-
+// nameOr returns name, else the name of v, else "search".
 func nameOr(name string, v any) string {
 	if name != "" {
 		return name

@@ -1,4 +1,4 @@
-package hooks
+package webpage
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func TestFitContent_KeepsThePartsMostRelevantToThePromptInPageOrder(t *testing.T
 	if !strings.HasPrefix(r.Text, "# Widget Manual") {
 		t.Errorf("opening block not kept:\n%s", r.Text[:100])
 	}
-	if !strings.Contains(r.Text, omissionMark) || r.Omitted == 0 || r.Total != 31 {
+	if !strings.Contains(r.Text, OmissionMark) || r.Omitted == 0 || r.Total != 31 {
 		t.Errorf("omissions not marked: omitted %d of %d", r.Omitted, r.Total)
 	}
 }
@@ -79,11 +79,5 @@ func TestTextLen_CountsUTF16CodeUnits(t *testing.T) {
 	}
 	if s := cutText("ab😀c", 3); s != "ab" {
 		t.Errorf("cutText = %q, want %q", s, "ab")
-	}
-	if s := shorten("one two three four five", 12); s != "one two…" {
-		t.Errorf("shorten = %q", s)
-	}
-	if s := oneLine(" a\n\tb \x00 c "); s != "a b c" {
-		t.Errorf("oneLine = %q", s)
 	}
 }

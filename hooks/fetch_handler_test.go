@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -67,8 +70,18 @@ func preFetch(url, prompt string) *Input {
 	return in
 }
 
+// localReader is a page reader without an extraction provider that may
+// read the loopback test servers.
+func localReader() *webpage.Reader {
+	return &webpage.Reader{Probe: webpage.ProbeConfig{AllowPrivate: true}}
+}
+
+// fetchEnv is a web fetch environment whose reader extracts with x and may
+// read the loopback test servers.
 func fetchEnv(x provider.Extractor) *WebFetchEnv {
-	return &WebFetchEnv{Extractor: x, Probe: ProbeConfig{AllowPrivate: true}}
+	r := localReader()
+	r.Extractor = x
+	return &WebFetchEnv{Reader: r}
 }
 
 func TestHandleWebFetch_LetsReadablePagesThroughToTheNativeTool(t *testing.T) {
@@ -109,7 +122,7 @@ func TestHandleWebFetch_ExtractsAppShellsAndTemplatePages(t *testing.T) {
 func TestHandleWebFetch_UsesTheClassifierGiven(t *testing.T) {
 	base := fixtureServer(t)
 	env := fetchEnv(pageExtractor("T", "body"))
-	env.Classify = func([]byte) classify.Result { return classify.Result{Class: classify.BrowserRenderRequired} }
+	env.Reader.Classify = func([]byte) classify.Result { return classify.Result{Class: classify.BrowserRenderRequired} }
 	if d := HandleWebFetch(context.Background(), preFetch(base+"/readable/blog-article.html", ""), env); d.Action != Deny || !strings.Contains(d.Reason, "only after JavaScript runs") {
 		t.Errorf("decision = %+v", d)
 	}
@@ -123,7 +136,7 @@ func TestHandleWebFetch_ExtractsWhenTheProbeIsRefusedOrFails(t *testing.T) {
 		t.Errorf("403: decision = %+v", d)
 	}
 	env := fetchEnv(x)
-	env.Probe.Timeout = 100 * time.Millisecond
+	env.Reader.Probe.Timeout = 100 * time.Millisecond
 	d = HandleWebFetch(context.Background(), preFetch(base+"/slow", ""), env)
 	if d.Action != Deny || !strings.Contains(d.Reason, "could not be read directly (timed out)") {
 		t.Errorf("timeout: decision = %+v", d)
@@ -153,7 +166,7 @@ func TestHandleWebFetch_PassesThroughOnMissingAndNonHTMLPages(t *testing.T) {
 func TestHandleWebFetch_RefusesPrivateAddressesByDefault(t *testing.T) {
 	base := fixtureServer(t)
 	x := pageExtractor("T", "body")
-	d := HandleWebFetch(context.Background(), preFetch(base+"/browser-render-required/react-cra-empty-root.html", ""), &WebFetchEnv{Extractor: x})
+	d := HandleWebFetch(context.Background(), preFetch(base+"/browser-render-required/react-cra-empty-root.html", ""), &WebFetchEnv{Reader: &webpage.Reader{Extractor: x}})
 	if d.Action != Pass || x.calls.Load() != 0 {
 		t.Fatalf("decision = %+v, extractions %d", d, x.calls.Load())
 	}
@@ -163,7 +176,7 @@ func TestHandleWebFetch_RefusesPrivateAddressesByDefault(t *testing.T) {
 }
 
 func TestHandleWebFetch_PassesThroughWithoutExtractionKeysBeforeProbing(t *testing.T) {
-	d := HandleWebFetch(context.Background(), preFetch("http://127.0.0.1:1/", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	d := HandleWebFetch(context.Background(), preFetch("http://127.0.0.1:1/", ""), &WebFetchEnv{Reader: localReader()})
 	if d.Action != Pass || !strings.Contains(strings.Join(d.Diagnostics, "\n"), "no extraction provider has an API key") {
 		t.Errorf("decision = %+v", d)
 	}
@@ -218,9 +231,9 @@ func TestHandleWebFetch_CapsLongContentKeepingWhatThePromptAsksFor(t *testing.T)
 		}
 	}
 	env.Settings.MaxReasonChars = 0
-	env.Extractor = pageExtractor("Manual", strings.Repeat("plain words here ", 3000))
+	env.Reader.Extractor = pageExtractor("Manual", strings.Repeat("plain words here ", 3000))
 	d = HandleWebFetch(context.Background(), preFetch(base+"/browser-render-required/nuxt-empty-nuxt.html", ""), env)
-	if n := textLen(d.Reason); n > DefaultMaxReasonChars || !strings.Contains(d.Reason, "[Content truncated to fit the size limit: only the beginning of the page is shown") {
+	if n := textLen(d.Reason); n > gate.DefaultMaxReasonChars || !strings.Contains(d.Reason, "[Content truncated to fit the size limit: only the beginning of the page is shown") {
 		t.Errorf("reason is %d chars:\n…%s", n, d.Reason[len(d.Reason)-200:])
 	}
 }
@@ -247,4 +260,24 @@ func TestHandleWebFetch_IgnoresOtherToolsAndEvents(t *testing.T) {
 			t.Errorf("%s: decision = %+v", payload, d)
 		}
 	}
+}
+
+// longDoc is a long manual whose chapters 17 and 23 answer "warranty
+// refund".
+func longDoc() string {
+	var parts []string
+	parts = append(parts, "# Widget Manual")
+	parts = append(parts, "An introduction to widgets.")
+	for i := 1; i <= 30; i++ {
+		parts = append(parts, fmt.Sprintf("## Chapter %d", i))
+		body := fmt.Sprintf("Chapter %d talks about assembly and painting of ordinary parts. ", i)
+		if i == 17 {
+			body = "Chapter 17 covers the warranty: the warranty period lasts two years and claims need a receipt. "
+		}
+		if i == 23 {
+			body = "Chapter 23 lists the refund rules; a warranty claim can end in a refund. "
+		}
+		parts = append(parts, strings.Repeat(body, 6))
+	}
+	return strings.Join(parts, "\n\n")
 }

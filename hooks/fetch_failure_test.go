@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // preflightError is the error Claude Code's WebFetch reports when its
@@ -60,7 +62,7 @@ func TestHandleWebFetch_AfterAFailedFetchAddsTheReadablePageConvertedFromItsHTML
 
 func TestHandleWebFetch_AfterAFailedFetchConvertsReadablePagesWithoutAnyProviderKey(t *testing.T) {
 	base := fixtureServer(t)
-	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env := &WebFetchEnv{Reader: localReader()}
 	env.Settings.SystemMessage = true
 	d := HandleWebFetch(context.Background(), failedFetch(base+"/readable/blog-article.html", ""), env)
 	if d.Action != AddContext || !strings.Contains(d.Context, "Measuring the ice on the mill river") {
@@ -75,18 +77,36 @@ func TestHandleWebFetch_AfterAFailedFetchExtractsAppShellsAndTemplatePages(t *te
 	base := fixtureServer(t)
 	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "template-heavy/news-homepage.html"} {
 		x := pageExtractor("Extracted Title", "# Heading\n\nThe extracted body.")
-		d := HandleWebFetch(context.Background(), failedFetch(base+"/"+page, "find the body"), fetchEnv(x))
+		env := fetchEnv(x)
+		// Providers first: the template page's structure is not read
+		// locally first.
+		env.Reader.Order = webpage.ProvidersFirst
+		d := HandleWebFetch(context.Background(), failedFetch(base+"/"+page, "find the body"), env)
 		if d.Action != AddContext {
 			t.Errorf("%s: decision = %+v", page, d)
 			continue
 		}
-		if req := x.last.Load(); req.URL != base+"/"+page || req.Query != "find the body" || req.Format != provider.Markdown {
+		if req := x.last.Load(); req == nil || req.URL != base+"/"+page || req.Query != "find the body" || req.Format != provider.Markdown {
 			t.Errorf("%s: request = %+v", page, req)
 		}
 		for _, want := range []string{"read the page itself (extracted via fakex)", "Title: Extracted Title", "The extracted body.", "Original error from WebFetch: Unable to verify"} {
 			if !strings.Contains(d.Context, want) {
 				t.Errorf("%s: context lacks %q:\n%s", page, want, d.Context)
 			}
+		}
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchReadsATemplatePagesStructureBeforeAskingAProvider(t *testing.T) {
+	base := fixtureServer(t)
+	x := pageExtractor("Extracted Title", "The extracted body.")
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/template-heavy/news-homepage.html", ""), fetchEnv(x))
+	if d.Action != AddContext || x.calls.Load() != 0 {
+		t.Fatalf("decision = %+v, extractions %d", d, x.calls.Load())
+	}
+	for _, want := range []string{"read the page itself (its structure, converted from the page's HTML)", "The page is mostly navigation and page template; this is its structure as served."} {
+		if !strings.Contains(d.Context, want) {
+			t.Errorf("context lacks %q:\n%s", want, d.Context)
 		}
 	}
 }
@@ -100,15 +120,32 @@ func TestHandleWebFetch_AfterAFailedFetchExtractsPagesThatRefuseTheProbe(t *test
 	}
 }
 
-func TestHandleWebFetch_AfterAFailedFetchFallsBackToATemplatePagesOwnTextWithoutAProvider(t *testing.T) {
+func TestHandleWebFetch_AfterAFailedFetchFallsBackToAPagesOwnTextWithoutAProvider(t *testing.T) {
 	base := fixtureServer(t)
-	d := HandleWebFetch(context.Background(), failedFetch(base+"/template-heavy/news-homepage.html", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
-	if d.Action != AddContext || !strings.Contains(d.Context, "is mostly navigation and page template and no extraction provider has an API key; this is its text as served") {
+	env := &WebFetchEnv{Reader: localReader()}
+	env.Reader.Order = webpage.ProvidersOnly
+	d := HandleWebFetch(context.Background(), failedFetch(base+"/template-heavy/news-homepage.html", ""), env)
+	if d.Action != AddContext || !strings.Contains(d.Context, "The page is mostly navigation and page template, and no extraction provider is configured. This is the text of the page as served, which may be incomplete.") {
 		t.Errorf("decision = %+v", d)
 	}
 	// An app shell has no text of its own: nothing to add.
-	d = HandleWebFetch(context.Background(), failedFetch(base+"/browser-render-required/angular-app-root.html", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	d = HandleWebFetch(context.Background(), failedFetch(base+"/browser-render-required/angular-app-root.html", ""), &WebFetchEnv{Reader: localReader()})
 	if d.Action != Pass || !strings.Contains(strings.Join(d.Diagnostics, "\n"), "no extraction provider has an API key; passing through") {
+		t.Errorf("decision = %+v", d)
+	}
+}
+
+func TestHandleWebFetch_AfterAFailedFetchFallsBackToOwnTextOfTheReadersMinimumLength(t *testing.T) {
+	text := strings.Repeat("word ", webpage.MinFallbackChars/5+10)
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body><p>" + text + "</p></body></html>"))
+	})
+	env := &WebFetchEnv{Reader: localReader()}
+	env.Reader.Order = webpage.ProvidersOnly
+	env.Reader.Classify = func([]byte) classify.Result { return classify.Result{Class: classify.TemplateHeavy} }
+	d := HandleWebFetch(context.Background(), failedFetch(s.URL+"/short", ""), env)
+	if d.Action != AddContext || !strings.Contains(d.Context, strings.TrimSpace(text)) {
 		t.Errorf("decision = %+v", d)
 	}
 }
@@ -123,11 +160,11 @@ func TestHandleWebFetch_AfterAFailedFetchPassesThroughWhenThePageCannotBeRead(t 
 		env  *WebFetchEnv
 		diag string
 	}{
-		"refused address":   {base + "/readable/docs-page.html", &WebFetchEnv{Extractor: pageExtractor("T", "b")}, "loopback address"},
+		"refused address":   {base + "/readable/docs-page.html", &WebFetchEnv{Reader: &webpage.Reader{Extractor: pageExtractor("T", "b")}}, "loopback address"},
 		"missing page":      {base + "/missing", fetchEnv(pageExtractor("T", "b")), "the page answered HTTP 404"},
 		"not a web URL":     {"file:///etc/passwd", fetchEnv(pageExtractor("T", "b")), "unsupported URL"},
 		"extraction failed": {base + "/browser-render-required/angular-app-root.html", fetchEnv(failing), "extraction failed: tavily (auth-failed)"},
-		"bad configuration": {base + "/readable/docs-page.html", &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}, Problems: []string{"bad key file"}}, "invalid configuration"},
+		"bad configuration": {base + "/readable/docs-page.html", &WebFetchEnv{Reader: localReader(), Problems: []string{"bad key file"}}, "invalid configuration"},
 	}
 	for name, c := range cases {
 		c.env.Settings.SystemMessage = true
@@ -168,7 +205,7 @@ func TestHandleWebFetch_AfterAFailedFetchKeepsTheBudget(t *testing.T) {
 	base := fixtureServer(t)
 	// A page that never answers: the probe gets the whole budget when no
 	// provider is configured.
-	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env := &WebFetchEnv{Reader: localReader()}
 	env.Settings.Budget = 300 * time.Millisecond
 	start := time.Now()
 	d := HandleWebFetch(context.Background(), failedFetch(base+"/slow", ""), env)
@@ -203,7 +240,7 @@ func TestHandleWebFetch_AfterAFailedFetchFitsThePageAndTheErrorWithinTheCap(t *t
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(manual))
 	})
-	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env := &WebFetchEnv{Reader: localReader()}
 	env.Settings.MaxReasonChars = 3000
 	in := failedFetch(s.URL+"/manual", "warranty refund")
 	in.Error = strings.Repeat("a very long error ", 500)
@@ -226,7 +263,7 @@ func TestHandleWebFetch_AfterAFailedFetchReadsPlainTextAsServed(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("PLAIN-TEXT-MARKER release notes"))
 	})
-	d := HandleWebFetch(context.Background(), failedFetch(s.URL+"/notes.txt", ""), &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}})
+	d := HandleWebFetch(context.Background(), failedFetch(s.URL+"/notes.txt", ""), &WebFetchEnv{Reader: localReader()})
 	if d.Action != AddContext || !strings.Contains(d.Context, "(read as served (text/plain))") || !strings.Contains(d.Context, "PLAIN-TEXT-MARKER") {
 		t.Errorf("decision = %+v", d)
 	}
@@ -247,7 +284,7 @@ func TestHandleWebFetch_AfterAFailedFetchScrubsKeys(t *testing.T) {
 
 func TestHandleWebFetch_AfterAFailedFetchAppliesNoToolRoutes(t *testing.T) {
 	base := fixtureServer(t)
-	env := &WebFetchEnv{Probe: ProbeConfig{AllowPrivate: true}}
+	env := &WebFetchEnv{Reader: localReader()}
 	env.Routes.Tools = toolRoutes(t, routing.ToolRoute{Name: "local", Pattern: `127\.0\.0\.1`, Message: "Use the local tool."})
 	d := HandleWebFetch(context.Background(), failedFetch(base+"/readable/docs-page.html", ""), env)
 	if d.Action != AddContext || strings.Contains(d.Context, "Use the local tool.") {

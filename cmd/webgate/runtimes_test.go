@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withWebgate makes the running binary, as install and doctor see it, a
+// "webgate" in the host's bin directory.
+func (h *testHost) withWebgate() string {
+	h.t.Helper()
+	p := filepath.Join(h.bin, "webgate")
+	if err := os.WriteFile(p, []byte(versionScript), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	saved := webgateExecutable
+	webgateExecutable = func() (string, error) { return p, nil }
+	h.t.Cleanup(func() { webgateExecutable = saved })
+	return p
+}
+
+func TestInstall_CodexRegistersTheMCPServerAndDoctorAgrees(t *testing.T) {
+	h := newTestHost(t).withKey().register()
+	webgate := h.withWebgate()
+	config := h.write(filepath.Join(h.home, ".codex", "config.toml"), "# mine\nmodel = \"o3\"\n")
+
+	code, out, errOut := h.run("", "install", "--target", "codex", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "+[mcp_servers.webgate]") || !strings.Contains(out, "(dry run: nothing written)") {
+		t.Fatalf("dry run: %d\n%s%s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(config); string(data) != "# mine\nmodel = \"o3\"\n" {
+		t.Fatalf("the dry run wrote:\n%s", data)
+	}
+	code, out, errOut = h.run("", "install", "--target", "codex")
+	if code != exitOK || !strings.Contains(out, "MCP server registered") || !strings.Contains(out, "backup: "+config+".bak") {
+		t.Fatalf("install: %d\n%s%s", code, out, errOut)
+	}
+	want := "# mine\nmodel = \"o3\"\n\n[mcp_servers.webgate]\ncommand = \"" + webgate + "\"\nargs = [\"mcp\"]\n"
+	if data, _ := os.ReadFile(config); string(data) != want {
+		t.Fatalf("config.toml:\n%s\nwant:\n%s", data, want)
+	}
+	if code, out, _ := h.run("", "install", "--target", "codex"); code != exitOK || !strings.Contains(out, "already up to date") {
+		t.Errorf("second install: %d\n%s", code, out)
+	}
+
+	code, out, _ = h.run("", "doctor")
+	if code != exitOK {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	line(t, out, `^  OK\s+codex \(user\)\s+MCP server registered in .*\.codex/config\.toml \(tools mcp__webgate: web_search, web_fetch\)$`)
+	line(t, out, `^  WARN\s+codex \(user\)\s+Codex starts webgate mcp without these variables, which webgate reads here: TAVILY_API_KEY$`)
+	line(t, out, `^  INFO\s+codex \(project\)\s+not registered \(no .*proj/\.codex/config\.toml\)$`)
+
+	code, out, _ = h.run("", "uninstall", "--target", "codex")
+	if code != exitOK || !strings.Contains(out, "MCP server removed") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(config); string(data) != "# mine\nmodel = \"o3\"\n" {
+		t.Errorf("config.toml after uninstall:\n%s", data)
+	}
+}
+
+func TestInstall_CodexAloneCountsAsARegistration(t *testing.T) {
+	h := newTestHost(t).withKey()
+	h.withWebgate()
+	if code, out, errOut := h.run("", "install", "--target", "codex", "--scope", "project", "--project-dir", h.proj); code != exitOK {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	code, out, _ := h.run("", "doctor")
+	if code != exitOK {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	line(t, out, `^  OK\s+codex \(project\)\s+MCP server registered in .*proj/\.codex/config\.toml`)
+}
+
+func TestDoctor_CodexProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		code         int
+		want         string
+	}{
+		{"missing binary", "[mcp_servers.webgate]\ncommand = \"/gone/webgate\"\nargs = [\"mcp\"]\n", exitFail,
+			`^  FAIL\s+codex \(user\)\s+\[mcp_servers\.webgate\] starts /gone/webgate, which does not exist$`},
+		{"disabled", "[mcp_servers.webgate]\ncommand = \"WEBGATE\"\nargs = [\"mcp\"]\nenabled = false\n", exitOK,
+			`^  WARN\s+codex \(user\)\s+.* has enabled = false: Codex does not start it$`},
+		{"other server", "[mcp_servers.webgate]\nurl = \"http://127.0.0.1:9/mcp\"\n", exitOK,
+			`^  WARN\s+codex \(user\)\s+\[mcp_servers\.webgate\] in .* does not start 'webgate mcp'$`},
+		{"invalid TOML", "[mcp_servers.webgate\n", exitFail,
+			`^  FAIL\s+codex \(user\)\s+.*config\.toml: config file is not valid TOML`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHost(t).withKey().register()
+			webgate := h.withWebgate()
+			h.write(filepath.Join(h.home, ".codex", "config.toml"), strings.ReplaceAll(tc.config, "WEBGATE", webgate))
+			code, out, _ := h.run("", "doctor")
+			if code != tc.code {
+				t.Errorf("code %d, want %d\n%s", code, tc.code, out)
+			}
+			line(t, out, tc.want)
+		})
+	}
+}
+
+func TestInstall_GeminiCLIRegistersTheHooksAndDoctorAgrees(t *testing.T) {
+	h := newTestHost(t).withKey()
+	settings := h.write(filepath.Join(h.home, ".gemini", "settings.json"), "{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n")
+	code, out, errOut := h.run("", "install", "--target", "gemini-cli")
+	if code != exitOK || !strings.Contains(out, "hooks registered") {
+		t.Fatalf("install: %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(settings)
+	for _, want := range []string{`"selectedType": "gemini-api-key"`, `"BeforeTool"`, `"matcher": "^google_web_search$"`, `"command": "` + h.websearch + `"`, `"timeout": 45000`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("settings lack %s:\n%s", want, data)
+		}
+	}
+	code, out, _ = h.run("", "doctor")
+	if code != exitOK {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	line(t, out, `^  OK\s+gemini-cli \(user\)\s+registered in .*\.gemini/settings\.json \(BeforeTool: google_web_search, web_fetch\)$`)
+	line(t, out, `^  INFO\s+gemini-cli \(project\)\s+not registered`)
+	if code, out, _ := h.run("", "uninstall", "--target", "gemini-cli"); code != exitOK || !strings.Contains(out, "hooks removed") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(settings); strings.Contains(string(data), h.websearch) {
+		t.Errorf("settings after uninstall:\n%s", data)
+	}
+}
+
+func TestInstall_UnknownTargetNamesTheNewOnes(t *testing.T) {
+	h := newTestHost(t)
+	code, _, errOut := h.run("", "install", "--target", "cursor")
+	if code != exitUsage || !strings.Contains(errOut, "gemini-cli, codex") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}

@@ -1,0 +1,422 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
+)
+
+// WebFetchEnv is what [HandleWebFetch] works with. The zero value is
+// valid: with no Reader, or a Reader without an Extractor, PreToolUse
+// passes through.
+type WebFetchEnv struct {
+	// Reader reads pages: its probe, its classifier and its Extractor,
+	// usually a policy over every extraction provider that has keys
+	// (config.Stack's Reader). Nil means the probe's defaults and no
+	// extraction provider.
+	Reader *webpage.Reader
+	// Providers name the providers of Reader's Extractor, in order, and
+	// Mode how they are tried, for plans; empty means the Extractor's own
+	// name.
+	Providers []string
+	Mode      string
+	// Settings are the hook settings.
+	Settings Settings
+	// Problems are configuration problems found while loading the
+	// settings; when there are any the hook passes through and reports
+	// them.
+	Problems []string
+	// DebugLines, when set, returns lines gathered while the hook ran
+	// (a policy observer's traces); in debug mode they join the trace.
+	DebugLines func() []string
+	// Routes are applied before the probe: Routes.Tools sends matching
+	// WebFetch URLs and Bash commands to a better tool.
+	Routes Routes
+}
+
+// reader returns the environment's page reader.
+func (e *WebFetchEnv) reader() *webpage.Reader {
+	if e.Reader != nil {
+		return e.Reader
+	}
+	return &webpage.Reader{}
+}
+
+// extracts reports whether the environment has an extraction provider.
+func (e *WebFetchEnv) extracts() bool { return e.Reader != nil && e.Reader.Extractor != nil }
+
+// WantsWebFetch reports whether [HandleWebFetch] acts on in with these tool
+// names: PreToolUse on a web fetch tool, or PostToolUseFailure on one (not
+// from Copilot CLI, which cannot take the answer).
+func WantsWebFetch(in *Input, tools ToolNames) bool {
+	if in == nil {
+		return false
+	}
+	switch in.Event {
+	case PreToolUse:
+		return matchName(tools.withDefaults().WebFetch, in.ToolName)
+	case PostToolUseFailure:
+		return in.Runtime != CopilotCLI && matchName(tools.withDefaults().WebFetch, in.ToolName)
+	}
+	return false
+}
+
+// WantsShell reports whether in is a PreToolUse on the shell tool
+// ([IsShellTool]), which [HandleWebFetch] answers with tool routes only.
+func WantsShell(in *Input) bool {
+	return in != nil && in.Event == PreToolUse && IsShellTool(in.ToolName)
+}
+
+// HandleWebFetch answers PreToolUse on a web fetch tool and on the shell
+// tool, and PostToolUseFailure on a web fetch tool: it plans
+// ([PlanWebFetch], probing the page), then carries the plan out, all
+// within the hook's budget.
+//
+// On PreToolUse the tool routes (env.Routes.Tools) come first, with the
+// fetch URL or the shell command: the first matching route denies the call
+// with its message (plus the route name, matched value and pattern in
+// debug mode). The shell tool gets nothing else. For a web fetch tool the
+// page reader ([webpage.Reader.Plan]) then probes and classifies the page;
+// readable pages and other documents pass through to the native tool.
+// Template-heavy and browser-render-required pages, and pages the probe
+// could not read (a timeout, a TLS failure, a refusing status such as
+// 403), are read by the reader's extraction provider
+// ([webpage.Reader.Extract]) and the native call is denied with the
+// extracted content as the reason. With no extraction provider, a refused
+// destination address, a failed extraction, or the budget running out, it
+// passes through.
+//
+// PostToolUseFailure (the native tool failed, for example its
+// domain-safety preflight or a TLS error) is answered with the page read by
+// the page reader ([webpage.Reader.Execute]) as additional context,
+// followed by the original error; tool routes do not apply to it.
+func HandleWebFetch(ctx context.Context, in *Input, env *WebFetchEnv) Decision {
+	if env == nil {
+		env = &WebFetchEnv{}
+	}
+	budget := env.Settings.budget(gate.DefaultFetchBudget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	return executeWebFetch(ctx, PlanWebFetch(ctx, in, env, ProbePage), env)
+}
+
+// PlanWebFetch decides what [HandleWebFetch] will do with in, without
+// doing it: the tool routes, the providers, and, as page says, the page
+// reader's verdict on the page. It calls no provider; with
+// [PageSource.Probe] it probes the page within the hook's budget, as the
+// handler does.
+func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSource) *Plan {
+	if env == nil {
+		env = &WebFetchEnv{}
+	}
+	p := newPlan(HookWebFetch, in)
+	shell := WantsShell(in)
+	if !shell && !WantsWebFetch(in, env.Settings.Tools) {
+		return p.unhandled("web fetch")
+	}
+	if in.Event == PostToolUseFailure {
+		return p.planFetchFailure(ctx, env, page)
+	}
+	p.lines = env.Routes.warningLines()
+	if shell {
+		p.Hook, p.Input = HookToolRoutes, in.Command()
+		if p.planToolRoutes(env.Routes, true, p.Input) {
+			return p
+		}
+		return p.pass("no Bash tool route matches the command")
+	}
+	args := in.FetchArgs()
+	p.Input = args.URL
+	if p.planToolRoutes(env.Routes, false, args.URL) {
+		p.step("providers", "none called (a route answers)")
+		return p
+	}
+	if p.invalid(env.Problems) {
+		return p
+	}
+	if args.URL == "" {
+		return p.pass("the fetch call has no URL")
+	}
+	if !env.extracts() {
+		p.step("providers", "none: no extraction provider has an API key")
+		return p.pass("no extraction provider has an API key")
+	}
+	if _, err := webpage.CheckURL(args.URL); err != nil {
+		return p.pass(err.Error())
+	}
+	via := p.planExtraction(env)
+	if !page.reads() {
+		p.step("page", "not read")
+		return p.decide(OutcomeDependsOnPage, "a fetch-readable or non-HTML page passes through to the native tool; a template-heavy or browser-render-required page, or one that refuses the probe, is answered with content extracted via "+via)
+	}
+	// The probe gets at most 40% of the budget so extraction has time left.
+	pp, done := p.readPage(ctx, env, page, args.URL, 0.4)
+	if done {
+		return p
+	}
+	switch {
+	case pp.Action == webpage.ActionLocal && pp.HTML():
+		return p.pass("the page is " + pageClass(pp) + ": the native tool reads it")
+	case pp.Action == webpage.ActionLocal, pp.ProbeFailure == "" && pp.Status >= 200 && pp.Status < 300 && !pp.HTML():
+		return p.pass("the page is not HTML (" + pp.ContentType + "): the native tool reads it")
+	}
+	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with content extracted via "+via)
+}
+
+// planExtraction records the extraction providers in p and returns them
+// as text.
+func (p *Plan) planExtraction(env *WebFetchEnv) string {
+	p.Providers, p.Mode = env.Providers, env.Mode
+	if len(p.Providers) == 0 {
+		p.Providers = []string{nameOr("", env.Reader.Extractor)}
+	}
+	via := strings.Join(p.Providers, ", ")
+	if p.Mode != "" {
+		p.step("providers", "%s (%s)", via, p.Mode)
+	} else {
+		p.step("providers", "%s", via)
+	}
+	return via
+}
+
+// pageClass is the classifier's class of an HTML page.
+func pageClass(pp *webpage.Plan) string {
+	if pp.Verdict == nil {
+		return "HTML"
+	}
+	return string(pp.Verdict.Class)
+}
+
+// pageWhy says why a page needs more than the probe: its class when the
+// classifier says so, else the reader's reason.
+func pageWhy(pp *webpage.Plan) string {
+	if pp.Verdict != nil && pp.Verdict.Class != classify.FetchReadable {
+		return "is " + string(pp.Verdict.Class)
+	}
+	return pp.Why
+}
+
+// readPage plans the reading of rawURL as source says, within the hook's
+// budget; a probe gets at most share of the time left. done reports that
+// the plan is decided without the page (a refused address, an error
+// status, the budget running out).
+func (p *Plan) readPage(ctx context.Context, env *WebFetchEnv, source PageSource, rawURL string, share float64) (pp *webpage.Plan, done bool) {
+	r := *env.reader()
+	if source.Saved != nil {
+		pp = r.PlanBody(rawURL, source.MediaType, source.Saved)
+		p.Page = pp
+		p.step("page", "a saved copy (%s, %d bytes)", pp.ContentType, len(source.Saved))
+		p.planVerdict(pp)
+		return pp, false
+	}
+	budget := env.Settings.budget(gate.DefaultFetchBudget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	r.Probe = r.Probe.WithDefaults()
+	if dl, ok := ctx.Deadline(); ok {
+		if limit := time.Duration(float64(time.Until(dl)) * share); r.Probe.Timeout > limit {
+			r.Probe.Timeout = limit
+		}
+	}
+	pp, finished, err := bounded(ctx, func(ctx context.Context) (*webpage.Plan, error) { return r.Plan(ctx, rawURL) })
+	var we *webpage.Error
+	errors.As(err, &we)
+	switch {
+	case !finished, we != nil && we.Kind == webpage.KindCanceled:
+		p.step("page", "not read in time")
+		p.stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
+	case we != nil && we.Kind == webpage.KindBlocked:
+		p.step("page", "refused: %v", we.Err)
+		p.pass("not probing " + rawURL + ": " + we.Err.Error())
+	case we != nil && we.Kind == webpage.KindHTTPStatus:
+		p.step("page", "probed: HTTP %d", we.Status)
+		p.pass(fmt.Sprintf("the page answered HTTP %d", we.Status))
+	case we != nil && we.Kind == webpage.KindBadURL:
+		p.pass(we.Err.Error())
+	case err != nil:
+		p.pass(err.Error())
+	default:
+		p.planProbed(pp)
+		return pp, false
+	}
+	return nil, true
+}
+
+// planProbed records what the probe got and the classifier's verdict.
+func (p *Plan) planProbed(pp *webpage.Plan) {
+	p.Page = pp
+	elapsed := pp.ProbeElapsed.Round(time.Millisecond)
+	switch {
+	case pp.ProbeFailure != "":
+		p.step("page", "could not be read directly (%s) after %v: %v", pp.ProbeFailure, elapsed, pp.ProbeErr)
+	case pp.Truncated:
+		p.step("page", "probed: HTTP %d %s in %v, truncated", pp.Status, pp.ContentType, elapsed)
+	default:
+		p.step("page", "probed: HTTP %d %s in %v", pp.Status, pp.ContentType, elapsed)
+	}
+	p.planVerdict(pp)
+}
+
+// planVerdict records the classifier's verdict on the page, with its
+// first signals.
+func (p *Plan) planVerdict(pp *webpage.Plan) {
+	if pp.Verdict == nil {
+		return
+	}
+	var sig []string
+	for i, s := range pp.Verdict.Signals {
+		if i == 4 {
+			break
+		}
+		sig = append(sig, s.String())
+	}
+	p.step("classifier", "%s; signals: %s", pp.Verdict, strings.Join(sig, "; "))
+}
+
+// executeWebFetch carries out p.
+func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
+	s := env.Settings
+	switch {
+	case p.Hook == "":
+		return Decision{}
+	case p.Event == PostToolUseFailure:
+		return redactDecision(addPage(ctx, p, env), s.Secrets)
+	case p.Decision == OutcomeDenyRoute:
+		d := denyByRoute(p, s)
+		d.Diagnostics = slices.Concat(p.lines, routeTrace(p.in, s), d.Diagnostics)
+		return redactDecision(d, s.Secrets)
+	case p.Hook == HookToolRoutes:
+		return passWith(p.lines...)
+	}
+	d := answerWithPage(ctx, p, env)
+	d.Diagnostics = append(p.lines, d.Diagnostics...)
+	return redactDecision(d, s.Secrets)
+}
+
+// answerWithPage carries out the page's part of a PreToolUse plan:
+// extraction, then the denial with the content as the reason.
+func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
+	s := env.Settings
+	in := p.in
+	var trace []string
+	if s.Debug {
+		trace = append(trace, s.Trace...)
+		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
+		trace = append(trace, p.traceLines()...)
+	}
+	pass := func(why string) Decision { return passWith(append(trace, why+"; passing through")...) }
+	stepAside := func(problem string) Decision {
+		d := pass(problem)
+		if s.SystemMessage {
+			d.SystemMessage = stepAsideMessage(in, problem)
+		}
+		return d
+	}
+	if p.Decision != OutcomeExtractedPage {
+		if p.aside {
+			return stepAside(p.Why)
+		}
+		return pass(p.Why)
+	}
+	args := in.FetchArgs()
+	r := env.reader()
+	type extracted struct {
+		page    *provider.Page
+		elapsed time.Duration
+	}
+	got, finished, err := bounded(ctx, func(ctx context.Context) (extracted, error) {
+		page, elapsed, err := r.Extract(ctx, args.URL, args.Prompt)
+		return extracted{page, elapsed}, err
+	})
+	if s.Debug && env.DebugLines != nil {
+		trace = append(trace, env.DebugLines()...)
+	}
+	budget := s.budget(gate.DefaultFetchBudget)
+	if !finished {
+		return stepAside(fmt.Sprintf("the extraction did not finish within the %v budget", budget))
+	}
+	if err != nil {
+		fails := webpage.Failures(err, r.Extractor)
+		if s.Debug {
+			trace = append(trace, failureLines(fails)...)
+		}
+		return stepAside("extraction failed: " + webpage.FailureSummary(fails))
+	}
+	page, why := got.page, p.Page.Why
+	name, took := nameOr(page.Provider, r.Extractor), got.elapsed.Round(time.Millisecond)
+	footer := ""
+	if s.Debug {
+		trace = append(trace, fmt.Sprintf("extracted via %s: %d chars in %v", name, len(page.Content), took))
+		footer = fmt.Sprintf("[webgate debug: page %s; extracted via %s in %v]", why, name, took)
+	}
+	intro := fmt.Sprintf("Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), name, why)
+	intro += "\n" + sanitize.UntrustedNotice
+	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
+	if s.SystemMessage {
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with content extracted via %s (the page %s)", in.ToolName, name, why), 300)
+	}
+	return d
+}
+
+// pageURL is the URL to show for page: its own when it is a web link, else
+// the one asked for, shortened.
+func pageURL(args FetchArgs, page *provider.Page) string {
+	u := page.URL
+	if !linkURL(u) {
+		u = args.URL
+	}
+	return shorten(u, 1000)
+}
+
+// renderPage renders page content for the model: intro, a header with the
+// title and URL, the content as Markdown fitted to the request, and a
+// truncation notice when it had to be cut, all within max. The title, URL
+// and content get the terminal rule before they are measured and cut.
+func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max int) string {
+	u := pageURL(args, page)
+	var h strings.Builder
+	h.WriteString(intro)
+	h.WriteString("\n")
+	if t := shorten(page.Title, 200); t != "" {
+		fmt.Fprintf(&h, "Title: %s\n", t)
+	}
+	fmt.Fprintf(&h, "URL: %s\n", oneLine(u))
+	if args.Prompt != "" {
+		fmt.Fprintf(&h, "Request: %s\n", shorten(args.Prompt, 400))
+	}
+	h.WriteString("\n")
+	header := h.String()
+
+	tail := ""
+	if footer != "" {
+		tail = "\n\n" + footer
+	}
+	const noticeReserve = 200
+	room := max - textLen(header) - textLen(tail) - noticeReserve
+	if room < 200 {
+		room = 200
+	}
+	content := sanitize.Text(page.Content)
+	fit := webpage.FitContent(content, args.Prompt, room)
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString(fit.Text)
+	if fit.Cut {
+		if fit.ByRelevance {
+			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: kept the parts most relevant to the request in page order; %d of %d sections omitted, marked %s.]", fit.Omitted, fit.Total, webpage.OmissionMark)
+		} else {
+			fmt.Fprintf(&b, "\n\n[Content truncated to fit the size limit: only the beginning of the page is shown (%d of %d characters).]", textLen(fit.Text), textLen(strings.TrimSpace(content)))
+		}
+	}
+	b.WriteString(tail)
+	return cutText(b.String(), max)
+}

@@ -1,0 +1,40 @@
+package browser_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/webgate-dev/webgate/webpage"
+	"github.com/webgate-dev/webgate/webpage/browser"
+)
+
+// The page reader renders a page that needs JavaScript with the same
+// address rule as its own probe. The example needs a browser and the
+// network, so it is not run by go test.
+func ExampleRender() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	page, err := browser.Render(ctx, "https://example.com/", browser.Config{
+		Path: "auto",
+		CheckAddress: func(a netip.Addr) error {
+			return webpage.CheckAddress(a, false)
+		},
+	})
+	switch browser.KindOf(err) {
+	case "":
+	case browser.KindDisabled, browser.KindNotFound:
+		fmt.Println("no browser to render with:", err)
+		return
+	default:
+		fmt.Println("render failed:", err)
+		return
+	}
+	fmt.Println(page.FinalURL, page.Title, len(page.HTML), page.Settled)
+	for _, d := range page.Decisions {
+		if !d.Allowed {
+			fmt.Println("refused:", d)
+		}
+	}
+}
