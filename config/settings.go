@@ -499,3 +499,15 @@ func (s Setting) formatValue(v reflect.Value) string {
 	}
 	return fmt.Sprint(v.Interface())
 }
+
+// Value returns the value of the setting with the given key as the
+// reference documents values ("25s", "tavily,exa", "4MiB"), and false for
+// an unknown key. Keys are shown by [KeySpec.String], never in full.
+func (c *Config) Value(key string) (string, bool) {
+	for _, s := range settingsList {
+		if s.Key == key {
+			return s.formatValue(s.field(c)), true
+		}
+	}
+	return "", false
+}

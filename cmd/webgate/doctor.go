@@ -221,7 +221,7 @@ func uniq(in []string) []string {
 func (d *doctor) checkKeys(cfg *config.Config) {
 	const sec = "Keys"
 	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
-	for _, n := range config.ProviderNames {
+	for _, n := range cfg.Registry().Names() {
 		k := cfg.KeyCount(n)
 		var in []string
 		if i := slices.Index(searchOrder, n); i >= 0 {
@@ -258,14 +258,21 @@ func (d *doctor) checkKeys(cfg *config.Config) {
 			d.add(sec, "extraction", statusWarn, "no provider of the extraction order ("+strings.Join(extractOrder, ", ")+") has keys: WebFetch is never answered", "give keys to one of them, or set extract.providers")
 		}
 	}
-	for _, b := range []struct{ name, got, def string }{
-		{config.Tavily, cfg.Providers.Tavily.BaseURL, config.DefaultTavilyBaseURL},
-		{config.Exa, cfg.Providers.Exa.BaseURL, config.DefaultExaBaseURL},
-		{config.WebSearchAPI, cfg.Providers.WebSearchAPI.BaseURL, config.DefaultWebSearchAPIBaseURL},
-	} {
-		if strings.TrimRight(b.got, "/") != b.def {
-			d.add(sec, b.name+" base URL", statusWarn, fmt.Sprintf("%s, not the default %s (%s)", safeURL(b.got), b.def, cfg.Origin("providers."+b.name+".base_url")), "unset it unless you mean to use another endpoint")
+	// A base URL set by a source is worth a warning only for a provider
+	// that will be called; SearXNG's is its instance, not an override.
+	defaults := config.Default()
+	for _, n := range cfg.Registry().Names() {
+		key := "providers." + n + ".base_url"
+		origin := cfg.Origin(key)
+		if origin == "default" || n == config.SearXNG || (!cfg.Usable(n, true) && !cfg.Usable(n, false)) {
+			continue
 		}
+		got, ok := cfg.Value(key)
+		def, _ := defaults.Value(key)
+		if !ok || strings.TrimRight(got, "/") == def {
+			continue
+		}
+		d.add(sec, n+" base URL", statusWarn, fmt.Sprintf("%s, not the default %s (%s)", safeURL(got), def, origin), "unset it unless you mean to use another endpoint")
 	}
 }
 
