@@ -4,41 +4,13 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
-// textLen returns the length of s in UTF-16 code units, the unit in which
-// Claude Code (JavaScript) measures its 10,000-character output cap.
-func textLen(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
-// cutText returns the longest prefix of s that is at most max UTF-16 code
-// units long, cut at a rune boundary.
-func cutText(s string, max int) string {
-	if max <= 0 {
-		return ""
-	}
-	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > max {
-			return s[:i]
-		}
-		n += w
-	}
-	return s
-}
+// textLen and cutText measure and cut text as the agents count it, in
+// UTF-16 code units ([webpage.TextLen], [webpage.CutText]).
+func textLen(s string) int             { return webpage.TextLen(s) }
+func cutText(s string, max int) string { return webpage.CutText(s, max) }
 
 // oneLine applies the terminal rule to s ([sanitize.Line]): escape
 // sequences, control, bidirectional and tag characters are removed, invalid

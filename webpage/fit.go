@@ -33,7 +33,7 @@ type Fit struct {
 // out; else the beginning is kept, cut at a paragraph or line boundary.
 func FitContent(content, prompt string, max int) Fit {
 	content = strings.TrimSpace(content)
-	if textLen(content) <= max {
+	if TextLen(content) <= max {
 		return Fit{Text: content}
 	}
 	if r, ok := selectRelevant(content, prompt, max); ok {
@@ -45,7 +45,7 @@ func FitContent(content, prompt string, max int) Fit {
 // cutAtBoundary cuts s to max code units, preferring the last paragraph or
 // line break in the final fifth.
 func cutAtBoundary(s string, max int) string {
-	cut := cutText(s, max)
+	cut := CutText(s, max)
 	for _, sep := range []string{"\n\n", "\n", ". ", " "} {
 		if i := strings.LastIndex(cut, sep); i > len(cut)*4/5 {
 			return strings.TrimRight(cut[:i+len(sep)], " \n")
@@ -134,11 +134,11 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 		blocks[i].score = s
 	}
 
-	markLen := textLen(OmissionMark) + 4
+	markLen := TextLen(OmissionMark) + 4
 	room := max
 	keep := make([]bool, len(blocks))
 	take := func(i int) bool {
-		cost := textLen(blocks[i].text) + markLen
+		cost := TextLen(blocks[i].text) + markLen
 		if cost > room {
 			return false
 		}
@@ -147,7 +147,7 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 		return true
 	}
 	// The opening block usually names the page; keep it when it is short.
-	if textLen(blocks[0].text) <= max/6 {
+	if TextLen(blocks[0].text) <= max/6 {
 		take(0)
 	}
 	order := make([]int, 0, len(blocks))
@@ -203,7 +203,7 @@ func selectRelevant(content, prompt string, max int) (Fit, bool) {
 	if gap {
 		b.WriteString("\n\n" + OmissionMark)
 	}
-	return Fit{Text: cutText(b.String(), max), Cut: true, ByRelevance: true, Omitted: omitted, Total: len(blocks)}, true
+	return Fit{Text: CutText(b.String(), max), Cut: true, ByRelevance: true, Omitted: omitted, Total: len(blocks)}, true
 }
 
 // stopwords are frequent English words that say nothing about relevance,
@@ -243,9 +243,9 @@ func words(s string) []string {
 	return fields
 }
 
-// textLen returns the length of s in UTF-16 code units, the unit in which
+// TextLen returns the length of s in UTF-16 code units, the unit in which
 // Claude Code (JavaScript) measures its 10,000-character output cap.
-func textLen(s string) int {
+func TextLen(s string) int {
 	n := 0
 	for _, r := range s {
 		if r >= 0x10000 {
@@ -257,9 +257,9 @@ func textLen(s string) int {
 	return n
 }
 
-// cutText returns the longest prefix of s that is at most max UTF-16 code
+// CutText returns the longest prefix of s that is at most max UTF-16 code
 // units long, cut at a rune boundary.
-func cutText(s string, max int) string {
+func CutText(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}

@@ -37,8 +37,8 @@ func TestFitContent_KeepsThePartsMostRelevantToThePromptInPageOrder(t *testing.T
 	if !r.Cut || !r.ByRelevance {
 		t.Fatalf("got cut %v by relevance %v", r.Cut, r.ByRelevance)
 	}
-	if textLen(r.Text) > 2000 {
-		t.Errorf("text is %d chars", textLen(r.Text))
+	if TextLen(r.Text) > 2000 {
+		t.Errorf("text is %d chars", TextLen(r.Text))
 	}
 	i17, i23 := strings.Index(r.Text, "Chapter 17 covers the warranty"), strings.Index(r.Text, "Chapter 23 lists the refund")
 	if i17 < 0 || i23 < 0 || i17 > i23 {
@@ -59,8 +59,8 @@ func TestFitContent_FallsBackToTheBeginningWithoutUsefulPromptTerms(t *testing.T
 	doc := longDoc()
 	for _, prompt := range []string{"", "summarize this page please", "zebra xylophone"} {
 		r := FitContent(doc, prompt, 1500)
-		if !r.Cut || r.ByRelevance || !strings.HasPrefix(r.Text, "# Widget Manual") || textLen(r.Text) > 1500 {
-			t.Errorf("prompt %q: got cut %v by relevance %v len %d", prompt, r.Cut, r.ByRelevance, textLen(r.Text))
+		if !r.Cut || r.ByRelevance || !strings.HasPrefix(r.Text, "# Widget Manual") || TextLen(r.Text) > 1500 {
+			t.Errorf("prompt %q: got cut %v by relevance %v len %d", prompt, r.Cut, r.ByRelevance, TextLen(r.Text))
 		}
 	}
 }
@@ -68,16 +68,16 @@ func TestFitContent_FallsBackToTheBeginningWithoutUsefulPromptTerms(t *testing.T
 func TestFitContent_CutsAnOversizedRelevantBlock(t *testing.T) {
 	doc := "intro\n\n" + strings.Repeat("warranty details ", 2000) + "\n\nother"
 	r := FitContent(doc, "warranty", 1000)
-	if textLen(r.Text) > 1000 || !strings.Contains(r.Text, "warranty details") {
-		t.Errorf("got %d chars:\n%.200s", textLen(r.Text), r.Text)
+	if TextLen(r.Text) > 1000 || !strings.Contains(r.Text, "warranty details") {
+		t.Errorf("got %d chars:\n%.200s", TextLen(r.Text), r.Text)
 	}
 }
 
 func TestTextLen_CountsUTF16CodeUnits(t *testing.T) {
-	if n := textLen("aé😀"); n != 4 {
+	if n := TextLen("aé😀"); n != 4 {
 		t.Errorf("textLen = %d, want 4", n)
 	}
-	if s := cutText("ab😀c", 3); s != "ab" {
+	if s := CutText("ab😀c", 3); s != "ab" {
 		t.Errorf("cutText = %q, want %q", s, "ab")
 	}
 }

@@ -278,8 +278,15 @@ func specialName(host string, allowPrivate bool) string {
 // address in the inet_aton forms (one to four parts, each decimal, octal
 // with a leading 0, or hexadecimal with 0x), with or without one trailing
 // dot.
-func hostAddr(host string) (netip.Addr, bool) {
-	host = strings.TrimSuffix(host, ".")
+func hostAddr(host string) (netip.Addr, bool) { return HostAddr(host) }
+
+// HostAddr returns the address a URL's host spells: an IP literal (with or
+// without brackets), or an IPv4 address in the inet_aton forms resolvers
+// and browsers accept but Go's dialer takes for a name ("127.1",
+// "0x7f000001", "2130706433", "0177.0.0.1"), with or without one trailing
+// dot. It reports false for a host name.
+func HostAddr(host string) (netip.Addr, bool) {
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 	if a, err := netip.ParseAddr(host); err == nil {
 		return a, true
 	}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // Stage says where a [Decision] was taken.
@@ -458,71 +460,6 @@ func redact(u *url.URL) string {
 	return c.String()
 }
 
-// hostAddr returns the address host spells: an IP literal (with or without
-// brackets), or an IPv4 address in the inet_aton forms resolvers accept
-// (one to four parts, each decimal, octal with a leading 0, or hexadecimal
-// with 0x), with or without one trailing dot.
-func hostAddr(host string) (netip.Addr, bool) {
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a, true
-	}
-	parts := strings.Split(host, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	vals := make([]uint64, len(parts))
-	for i, part := range parts {
-		v, ok := inetPart(part)
-		if !ok {
-			return netip.Addr{}, false
-		}
-		vals[i] = v
-	}
-	var n uint64
-	for i, v := range vals[:len(vals)-1] {
-		if v > 0xff {
-			return netip.Addr{}, false
-		}
-		n |= v << (8 * (3 - i))
-	}
-	last := vals[len(vals)-1]
-	if last >= 1<<(8*(5-len(vals))) {
-		return netip.Addr{}, false
-	}
-	n |= last
-	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
-}
-
-// inetPart parses one part of an inet_aton address.
-func inetPart(p string) (uint64, bool) {
-	base := 10
-	switch {
-	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
-		base, p = 16, p[2:]
-	case len(p) > 1 && p[0] == '0':
-		base, p = 8, p[1:]
-	}
-	if p == "" || len(p) > 12 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range p {
-		var d int
-		switch {
-		case c >= '0' && c <= '9':
-			d = int(c - '0')
-		case c >= 'a' && c <= 'f':
-			d = int(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			d = int(c-'A') + 10
-		default:
-			return 0, false
-		}
-		if d >= base {
-			return 0, false
-		}
-		v = v*uint64(base) + uint64(d)
-	}
-	return v, true
-}
+// hostAddr returns the address host spells, by the page reader's rule
+// ([webpage.HostAddr]).
+func hostAddr(host string) (netip.Addr, bool) { return webpage.HostAddr(host) }
