@@ -94,7 +94,8 @@ func (l *loader) openCache(path string, fi os.FileInfo) *fileCache {
 		return nil
 	}
 	state := ""
-	if v, ok := l.lookup(settingsByKey["state_dir"].Env); ok {
+	stateDir, _ := settingByKey("state_dir")
+	if v, ok := l.lookup(stateDir.Env); ok {
 		state = expandHome(strings.TrimSpace(v), l.home)
 	} else {
 		state = l.stateDir()
@@ -152,7 +153,7 @@ func (c *fileCache) load(skip map[string]bool) *layer {
 	}
 	for n := r.uvarint(); n > 0 && r.ok; n-- {
 		key, origin, blob := r.string(), r.string(), r.string()
-		s, known := settingsByKey[key]
+		s, known := settingByKey(key)
 		if !r.ok || !known {
 			return nil
 		}
@@ -189,7 +190,7 @@ func (c *fileCache) store(ly *layer) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(ly.values)))
 	for _, v := range ly.values {
-		if settingsByKey[v.key].Kind == KindKeys {
+		if s, _ := settingByKey(v.key); s.Kind == KindKeys {
 			if spec := v.value.Interface().(KeySpec); strings.TrimSpace(string(spec)) != "" && !isPathSpec(strings.TrimSpace(string(spec))) {
 				return // a key: never written
 			}

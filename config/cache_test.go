@@ -206,7 +206,8 @@ func TestLoad_CacheIgnoresFilesThatAreNotPrivate(t *testing.T) {
 		l := &loader{env: envMap(env)}
 		fi, _ := os.Stat(file)
 		c := l.openCache(file, fi)
-		v, _ := settingsByKey["search.mode"].parse("single")
+		mode, _ := settingByKey("search.mode")
+		v, _ := mode.parse("single")
 		c.store(&layer{values: []layerValue{{key: "search.mode", value: v, origin: "forged"}}})
 	}
 	forge()

@@ -19,7 +19,8 @@ type takenTable struct {
 // tables). A table in skip is dropped unread. Any other is taken only when
 // it is plain data that [decodePlain] decodes; one it cannot (a value of
 // another type than its field's, a field name in another case) stays in m
-// for the generic decoder, which converts and reports as before.
+// for the generic decoder, which converts what it can and reports the
+// rest.
 func takeTables(m map[string]any, skip map[string]bool) map[string]takenTable {
 	var out map[string]takenTable
 	for _, s := range settingsList {

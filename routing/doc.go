@@ -18,7 +18,10 @@
 // regular expression over a WebFetch URL or a Bash command and a message that
 // tells the agent exactly what to call instead (for example `gh` for GitHub
 // URLs). The first matching route wins. Each route may carry inline
-// [RouteTest] cases; [ToolRouter.RunTests] checks them all.
+// [RouteTest] cases; [ToolRouter.RunTests] checks them all. A pattern is
+// compiled only once a value could match it (one that holds, in any case,
+// every literal text the pattern requires), so a router of thousands of
+// routes costs little to build and to consult.
 //
 // Both routers accept the older hooks' files unchanged: a DocSearch
 // `docsearch-config.json` ([ParseDocsConfig]) and a Tool Routing

@@ -15,8 +15,8 @@ import (
 // always compiles, it returns the literal strings every match must contain
 // (the literal runs at its top level). A value lacking one of them, compared
 // case-insensitively, cannot match, and the pattern is not compiled at all.
-// A pattern outside the subset is compiled at once, as before, so that one
-// that does not compile is still reported when the router is built.
+// A pattern outside the subset is compiled when the router is built, so
+// that one that does not compile is reported then, like any other.
 
 // maxScannedPattern and maxScannedDepth bound the patterns [scanPattern]
 // accepts, far below the limits of package regexp, so that every accepted
@@ -173,12 +173,31 @@ func (ls *literalSet) scan(pattern string) (first int, ok bool) {
 		case ']', '}':
 			return first, false
 		default:
-			r, size := rune(c), 1
 			if c >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(pattern[i:])
+				r, size := utf8.DecodeRuneInString(pattern[i:])
+				i += size
+				sc.literal(r)
+				continue
 			}
-			i += size
-			sc.literal(r)
+			// A run of plain ASCII characters: all but the last are
+			// literals whatever follows (a quantifier applies to the last
+			// alone), so they join the run at once.
+			j := i + 1
+			for j < len(pattern) && plainASCII[pattern[j]] {
+				j++
+			}
+			if sc.depth == 0 {
+				sc.settle()
+				for _, b := range []byte(pattern[i : j-1]) {
+					if 'a' <= b && b <= 'z' {
+						b -= 'a' - 'A'
+					}
+					sc.runs[sc.size] = b
+					sc.size++
+				}
+			}
+			sc.literal(rune(pattern[j-1]))
+			i = j
 		}
 	}
 	if sc.depth != 0 {
@@ -290,6 +309,15 @@ func (sc *scanner) quantified(min int) bool {
 	sc.prev = tokQuant
 	return true
 }
+
+// plainASCII tells the ASCII characters that stand for themselves in a
+// pattern.
+var plainASCII = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = strings.IndexByte(`\.+*?()|[]{}^$`, byte(c)) < 0
+	}
+	return t
+}()
 
 func isAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'

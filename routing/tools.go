@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -63,11 +64,11 @@ type compiledRoute struct {
 // immutable after construction (patterns are compiled on first use, once)
 // and safe for concurrent use.
 type ToolRouter struct {
-	all    []ToolRoute     // a copy of the routes given
+	all    []ToolRoute     // the routes given
 	routes []compiledRoute // never copied once built: each holds a sync.Once
 	// lits holds every route's literals one after another; literal k
 	// ends at ends[k] and starts where literal k-1 ends.
-	lits string
+	lits []byte
 	ends []int32
 }
 
@@ -79,9 +80,10 @@ type ToolRouter struct {
 // within a plain subset of RE2 (which always compiles) is compiled only
 // when a value could match it, that is when the value contains, compared
 // case-insensitively, every literal the pattern requires; other patterns
-// are compiled at once.
+// are compiled at once. The router keeps routes rather than a copy: the
+// caller must not change them afterwards.
 func NewToolRouter(routes []ToolRoute) (r *ToolRouter, warnings []error) {
-	r = &ToolRouter{all: slices.Clone(routes), routes: make([]compiledRoute, 0, len(routes))}
+	r = &ToolRouter{all: routes, routes: make([]compiledRoute, 0, len(routes))}
 	size := 0
 	for i := range routes {
 		size += len(routes[i].Pattern)
@@ -122,7 +124,7 @@ func NewToolRouter(routes []ToolRoute) (r *ToolRouter, warnings []error) {
 		}
 		r.routes = append(r.routes, compiledRoute{index: int32(i), bash: bash, first: int32(first), last: int32(len(set.ends)), re: re})
 	}
-	r.lits, r.ends = string(set.runs), set.ends
+	r.lits, r.ends = set.runs, set.ends
 	return r, warnings
 }
 
@@ -151,13 +153,13 @@ func (r *ToolRouter) regexp(c *compiledRoute) *regexp.Regexp {
 
 // mayMatch reports whether folded, a value folded with [foldString],
 // contains every literal of c.
-func (r *ToolRouter) mayMatch(c *compiledRoute, folded string) bool {
+func (r *ToolRouter) mayMatch(c *compiledRoute, folded []byte) bool {
 	for k := c.first; k < c.last; k++ {
 		start := int32(0)
 		if k > 0 {
 			start = r.ends[k-1]
 		}
-		if !strings.Contains(folded, r.lits[start:r.ends[k]]) {
+		if !bytes.Contains(folded, r.lits[start:r.ends[k]]) {
 			return false
 		}
 	}
@@ -177,21 +179,36 @@ func (r *ToolRouter) Routes() []ToolRoute {
 	return out
 }
 
+// Count returns how many usable routes apply to tool, without building
+// them as [ToolRouter.Routes] does.
+func (r *ToolRouter) Count(tool string) int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for i := range r.routes {
+		if r.routes[i].bash == (tool == ToolBash) && (tool == ToolBash || tool == ToolWebFetch) {
+			n++
+		}
+	}
+	return n
+}
+
 // Match returns the first route for tool whose pattern matches value.
 func (r *ToolRouter) Match(tool, value string) (ToolRoute, bool) {
 	if r == nil || value == "" || tool != ToolWebFetch && tool != ToolBash {
 		return ToolRoute{}, false
 	}
 	bash := tool == ToolBash
-	folded, haveFolded := "", false
+	var folded []byte
 	for i := range r.routes {
 		c := &r.routes[i]
 		if c.bash != bash {
 			continue
 		}
 		if c.first < c.last {
-			if !haveFolded {
-				folded, haveFolded = foldString(value), true
+			if folded == nil {
+				folded = []byte(foldString(value))
 			}
 			if !r.mayMatch(c, folded) {
 				continue

@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,36 @@ func TestSessionIndex_ListsDatabasesAndRoutesOneLineEach(t *testing.T) {
 	}
 	if SessionIndex(nil, nil) != "" {
 		t.Error("empty index not empty")
+	}
+}
+
+func TestToolRouter_CountsTheRoutesOfATool(t *testing.T) {
+	r, _ := NewToolRouter(sampleRoutes)
+	if r.Count(ToolWebFetch) != 2 || r.Count(ToolBash) != 1 || r.Count("Read") != 0 || (*ToolRouter)(nil).Count(ToolBash) != 0 {
+		t.Errorf("counts %d, %d, %d", r.Count(ToolWebFetch), r.Count(ToolBash), r.Count("Read"))
+	}
+}
+
+func TestToolRouter_MatchesConcurrently(t *testing.T) {
+	r, _ := NewToolRouter(largeRoutes(200))
+	done := make(chan bool)
+	for g := range 8 {
+		go func() {
+			for i := range 50 {
+				n := (g*50 + i) % 200
+				tool := ToolWebFetch
+				if n%2 == 1 {
+					tool = ToolBash
+				}
+				rt, ok := r.Match(tool, fmt.Sprintf("https://site%d.example/issues/%d", n, i))
+				if !ok || rt.Name != fmt.Sprint("route", n) {
+					t.Errorf("route %d: matched %q, %v", n, rt.Name, ok)
+				}
+			}
+			done <- true
+		}()
+	}
+	for range 8 {
+		<-done
 	}
 }

@@ -33,8 +33,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // The hooks a front can be.
@@ -100,13 +98,11 @@ func Relevant(hook string, data []byte, env Env) bool {
 	if !read {
 		return true // a stalled file system: the worker decides within its budget
 	}
-	custom := func(keys ...string) bool {
-		for _, k := range keys {
-			if bytes.Contains(file, []byte(k)) {
-				return true
-			}
+	custom := func(key string) bool {
+		if key == "mcp_tool_names" {
+			return file.mcpToolNames
 		}
-		return false
+		return file.toolNames
 	}
 	switch hook {
 	case WebSearch:
@@ -148,77 +144,16 @@ func Relevant(hook string, data []byte, env Env) bool {
 // configured, erring on the side of yes: a routes file named in the
 // environment or possibly in the configuration file (the front does not
 // read it), or a configuration file that may hold a route with the tool
-// "Bash". The shell tool runs for nearly every step of an agent, so a file
-// whose routes are all for WebFetch, or that has none, does not send it to
-// the worker. The scan is linear: a few hundred microseconds for a
-// configuration of a thousand routes.
-func bashRoutesMayExist(env Env, file []byte) bool {
+// "Bash" ([configFacts]). The shell tool runs for nearly every step of an
+// agent, so a file whose routes are all for WebFetch, or that has none,
+// does not send it to the worker.
+func bashRoutesMayExist(env Env, file configFacts) bool {
 	for _, k := range []string{"WEBGATE_TOOL_ROUTES", "WEBGATE_ROUTES_CONFIG"} {
 		if v, ok := env(k); ok && strings.TrimSpace(v) != "" {
 			return true
 		}
 	}
-	if len(file) == 0 {
-		return false
-	}
-	lower := bytes.ToLower(file)
-	return bytes.Contains(lower, []byte("bash")) || mayHaveKey(lower, "config") || hasEscape(file)
-}
-
-// mayHaveKey reports whether data may set key in TOML, YAML or JSON: key
-// followed (past a closing quote, spaces and line breaks) by anything but
-// what continues a word or a path, as in "~/.config/x" or "config.toml".
-func mayHaveKey(data []byte, key string) bool {
-	for from := 0; ; {
-		i := bytes.Index(data[from:], []byte(key))
-		if i < 0 {
-			return false
-		}
-		j := from + i + len(key)
-		for j < len(data) && strings.IndexByte("\"' \t\r\n", data[j]) >= 0 {
-			j++
-		}
-		if j == len(data) || !isPathByte(data[j]) {
-			return true
-		}
-		from += i + 1
-	}
-}
-
-func isPathByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '-' || c == '_' || c == '.'
-}
-
-// hasEscape reports whether data holds an escape that could spell a word
-// without its letters ("\u0042ash" in TOML or JSON, "\x42ash" in YAML) or
-// join a word across lines (a backslash ending a line inside a string).
-func hasEscape(data []byte) bool {
-	for i := 0; ; {
-		k := bytes.IndexByte(data[i:], '\\')
-		if k < 0 {
-			return false
-		}
-		i += k + 1
-		j := i
-		for j < len(data) && (data[j] == ' ' || data[j] == '\t') {
-			j++
-		}
-		if j == len(data) {
-			return false
-		}
-		switch data[j] {
-		case '\r', '\n':
-			return true
-		case 'u', 'U', 'x':
-			if j == i {
-				return true
-			}
-		case '\\':
-			if j == i {
-				i++ // an escaped backslash
-			}
-		}
-	}
+	return file.bashRoutes
 }
 
 func first(a, b string) string {
@@ -264,59 +199,32 @@ func MatchName(patterns []string, name string) bool {
 // so that a stalled file system cannot hold it forever.
 var configWait = 2 * time.Second
 
-// readFile reads a configuration file; [readRegular] (tests replace it).
-var readFile = readRegular
-
-// readRegular reads the regular file at path, at most max bytes (max ≤ 0
-// means safefile.MaxBytes), refusing anything else as safefile.ReadFile
-// does, but into a buffer of the file's size: a configuration of a
-// thousand routes is some 200 KB, which a growing buffer would copy over
-// and over.
-func readRegular(path string, max int64) ([]byte, error) {
-	if max <= 0 {
-		max = safefile.MaxBytes
-	}
-	f, err := safefile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), max)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		return nil, &os.PathError{Op: "read", Path: path, Err: safefile.ErrTooLarge}
-	}
-	return buf.Bytes(), nil
-}
+// scanFile scans a configuration file; [scanConfigFile] (tests replace
+// it).
+var scanFile = scanConfigFile
 
 // configFileWithin returns [configFile]'s result, and false when it did not
 // come within wait.
-func configFileWithin(env Env, wait time.Duration) ([]byte, bool) {
-	done := make(chan []byte, 1)
+func configFileWithin(env Env, wait time.Duration) (configFacts, bool) {
+	done := make(chan configFacts, 1)
 	go func() { done <- configFile(env) }()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case data := <-done:
-		return data, true
+	case facts := <-done:
+		return facts, true
 	case <-t.C:
-		return nil, false
+		return configFacts{}, false
 	}
 }
 
-// configFile returns the content of webgate's configuration file, found as
+// configFile returns the facts of webgate's configuration file, found as
 // the config package finds it (WEBGATE_CONFIG, else config.{toml,yaml,yml,json}
-// in $XDG_CONFIG_HOME/webgate or ~/.config/webgate), or nil.
-func configFile(env Env) []byte {
+// in $XDG_CONFIG_HOME/webgate or ~/.config/webgate), or none.
+func configFile(env Env) configFacts {
 	if p, ok := env("WEBGATE_CONFIG"); ok && strings.TrimSpace(p) != "" {
-		data, _ := readFile(expandHome(strings.TrimSpace(p), env), 0)
-		return data
+		facts, _ := scanFile(expandHome(strings.TrimSpace(p), env))
+		return facts
 	}
 	dir := ""
 	// As the config package: a relative XDG_CONFIG_HOME is ignored.
@@ -325,14 +233,14 @@ func configFile(env Env) []byte {
 	} else if h, ok := env("HOME"); ok && h != "" {
 		dir = filepath.Join(h, ".config", "webgate")
 	} else {
-		return nil
+		return configFacts{}
 	}
 	for _, n := range []string{"config.toml", "config.yaml", "config.yml", "config.json"} {
-		if data, err := readFile(filepath.Join(dir, n), 0); err == nil {
-			return data
+		if facts, err := scanFile(filepath.Join(dir, n)); err == nil {
+			return facts
 		}
 	}
-	return nil
+	return configFacts{}
 }
 
 func expandHome(p string, env Env) string {

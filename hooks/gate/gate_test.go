@@ -2,11 +2,15 @@ package gate
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
+
+	"github.com/webgate-dev/webgate/routing"
 )
 
 func envOf(kv ...string) Env {
@@ -154,17 +158,17 @@ func TestRelevant_IgnoresARelativeXDGConfigHomeAsTheConfigPackageDoes(t *testing
 
 func TestRelevant_RunsTheWorkerWhenTheConfigurationFileStalls(t *testing.T) {
 	release, finished := make(chan struct{}), make(chan struct{})
-	savedRead, savedWait := readFile, configWait
-	readFile = func(string, int64) ([]byte, error) {
+	savedScan, savedWait := scanFile, configWait
+	scanFile = func(string) (configFacts, error) {
 		<-release
 		close(finished)
-		return nil, os.ErrNotExist
+		return configFacts{}, os.ErrNotExist
 	}
 	configWait = 50 * time.Millisecond
 	t.Cleanup(func() {
 		close(release)
 		<-finished
-		readFile, configWait = savedRead, savedWait
+		scanFile, configWait = savedScan, savedWait
 	})
 	// A tool the hook ignores by default: only the configuration file could
 	// make it relevant, and it cannot be read.
@@ -187,7 +191,10 @@ func TestBashRoutesMayExist_ErrsOnTheSideOfTheWorker(t *testing.T) {
 		{`{"routes":{"tool_routes":[{"tool":"WebFetch","pattern":"a\\\\.b"}]}}`, false},
 		// A Bash route, however it is written.
 		{"[[routes.tool_routes]]\ntool = \"Bash\"\n", true},
-		{"routes:\n  tool_routes:\n    - tool: BASH\n", true},
+		{"routes:\n  tool_routes:\n    - tool: Bash\n", true},
+		// The routing package takes "Bash" exactly: a route for "BASH" is
+		// skipped (TestBashRoutesMayExist_TheRouterTakesBashExactly).
+		{"routes:\n  tool_routes:\n    - tool: BASH\n", false},
 		{`{"routes":{"tool_routes":[{"tool":"\u0042ash"}]}}`, true},
 		{"routes:\n  tool_routes:\n    - tool: \"\\x42ash\"\n", true},
 		{"[[routes.tool_routes]]\ntool = \"\"\"Ba\\\n  sh\"\"\"\n", true},
@@ -201,8 +208,56 @@ func TestBashRoutesMayExist_ErrsOnTheSideOfTheWorker(t *testing.T) {
 		{"[docs]\nconfig = \"/d.json\"\n", true},
 	}
 	for _, c := range cases {
-		if got := bashRoutesMayExist(envOf(), []byte(c.file)); got != c.want {
-			t.Errorf("%q: %v, want %v", c.file, got, c.want)
+		facts, err := scanConfig(strings.NewReader(c.file))
+		if got := bashRoutesMayExist(envOf(), facts); got != c.want || err != nil {
+			t.Errorf("%q: %v (%v), want %v", c.file, got, err, c.want)
 		}
+	}
+}
+
+func TestBashRoutesMayExist_TheRouterTakesBashExactly(t *testing.T) {
+	r, warns := routing.NewToolRouter([]routing.ToolRoute{{Tool: "BASH", Pattern: "x", Message: "m"}, {Tool: "bash", Pattern: "x", Message: "m"}})
+	if len(warns) != 2 || len(r.Routes()) != 0 || toolBash != routing.ToolBash {
+		t.Fatalf("the router takes another spelling of Bash (%v): the front must look for it too", warns)
+	}
+}
+
+// TestScanConfig_ReadsInPiecesAsWhole checks that scanning a file in
+// pieces finds what scanning it whole finds, wherever the pieces end.
+func TestScanConfig_ReadsInPiecesAsWhole(t *testing.T) {
+	// Mostly pieces that decide nothing alone, so that many files have
+	// no Bash route and the end of a piece often falls in a look-ahead.
+	quiet := []string{"a", "x", "/", ".", " ", " ", "\t", "\n", "\"", "'", "config", "config ", "config.toml", "~/.config/x", "Bas", "tool_names", "mcp_tool_names", "\\\\", "\\ x", "[routes]\n"}
+	loud := []string{"Bash", "=", ":", "\\u0042", "\\ \n", "\\x", strings.Repeat(" ", 70), "config" + strings.Repeat(" ", 70) + "=", "\\" + strings.Repeat("\t", 70) + "\n"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var quietFiles int
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(150) {
+			if rng.IntN(40) == 0 {
+				b.WriteString(loud[rng.IntN(len(loud))])
+			} else {
+				b.WriteString(quiet[rng.IntN(len(quiet))])
+			}
+		}
+		file := b.String()
+		whole, _ := scanPieces(strings.NewReader(file), len(file)+1)
+		if !whole.bashRoutes {
+			quietFiles++
+		}
+		for _, size := range []int{64, 65, 77, 100, 128, 257} {
+			got, err := scanPieces(iotest.OneByteReader(strings.NewReader(file)), size)
+			// A piece may answer yes where the whole says no, but only
+			// past a run of blanks longer than what pieces keep.
+			if long := strings.Contains(file, strings.Repeat(" ", 40)); long && got.bashRoutes && !whole.bashRoutes {
+				got.bashRoutes = false
+			}
+			if err != nil || got != whole {
+				t.Fatalf("%q in pieces of %d: %+v, whole: %+v", file, size, got, whole)
+			}
+		}
+	}
+	if quietFiles < 500 {
+		t.Errorf("only %d files without Bash routes", quietFiles)
 	}
 }

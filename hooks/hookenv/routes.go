@@ -30,6 +30,14 @@ func Routes(cfg *config.Config) (docs *routing.DocsRouter, tools *routing.ToolRo
 	return rs.Docs, rs.Tools, rs.Warnings
 }
 
+// LoadCached is the hook worker's [Loader]: [config.LoadFromOS] with the
+// configuration cache on ([config.LoadOptions].Cache), so that a large
+// configuration file (a thousand tool routes) is parsed once, not at
+// every hook call.
+func LoadCached() (*config.Config, error) {
+	return config.LoadFromOSWith(config.LoadOptions{Cache: true})
+}
+
 // RouteSet is the routing configuration as loaded by [LoadRoutes], with
 // where each part came from, for diagnostics.
 type RouteSet struct {

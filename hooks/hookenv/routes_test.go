@@ -258,3 +258,23 @@ func TestWebSearchHandler_SessionStartNeedsTheSwitch(t *testing.T) {
 		t.Errorf("no routes: %+v", d)
 	}
 }
+
+func TestLoadCached_LoadsFromTheProcessEnvironmentWithTheCache(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(file, []byte("[[routes.tool_routes]]\nname = \"gh\"\npattern = \"github\\\\.com\"\nmessage = \"Use gh.\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("WEBGATE_CONFIG", file)
+	t.Setenv("WEBGATE_STATE_DIR", filepath.Join(dir, "state"))
+	for range 2 {
+		cfg, err := LoadCached()
+		if err != nil || len(cfg.Routes.ToolRoutes) != 1 {
+			t.Fatalf("routes %+v, error %v", cfg.Routes.ToolRoutes, err)
+		}
+		if rt, ok := HookRoutes(cfg, false, true).Tools.Match(routing.ToolWebFetch, "https://github.com/a/b"); !ok || rt.Name != "gh" {
+			t.Fatalf("match %+v %v", rt, ok)
+		}
+	}
+}

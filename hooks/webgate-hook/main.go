@@ -17,7 +17,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
@@ -28,9 +27,9 @@ func main() {
 	var h hooks.Handler
 	switch hook := firstArg(); hook {
 	case "websearch":
-		h = hookenv.WebSearchHandler(config.LoadFromOS)
+		h = hookenv.WebSearchHandler(hookenv.LoadCached)
 	case "webfetch":
-		h = hookenv.WebFetchHandler(config.LoadFromOS)
+		h = hookenv.WebFetchHandler(hookenv.LoadCached)
 	case "--version", "-version":
 		fmt.Printf("webgate-hook (webgate) %s\n", gate.VersionString())
 		os.Exit(0)
