@@ -3,8 +3,8 @@ GO ?= go
 BIN ?= bin
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # VERSION stamps local builds (internal/buildinfo) when a release tag
-# describes the checkout; otherwise the binaries report v<release>-dev and
-# the commit they were built from.
+# describes the checkout; otherwise the binaries report the pseudo-version
+# the Go toolchain derives from the commit they were built from.
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/buildinfo.version=$(VERSION)")
 

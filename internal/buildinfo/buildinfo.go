@@ -7,9 +7,12 @@
 //
 //	-ldflags "-X github.com/webgate-dev/webgate/internal/buildinfo.version=v1.2.3-4-gabcdef0"
 //
-// and anything else reports "v<Release>-dev", with the VCS revision when
-// the build recorded one. It imports only the standard library, so the hooks' small
-// front binaries can use it too.
+// A build in a git checkout without that stamp reports the pseudo-version
+// the Go toolchain derives from the commit ("v0.0.0-…-cb1c2b7d64be", with
+// "+dirty" for uncommitted changes), and anything else reports
+// "v<Release>-dev", with the VCS revision when the build recorded one. It
+// imports only the standard library, so the hooks' small front binaries
+// can use it too.
 package buildinfo
 
 import (
