@@ -141,9 +141,6 @@ type Plan struct {
 
 	// local is the page's own content: converted HTML or text as served.
 	local Document
-	// structure, when set, is the Markdown of a template-heavy page's
-	// structure.
-	structure *Document
 	// body is what the probe read: the HTML for the recover tier, the
 	// document for the PDF tier.
 	body []byte
@@ -280,8 +277,6 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 		switch {
 		case v.Class == classify.TemplateHeavy:
 			p.Action, p.Why = ActionExtract, "is mostly navigation and page template"
-			d := ConvertHTMLMode(res.Body, res.URL, ConvertStructure)
-			p.structure = &d
 		case v.Class == classify.BrowserRenderRequired:
 			p.Action, p.Why = ActionExtract, "shows its content only after JavaScript runs"
 		case p.local.TextChars == 0:

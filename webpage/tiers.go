@@ -99,12 +99,11 @@ func (r *Reader) order() Order {
 
 // structureTier reads a template-heavy page as the Markdown of its useful
 // structure (sections, link lists, teasers), converted from the HTML the
-// probe read.
+// probe read. It converts only when the tier runs, so a caller that stops
+// after the plan (the web fetch hook before the native tool) pays nothing
+// for it.
 func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, error) {
-	doc := p.local
-	if p.structure != nil {
-		doc = *p.structure
-	}
+	doc := ConvertHTMLMode(p.body, p.FinalURL, ConvertStructure)
 	if ok, why := judgeLocal(doc.Markdown); !ok {
 		return nil, fmt.Errorf("the page's structure %s", why)
 	}
