@@ -67,13 +67,7 @@ func (p *Plan) planToolRoutes(r Routes, shell bool, value string) bool {
 	}
 	rt, ok := r.Tools.Match(tool, value)
 	if !ok {
-		n := 0
-		for _, rt := range r.Tools.Routes() {
-			if rt.Tool == tool {
-				n++
-			}
-		}
-		p.step("tool routes", "none of %d %s route(s) matched", n, tool)
+		p.step("tool routes", "none of %d %s route(s) matched", r.Tools.Count(tool), tool)
 		return false
 	}
 	p.ToolRoute = &rt

@@ -18,7 +18,6 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
-	"github.com/webgate-dev/webgate/routing"
 )
 
 // hostEnv is what the diagnostic commands read of the machine. Commands
@@ -129,17 +128,6 @@ func fileError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// countRoutes returns how many compiled routes apply to tool.
-func countRoutes(r *routing.ToolRouter, tool string) int {
-	n := 0
-	for _, rt := range r.Routes() {
-		if rt.Tool == tool {
-			n++
-		}
-	}
-	return n
 }
 
 // scrubWriter replaces keys in everything written through it. Writes are

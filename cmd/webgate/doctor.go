@@ -497,7 +497,7 @@ func (d *doctor) checkRoutes(rs routeSet) {
 		return
 	}
 	d.add(sec, "tool routes", statusOK, fmt.Sprintf("%s loaded (%d WebFetch, %d Bash) from %s", plural(len(routes), "route"),
-		countRoutes(rs.Tools, routing.ToolWebFetch), countRoutes(rs.Tools, routing.ToolBash), strings.Join(rs.RouteSources, ", ")), "")
+		rs.Tools.Count(routing.ToolWebFetch), rs.Tools.Count(routing.ToolBash), strings.Join(rs.RouteSources, ", ")), "")
 	ran, failures := rs.Tools.RunTests()
 	switch {
 	case ran == 0:
@@ -527,7 +527,7 @@ func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, 
 		{"WebSearch", "WebSearch", "websearch", map[string]string{"query": d.f.query}},
 		{"WebFetch", "WebFetch", "webfetch", map[string]string{"url": d.f.url, "prompt": "What is this page about?"}},
 	}
-	if countRoutes(rs.Tools, routing.ToolBash) > 0 {
+	if rs.Tools.Count(routing.ToolBash) > 0 {
 		cmd := "curl -s https://api.github.com/repos/golang/go"
 		for _, rt := range rs.Tools.Routes() {
 			if rt.Tool == routing.ToolBash {
