@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/webgate-dev/webgate/internal/setup"
+	"github.com/webgate-dev/webgate/internal/app/setup"
 )
 
 // The real-CLI scenarios of webgate's hook binaries (hooks/websearch and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webgate-dev/webgate/internal/setup"
+	"github.com/webgate-dev/webgate/internal/app/setup"
 )
 
 // TestInstall_ProjectSettingsWrittenByInstallFireInClaudeCode writes the

@@ -18,8 +18,8 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/internal/safefile"
-	"github.com/webgate-dev/webgate/internal/setup"
 	"github.com/webgate-dev/webgate/routing"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/internal/safefile"
-	"github.com/webgate-dev/webgate/internal/setup"
 )
 
 // checkRuntimes adds the registration checks of Gemini CLI (its hooks)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 )
 
 func fetchCommand() command {

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/internal/safefile"
-	"github.com/webgate-dev/webgate/internal/setup"
 )
 
 // stringList is a repeatable string flag.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/internal/webtools"
 )
 
 // Exit codes of the search and fetch commands, beyond exitOK (0),

@@ -11,8 +11,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webgate-dev/webgate/internal/app/mcpserver"
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
-	"github.com/webgate-dev/webgate/internal/mcpserver"
-	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"
 	"github.com/webgate-dev/webgate/webpage"

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
-	"github.com/webgate-dev/webgate/internal/webtools"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"

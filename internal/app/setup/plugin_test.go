@@ -14,7 +14,7 @@ import (
 // structure as Claude Code reads them.
 
 func TestPluginManifest_IsValid(t *testing.T) {
-	data, err := os.ReadFile("../../.claude-plugin/plugin.json")
+	data, err := os.ReadFile("../../../.claude-plugin/plugin.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestPluginManifest_IsValid(t *testing.T) {
 }
 
 func TestPluginHooks_HaveTheShapeClaudeCodeExpects(t *testing.T) {
-	data, err := os.ReadFile("../../hooks/hooks.json")
+	data, err := os.ReadFile("../../../hooks/hooks.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestPluginHooks_HaveTheShapeClaudeCodeExpects(t *testing.T) {
 						}
 					}
 				}
-				script := strings.Replace(h.Command, "${CLAUDE_PLUGIN_ROOT}", "../..", 1)
+				script := strings.Replace(h.Command, "${CLAUDE_PLUGIN_ROOT}", "../../..", 1)
 				if info, err := os.Stat(script); err != nil || info.Mode()&0o111 == 0 {
 					t.Errorf("%s: %s is not an executable file in the plugin", event, h.Command)
 				}
@@ -92,7 +92,7 @@ func TestRunHook_StepsAsideWhenTheHookCannotBeBuilt(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "scripts"), 0o755)
 	os.MkdirAll(filepath.Join(root, ".claude-plugin"), 0o755)
-	script, _ := os.ReadFile("../../scripts/run-hook")
+	script, _ := os.ReadFile("../../../scripts/run-hook")
 	os.WriteFile(filepath.Join(root, "scripts", "run-hook"), script, 0o755)
 	os.WriteFile(filepath.Join(root, ".claude-plugin", "plugin.json"), []byte(`{"name":"webgate"}`), 0o644)
 	cmd := exec.Command(filepath.Join(root, "scripts", "run-hook"), "websearch")
