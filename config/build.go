@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
@@ -32,6 +33,10 @@ type BuildOptions struct {
 	// configured orders (a command's --provider flag). Names without keys
 	// are dropped as usual.
 	SearchProviders, ExtractProviders []string
+	// Memory, when set, remembers across calls: parked keys and open
+	// breakers skip providers, usage and budgets are counted, and search
+	// results and page reads are cached ([Config.OpenMemory]).
+	Memory *memory.Memory
 }
 
 // Stack is what a frontend needs to answer searches and read pages, built
@@ -90,8 +95,14 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 		}
 		st.Extractor = x
 	}
+	if st.Searcher != nil {
+		st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
+	}
 	if st.Extractor != nil {
 		st.Reader.Extractor = st.Extractor
+	}
+	if pc := o.Memory.PageCache(); pc != nil {
+		st.Reader.Cache = pc
 	}
 	st.Reader.Order = webpage.Order(c.Fetch.Order)
 	st.Reader.PDF.Pdftotext = c.Fetch.Pdftotext
@@ -143,7 +154,7 @@ func (c *Config) ProbeConfig() webpage.ProbeConfig {
 func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, error) {
 	var ss []provider.Searcher
 	for _, n := range names {
-		b, err := c.backend(n, o.HTTPClient)
+		b, err := c.backend(n, o.HTTPClient, o.Memory)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +162,7 @@ func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, er
 		if !ok {
 			return nil, fmt.Errorf("config: %s cannot search", n)
 		}
-		ss = append(ss, s)
+		ss = append(ss, o.Memory.Searcher(c.memoryBackend(n), s))
 	}
 	mode, err := policy.ParseMode(c.Search.Mode)
 	if err != nil {
@@ -165,7 +176,7 @@ func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, er
 func (c *Config) extractor(names []string, o BuildOptions) (provider.Extractor, error) {
 	var es []provider.Extractor
 	for _, n := range names {
-		b, err := c.backend(n, o.HTTPClient)
+		b, err := c.backend(n, o.HTTPClient, o.Memory)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +184,7 @@ func (c *Config) extractor(names []string, o BuildOptions) (provider.Extractor, 
 		if !ok {
 			return nil, fmt.Errorf("config: %s cannot extract", n)
 		}
-		es = append(es, e)
+		es = append(es, o.Memory.Extractor(c.memoryBackend(n), e))
 	}
 	pc := c.extractPolicyConfig(names)
 	pc.Observer = o.Observer
@@ -263,4 +274,14 @@ func (c *Config) Extractor() (provider.Extractor, error) {
 		err = fmt.Errorf("config: extract: %w (order: %v)", ErrNoProviders, c.Extract.Order())
 	}
 	return st.Extractor, err
+}
+
+// memoryBackend describes the named provider to the memory: its name and
+// its keys, which the memory names by fingerprint only.
+func (c *Config) memoryBackend(name string) memory.Backend {
+	b := memory.Backend{Name: name}
+	if _, st, _ := c.providerKeys(name); st != nil && *st != nil {
+		b.Keys = (*st).values
+	}
+	return b
 }

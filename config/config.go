@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
@@ -61,6 +62,15 @@ type Config struct {
 	// Routes configures tool routes (WebFetch URLs or Bash commands sent
 	// elsewhere).
 	Routes RoutesConfig `koanf:"routes"`
+	// Store says where webgate keeps its memory across calls (key health,
+	// the result cache, usage, the decision log).
+	Store StoreConfig `koanf:"store"`
+	// Cache configures the result cache.
+	Cache memory.CacheConfig `koanf:"cache"`
+	// Health configures how failing keys and providers are parked.
+	Health memory.HealthConfig `koanf:"health"`
+	// Log configures the decision log.
+	Log memory.LogConfig `koanf:"log"`
 
 	// Sources lists where the configuration came from, in the order
 	// applied: "defaults", "file PATH", and "env NAME" for every environment
@@ -138,7 +148,33 @@ type Access struct {
 	// "round-robin".
 	KeyOrder string `koanf:"key_order" enum:"shuffle,round-robin"`
 
+	// Budget is the provider's monthly budget.
+	Budget BudgetConfig `koanf:"budget"`
+
 	keys *keyState
+}
+
+// BudgetConfig is a provider's monthly budget.
+type BudgetConfig struct {
+	// Monthly is the number of requests a calendar month (UTC) may send
+	// the provider; 0 means no budget. At 80 % webgate warns once; at 100 %
+	// it skips the provider until the next month.
+	Monthly int64 `koanf:"monthly" min:"0"`
+}
+
+// StoreConfig says where webgate keeps its memory (package store).
+type StoreConfig struct {
+	// URL names the store: "" for SQLite under the state directory,
+	// "off", "sqlite:///path", "redis://host:port/db" or "rediss://…".
+	URL string `koanf:"url" env:"WEBGATE_STORE"`
+	// Timeout bounds each call to the store from a hook; past it the hook
+	// goes on without the store.
+	Timeout time.Duration `koanf:"timeout" min:"1"`
+	// SaltFile holds the random value that keys the fingerprints naming
+	// API keys in the store; created when missing. Machines that share a
+	// Redis store share key health when they use the same salt file.
+	// Default: fingerprint-salt in the state directory.
+	SaltFile string `koanf:"salt_file"`
 }
 
 // access returns a itself, so that every provider section reaches its
@@ -282,6 +318,11 @@ func Default() *Config {
 		},
 	}
 	c.Fetch = FetchConfig{Order: string(webpage.LocalFirst), Browser: "auto", RenderTimeout: browser.DefaultTimeout}
+	c.Store = StoreConfig{Timeout: memory.DefaultOpTimeout}
+	c.Cache = memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL, FetchTTL: memory.DefaultFetchTTL, MaxEntries: memory.DefaultCacheEntries}
+	c.Health = memory.HealthConfig{AuthPark: memory.DefaultAuthPark, QuotaPark: memory.DefaultQuotaPark,
+		RateLimitCooldown: memory.DefaultRateLimitCooldown, BreakerFailures: memory.DefaultBreakerFailures, BreakerCooldown: memory.DefaultBreakerCooldown}
+	c.Log = memory.LogConfig{Queries: memory.KeepFull, MaxRecords: memory.DefaultLogRecords, MaxAge: memory.DefaultLogAge}
 	c.reg = Providers()
 	for _, b := range c.reg.All() {
 		b.defaults(&c.Providers)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/brave"
 	"github.com/webgate-dev/webgate/provider/exa"
@@ -418,7 +419,7 @@ func (c *Config) registry() *Registry {
 func (c *Config) Registry() *Registry { return c.registry() }
 
 // backend builds the named backend with its key pool.
-func (c *Config) backend(name string, hc *http.Client) (any, error) {
+func (c *Config) backend(name string, hc *http.Client, mem *memory.Memory) (any, error) {
 	b, ok := c.registry().Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("config: unknown provider %s", name)
@@ -430,5 +431,5 @@ func (c *Config) backend(name string, hc *http.Client) (any, error) {
 		}
 		return b.build(&c.Providers, nil, hc)
 	}
-	return b.build(&c.Providers, pool, hc)
+	return b.build(&c.Providers, mem.Keys(name, pool), hc)
 }

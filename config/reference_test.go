@@ -58,10 +58,10 @@ func expectedRows() []refRow {
 			l = "—"
 		}
 		row := refRow{key: code(s.Key), env: code(s.Env), legacy: l, def: code(d)}
-		// The HTTP settings every backend embeds are documented once, for
+		// The HTTP settings and the budget every backend has are documented once, for
 		// every provider.
 		if rest, ok := strings.CutPrefix(s.Key, "providers."); ok {
-			if name, rel, ok := strings.Cut(rest, "."); ok && strings.HasPrefix(rel, "http.") {
+			if name, rel, ok := strings.Cut(rest, "."); ok && (strings.HasPrefix(rel, "http.") || rel == "budget.monthly") {
 				row.key = code("providers.<name>." + rel)
 				row.env = code(strings.Replace(s.Env, "_"+strings.ToUpper(name)+"_", "_<NAME>_", 1))
 				if slices.ContainsFunc(rows, func(r refRow) bool { return r.key == row.key }) {

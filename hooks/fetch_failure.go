@@ -9,6 +9,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -171,6 +172,10 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 
 // readPath says how the page reader got res.
 func readPath(pp *webpage.Plan, res *webpage.Result) string {
+	return readVia(pp, res) + memory.CachedAgo(res.Cached, time.Now())
+}
+
+func readVia(pp *webpage.Plan, res *webpage.Result) string {
 	switch res.Source {
 	case webpage.SourceProvider:
 		return "extracted via " + res.Provider

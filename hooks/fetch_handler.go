@@ -11,6 +11,7 @@ import (
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -352,7 +353,7 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		return stepAside("extraction failed: " + webpage.FailureSummary(fails))
 	}
 	page, why := got.page, p.Page.Why
-	name, took := nameOr(page.Provider, r.Extractor), got.elapsed.Round(time.Millisecond)
+	name, took := nameOr(page.Provider, r.Extractor)+memory.CachedAgo(page.Cached, time.Now()), got.elapsed.Round(time.Millisecond)
 	footer := ""
 	if s.Debug {
 		trace = append(trace, fmt.Sprintf("extracted via %s: %d chars in %v", name, len(page.Content), took))

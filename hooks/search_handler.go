@@ -12,6 +12,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -271,7 +272,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		}
 		return stepAside(problem)
 	}
-	via := nameOr(res.Provider, env.Searcher)
+	via := nameOr(res.Provider, env.Searcher) + memory.CachedAgo(res.Cached, env.now())
 	if s.Debug {
 		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", via, len(res.Results), elapsed.Round(time.Millisecond)))
 		trace = append(trace, failureLines(res.Failures)...)

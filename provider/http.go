@@ -205,7 +205,11 @@ func (h *HTTP) Do(ctx context.Context, keys KeySource, req Request) (*Response, 
 		}
 		last = err
 		if req.Auth != nil {
-			keys.Report(k, err.Kind)
+			if er, ok := keys.(ErrorReporter); ok {
+				er.ReportError(k, err)
+			} else {
+				keys.Report(k, err.Kind)
+			}
 		}
 		if !err.Kind.Rotatable() || ctx.Err() != nil {
 			break

@@ -55,6 +55,16 @@ type KeySource interface {
 	Report(k Key, kind Kind)
 }
 
+// ErrorReporter is an optional interface of a [KeySource]. When a source
+// implements it, [HTTP.Do] reports a failed attempt with ReportError,
+// which carries the whole error (its Retry-After, status and tag), instead
+// of Report; successes are still reported with Report. A source that
+// remembers key health across processes uses it to cool a rate-limited key
+// down for exactly as long as the provider asked.
+type ErrorReporter interface {
+	ReportError(k Key, err *Error)
+}
+
 // Order is how a [Pool] orders its keys for each request.
 type Order string
 

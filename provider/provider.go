@@ -115,6 +115,9 @@ type Results struct {
 	// Failures lists the providers that failed while others succeeded. Only
 	// policies that combine several providers fill it.
 	Failures []Failure
+	// Cached is when the results were fetched, for results answered from
+	// a cache (package memory); zero for fresh results.
+	Cached time.Time `json:",omitzero"`
 }
 
 // Result is one search hit.
@@ -200,6 +203,9 @@ type Page struct {
 	// Provider is the backend that produced the page.
 	Provider  string
 	RequestID string
+	// Cached is when the page was read, for a page answered from a cache;
+	// zero for a fresh read.
+	Cached time.Time `json:",omitzero"`
 }
 
 // CapRunes returns s cut to at most n characters (runes); n <= 0 means no

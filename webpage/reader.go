@@ -52,6 +52,9 @@ type Reader struct {
 	// Now returns the current time, for the elapsed times; nil means
 	// time.Now.
 	Now func() time.Time
+	// Cache keeps pages read between calls (package memory provides
+	// one); nil means none. See [Cache].
+	Cache Cache
 }
 
 func (r *Reader) now() time.Time {
@@ -146,6 +149,9 @@ type Plan struct {
 	body []byte
 	// isPDF is true for a PDF document.
 	isPDF bool
+	// cached is the read the reader's Cache answered with, at cachedAt.
+	cached   *Cached
+	cachedAt time.Time
 }
 
 // HTML reports whether the probe got an HTML page.
@@ -195,6 +201,9 @@ type Result struct {
 	// ExtractElapsed is how long the extraction took; 0 when there was
 	// none.
 	ExtractElapsed time.Duration
+	// Cached is when the page was read, for a page answered from the
+	// reader's [Cache]; zero for a fresh read.
+	Cached time.Time
 }
 
 // Read reads one page: [Reader.Plan], then [Reader.Execute]. Failures are
@@ -216,6 +225,9 @@ func (r *Reader) Read(ctx context.Context, req Request) (*Result, error) {
 // are [*Error] values.
 func (r *Reader) Plan(ctx context.Context, rawURL string) (*Plan, error) {
 	raw := strings.TrimSpace(rawURL)
+	if p := r.cachedPlan(ctx, raw); p != nil {
+		return p, nil
+	}
 	p := &Plan{URL: raw}
 	start := r.now()
 	res, err := Probe(ctx, raw, r.Probe)
@@ -309,6 +321,17 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 // Failures are [*Error] values of kind [KindNoProvider], [KindExtraction]
 // or [KindCanceled].
 func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, error) {
+	if p.cached != nil {
+		return p.cached.result(p), nil
+	}
+	res, err := r.execute(ctx, p, req)
+	if err == nil {
+		r.remember(ctx, readKey(r.order(), p.URL), res)
+	}
+	return res, err
+}
+
+func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, error) {
 	base := Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Format: provider.Markdown, Plan: p}
 	if p.Action == ActionLocal {
 		res := base
@@ -394,6 +417,9 @@ func (r *Reader) Extract(ctx context.Context, rawURL, prompt string) (*provider.
 	if r.Extractor == nil {
 		return nil, 0, &Error{Kind: KindNoProvider, URL: rawURL}
 	}
+	if page := r.cachedPage(ctx, rawURL); page != nil {
+		return page, 0, nil
+	}
 	start := r.now()
 	page, err := r.Extractor.Extract(ctx, provider.ExtractRequest{URL: rawURL, Query: prompt, Format: provider.Markdown})
 	elapsed := r.now().Sub(start)
@@ -406,6 +432,7 @@ func (r *Reader) Extract(ctx context.Context, rawURL, prompt string) (*provider.
 	if page.Provider == "" {
 		page.Provider = provider.NameOf(r.Extractor)
 	}
+	r.rememberPage(ctx, rawURL, page)
 	return page, elapsed, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,9 @@ type overrides struct {
 	searchProviders, extractProviders []string
 }
 
+// storeOpenTimeout bounds opening the store for a command.
+const storeOpenTimeout = 2 * time.Second
+
 // loadTools loads the configuration from h, applies o, and builds the
 // webtools.Tools every web command uses through the one construction path
 // (config.Config.Build) with the configured docs and tool routes.
@@ -82,7 +86,16 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 	if o.mode != "" {
 		cfg.Search.Mode = o.mode
 	}
-	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders})
+	// The memory (cache, key health, usage) is shared with the hooks; a
+	// store that cannot be opened is a warning, and the command works
+	// without it. The process's exit closes it.
+	mctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
+	mem, merr := cfg.OpenMemory(mctx)
+	cancel()
+	if merr != nil {
+		warnings = append(warnings, "the store is not usable, going on without it: "+merr.Error())
+	}
+	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem})
 	warnings = append(warnings, buildProblems(err)...)
 	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
 	if o.searchProviders != nil {

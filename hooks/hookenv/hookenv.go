@@ -54,7 +54,9 @@ func WebSearchHandler(load Loader) hooks.Handler {
 			if !hooks.WantsWebSearch(in, s.Tools) {
 				return hooks.Decision{}
 			}
-			return hooks.HandleWebSearch(ctx, in, WebSearch(cfg, err))
+			sess := openMemory(ctx, cfg)
+			d := hooks.HandleWebSearch(ctx, in, webSearch(cfg, err, sess))
+			return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query)
 		})
 	}
 }
@@ -77,7 +79,9 @@ func WebFetchHandler(load Loader) hooks.Handler {
 			if !hooks.WantsWebFetch(in, s.Tools) {
 				return hooks.Decision{}
 			}
-			return hooks.HandleWebFetch(ctx, in, WebFetch(cfg, err))
+			sess := openMemory(ctx, cfg)
+			d := hooks.HandleWebFetch(ctx, in, webFetch(cfg, err, sess))
+			return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL)
 		})
 	}
 }
@@ -211,6 +215,11 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 // makes, observed for the debug trace. Without search keys the environment
 // has no Searcher (the hook steps aside after the routes).
 func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
+	return webSearch(cfg, loadErr, nil)
+}
+
+// webSearch is [WebSearch] with the call's memory, when it has one.
+func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearchEnv {
 	env := &hooks.WebSearchEnv{
 		Settings:   Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil),
 		MaxResults: cfg.Search.MaxResults,
@@ -223,7 +232,7 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 		return env
 	}
 	// The search hook builds no extraction provider.
-	st, err := build(cfg, &env.Settings, &env.DebugLines, &config.BuildOptions{ExtractProviders: []string{}})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}})
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
 	}
@@ -244,6 +253,11 @@ func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
 // observed for the debug trace). Without extraction keys the Reader has no
 // Extractor (PreToolUse steps aside after the routes).
 func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
+	return webFetch(cfg, loadErr, nil)
+}
+
+// webFetch is [WebFetch] with the call's memory, when it has one.
+func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchEnv {
 	env := &hooks.WebFetchEnv{
 		Settings: Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames),
 		Problems: config.Problems(loadErr),
@@ -254,7 +268,7 @@ func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 		return env
 	}
 	// The fetch hook builds no search provider.
-	st, err := build(cfg, &env.Settings, &env.DebugLines, &config.BuildOptions{SearchProviders: []string{}})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}})
 	env.Reader = st.Reader
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, st.ExtractProviders))
@@ -269,13 +283,18 @@ func WebFetch(cfg *config.Config, loadErr error) *hooks.WebFetchEnv {
 	return env
 }
 
-// build builds the providers of cfg ([config.Config.Build]) with opts;
-// in debug mode the policies' traces are collected into debugLines.
-func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, opts *config.BuildOptions) (*config.Stack, error) {
+// build builds the providers of cfg ([config.Config.Build]) with opts and
+// the call's memory; in debug mode the policies' traces are collected into
+// debugLines.
+func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, sess *session, opts *config.BuildOptions) (*config.Stack, error) {
 	if s.Debug {
 		var t traces
 		opts.Observer = t.observe
 		*debugLines = t.lines
+	}
+	if sess != nil && sess.mem != nil {
+		opts.Memory = sess.mem
+		opts.Observer = sess.observe(opts.Observer)
 	}
 	return cfg.Build(opts)
 }

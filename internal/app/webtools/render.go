@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/webpage"
 )
 
@@ -17,7 +19,7 @@ const snippetChars = 500
 // sources.
 func (r *SearchResult) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Web search results for %q (via %s):\n", r.Query, r.Provider)
+	fmt.Fprintf(&b, "Web search results for %q (via %s%s):\n", r.Query, r.Provider, memory.CachedAgo(r.Cached, time.Now()))
 	if len(r.LocalDocs) > 0 {
 		b.WriteString("\nNote: this query matches local documentation. Search it as well, with its MCP tool:\n")
 		for _, d := range r.LocalDocs {
@@ -84,7 +86,7 @@ func (r *FetchResult) Summary() string {
 	case PathReadableFallback:
 		how = "converted from the page's own HTML as a fallback (the page " + r.Why + ")"
 	}
-	return verdict + "; " + how
+	return verdict + "; " + how + memory.CachedAgo(r.Cached, time.Now())
 }
 
 // Text renders the page for an agent: a header (title, URL, how it was

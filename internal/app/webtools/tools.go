@@ -129,6 +129,9 @@ type SearchResult struct {
 	LocalDocs []DocsIndex `json:"local_docs,omitempty"`
 	// Elapsed is how long the search took.
 	Elapsed time.Duration `json:"-"`
+	// Cached is when the results were fetched, for an answer from the
+	// cache; zero for a fresh search.
+	Cached time.Time `json:"cached_at,omitzero"`
 }
 
 // Search runs req with the Searcher. A search that succeeds with no hits
@@ -202,6 +205,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		Failed:    failuresFrom(res.Failures),
 		LocalDocs: docs,
 		Elapsed:   t.now().Sub(start),
+		Cached:    res.Cached,
 	}
 	if len(out.Failed) == 0 {
 		out.Failed = nil
@@ -309,6 +313,9 @@ type FetchResult struct {
 	Prompt string `json:"-"`
 	// Elapsed is how long the fetch took.
 	Elapsed time.Duration `json:"-"`
+	// Cached is when the page was read, for an answer from the cache;
+	// zero for a fresh read.
+	Cached time.Time `json:"cached_at,omitzero"`
 }
 
 // Fetch reads one page: a matching tool route answers first; otherwise
@@ -380,6 +387,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		}
 	}
 	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
+	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
 	if len(res.Failed) == 0 {
 		res.Failed = nil

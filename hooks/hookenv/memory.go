@@ -1,0 +1,116 @@
+package hookenv
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/policy"
+)
+
+// session is one hook call's use of the memory: the store opened for the
+// call, the providers' outcomes observed, and what the call decided.
+type session struct {
+	mem      *memory.Memory
+	problem  string
+	mu       sync.Mutex
+	outcomes []memory.Outcome
+}
+
+// openMemory opens the configured store within the store's timeout (the
+// hook goes on without it when it cannot), and never past ctx's deadline.
+func openMemory(ctx context.Context, cfg *config.Config) *session {
+	s := &session{}
+	if cfg.StoreOff() {
+		return s
+	}
+	octx, cancel := context.WithTimeout(ctx, cfg.Store.Timeout)
+	defer cancel()
+	m, err := cfg.OpenMemory(octx)
+	if err != nil {
+		s.problem = "the store is not usable, going on without it: " + oneLine(err.Error())
+		return s
+	}
+	s.mem = m
+	return s
+}
+
+// observe records the providers' outcomes of each policy call for the
+// decision log, and passes the trace on to next.
+func (s *session) observe(next policy.Observer) policy.Observer {
+	return func(t policy.Trace) {
+		s.mu.Lock()
+		for _, a := range t.Attempts {
+			o := "ok"
+			switch {
+			case a.Superseded:
+				o = "superseded"
+			case a.Kind != "":
+				o = string(a.Kind)
+				if memory.IsSkip(a.Err) {
+					o = "skipped (" + o + ")"
+				}
+			}
+			s.outcomes = append(s.outcomes, memory.Outcome{Provider: a.Provider, Outcome: o})
+		}
+		s.mu.Unlock()
+		if next != nil {
+			next(t)
+		}
+	}
+}
+
+// finish adds the memory's notices (a budget passing 80 %) and problems to
+// d, records d in the decision log, and closes the store.
+func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, tool, query string) hooks.Decision {
+	if s.problem != "" {
+		d.Diagnostics = append(d.Diagnostics, s.problem)
+	}
+	if s.mem == nil {
+		return d
+	}
+	defer s.mem.Store().Close()
+	for _, n := range s.mem.Notices() {
+		d.Diagnostics = append(d.Diagnostics, n)
+		if d.SystemMessage == "" {
+			d.SystemMessage = n
+		} else {
+			d.SystemMessage += " — " + n
+		}
+	}
+	if err := s.mem.Problem(); err != nil {
+		d.Diagnostics = append(d.Diagnostics, oneLine(err.Error()))
+	}
+	rec := memory.Decision{
+		Tool: tool, Query: query, Decision: decisionName(d),
+		Cached: s.mem.CacheHits() > 0, Latency: time.Since(hooks.Started(ctx)),
+	}
+	if in != nil {
+		rec.Runtime, rec.Event, rec.Session = string(in.Runtime), string(in.Event), in.SessionID
+	}
+	s.mu.Lock()
+	rec.Providers = append(rec.Providers, s.outcomes...)
+	s.mu.Unlock()
+	if len(d.Diagnostics) > 0 && d.Action == hooks.Pass {
+		rec.Note = d.Diagnostics[0]
+	}
+	s.mem.Record(ctx, rec)
+	return d
+}
+
+// decisionName names a decision for the log: "pass", "deny", "context", …
+func decisionName(d hooks.Decision) string {
+	return strings.ToLower(d.Action.String())
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

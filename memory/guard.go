@@ -1,0 +1,197 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/store"
+)
+
+// Backend describes the provider a guard wraps.
+type Backend struct {
+	// Name is the provider's name.
+	Name string
+	// Keys are the provider's key values, to name them by fingerprint;
+	// empty for a keyless provider. They are never stored.
+	Keys []string
+}
+
+func (m *Memory) fingerprints(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = store.Fingerprint([]byte(k), m.opts.Salt)
+	}
+	return out
+}
+
+// Searcher guards s, a backend: the call is skipped at once when the
+// memory says so (parked keys, an open breaker, a spent budget), and its
+// outcome and usage are recorded. A nil Memory returns s.
+func (m *Memory) Searcher(b Backend, s provider.Searcher) provider.Searcher {
+	if m == nil || m.opts.Store == nil {
+		return s
+	}
+	return &guardedSearcher{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys), keyless: len(b.Keys) == 0}, s: s}
+}
+
+// Extractor guards x, a backend, as [Memory.Searcher] guards a searcher.
+func (m *Memory) Extractor(b Backend, x provider.Extractor) provider.Extractor {
+	if m == nil || m.opts.Store == nil {
+		return x
+	}
+	return &guardedExtractor{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys), keyless: len(b.Keys) == 0}, x: x}
+}
+
+type guard struct {
+	m       *Memory
+	name    string
+	fps     []string
+	keyless bool
+}
+
+// before returns the error a skipped call fails with, or nil.
+func (g *guard) before(ctx context.Context, op string) error {
+	if pe := g.m.budgetSpent(ctx, g.name, op); pe != nil {
+		return pe
+	}
+	if pe := g.m.admit(ctx, g.name, op, g.fps); pe != nil {
+		return pe
+	}
+	return nil
+}
+
+// after records the call's outcome and usage. It runs detached from the
+// call's context, which may have ended, within the store's own bound.
+func (g *guard) after(ctx context.Context, results int, elapsed time.Duration, err error) {
+	ctx = context.WithoutCancel(ctx)
+	g.m.settle(ctx, g.name, g.keyless, err)
+	g.m.count(ctx, g.name, results, elapsed, err)
+}
+
+type guardedSearcher struct {
+	guard
+	s provider.Searcher
+}
+
+// Name returns the provider's name.
+func (g *guardedSearcher) Name() string { return g.name }
+
+// Search implements provider.Searcher.
+func (g *guardedSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	if err := g.before(ctx, "search"); err != nil {
+		return nil, err
+	}
+	start := g.m.now()
+	res, err := g.s.Search(ctx, q)
+	n := 0
+	if res != nil {
+		n = len(res.Results)
+	}
+	g.after(ctx, n, g.m.now().Sub(start), err)
+	return res, err
+}
+
+type guardedExtractor struct {
+	guard
+	x provider.Extractor
+}
+
+// Name returns the provider's name.
+func (g *guardedExtractor) Name() string { return g.name }
+
+// Extract implements provider.Extractor.
+func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	if err := g.before(ctx, "extract"); err != nil {
+		return nil, err
+	}
+	start := g.m.now()
+	p, err := g.x.Extract(ctx, req)
+	n := 0
+	if p != nil {
+		n = 1
+	}
+	g.after(ctx, n, g.m.now().Sub(start), err)
+	return p, err
+}
+
+// Usage counters live under "usage/<YYYY-MM-DD>/<provider>/<name>" for
+// [usageTTL]; the monthly request count a budget is held against lives
+// under "month/<YYYY-MM>/<provider>/requests".
+const (
+	usageTTL = 400 * 24 * time.Hour
+	monthTTL = 62 * 24 * time.Hour
+)
+
+func day(t time.Time) string   { return t.UTC().Format("2006-01-02") }
+func month(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// count adds one call to the provider's usage and, when it has a budget,
+// warns once when the month's requests pass 80 % of it.
+func (m *Memory) count(ctx context.Context, name string, results int, elapsed time.Duration, err error) {
+	now := m.now()
+	p := "usage/" + day(now) + "/" + name + "/"
+	deltas := map[string]int64{
+		p + "requests":   1,
+		p + "results":    int64(results),
+		p + "latency_ms": elapsed.Milliseconds(),
+	}
+	if err != nil {
+		kind := provider.KindOf(err)
+		if kind == "" {
+			kind = provider.KindUnknown
+		}
+		deltas[p+"failures/"+string(kind)] = 1
+	}
+	_ = m.call(ctx, func(ctx context.Context, s *store.Store) error {
+		_, err := s.IncrMany(ctx, deltas, usageTTL)
+		return err
+	})
+	budget := m.opts.Budgets[name]
+	if budget <= 0 {
+		return
+	}
+	var used int64
+	if m.call(ctx, func(ctx context.Context, s *store.Store) error {
+		var err error
+		used, err = s.Incr(ctx, "month/"+month(now)+"/"+name+"/requests", 1, monthTTL)
+		return err
+	}) != nil {
+		return
+	}
+	if warn := (budget*8 + 9) / 10; used == warn && warn < budget {
+		m.notice(fmt.Sprintf("webgate: %s has used %d of its monthly budget of %d requests (80 %%); at 100 %% it is skipped until next month", name, used, budget))
+	}
+	if used == budget {
+		m.notice(fmt.Sprintf("webgate: %s reached its monthly budget of %d requests and is skipped until next month", name, budget))
+	}
+}
+
+// budgetSpent returns the error a provider whose monthly budget is spent
+// fails with, or nil.
+func (m *Memory) budgetSpent(ctx context.Context, name, op string) *provider.Error {
+	budget := m.opts.Budgets[name]
+	if budget <= 0 {
+		return nil
+	}
+	var used int64
+	err := m.call(ctx, func(ctx context.Context, s *store.Store) error {
+		cs, err := s.Counters(ctx, "month/"+month(m.now())+"/"+name+"/requests")
+		used = cs["month/"+month(m.now())+"/"+name+"/requests"]
+		return err
+	})
+	if err != nil || used < budget {
+		return nil
+	}
+	se := &SkipError{Provider: name, Why: fmt.Sprintf("monthly budget of %d requests reached (%d used)", budget, used)}
+	return &provider.Error{Provider: name, Op: op, Kind: provider.KindQuota, Message: se.message(), Err: se}
+}
+
+// IsSkip reports whether err is, or wraps, a [*SkipError]: the memory
+// skipped a provider without a request.
+func IsSkip(err error) bool {
+	var se *SkipError
+	return errors.As(err, &se)
+}
