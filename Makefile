@@ -1,7 +1,7 @@
 # webgate — build, install and test entry points.
 GO ?= go
 BIN ?= bin
-GOBIN ?= $(shell $(GO) env GOPATH)/bin
+GOBIN ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 # VERSION stamps local builds (internal/buildinfo) when a release tag
 # describes the checkout; otherwise the binaries report the pseudo-version
 # the Go toolchain derives from the commit they were built from.
@@ -17,12 +17,20 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath $(LDFLAGS) -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
 
-# install builds the four binaries into $(GOBIN) and runs 'webgate doctor'
-# (which exits non-zero, without failing the install, until keys are set).
+# install builds the four binaries into $(GOBIN), warns when $(GOBIN) is not
+# on PATH, and runs 'webgate doctor', which lists what is not set up yet
+# (a provider key, the hooks' registration) as next steps. A problem doctor
+# finds is reported, not turned into a make error: the install itself
+# succeeded.
 install:
 	CGO_ENABLED=0 $(GO) install -trimpath $(LDFLAGS) ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
 	@echo "installed webgate, websearch, webfetch and webgate-hook in $(GOBIN)"
-	-$(GOBIN)/webgate doctor
+	@case ":$$PATH:" in *":$(GOBIN):"* | *":$(GOBIN)/:"*) ;; *) \
+		echo ""; \
+		echo "warning: $(GOBIN) is not on your PATH, so your shell and the agents cannot find webgate and its hooks."; \
+		echo "         Add it in your shell profile:  export PATH=\"$(GOBIN):\$$PATH\""; \
+		echo "";; esac
+	@$(GOBIN)/webgate doctor || echo "webgate is installed; fix the FAIL lines above, then run '$(GOBIN)/webgate doctor' again."
 
 # test runs vet and the whole suite with the race detector. The end-to-end
 # tests use the real Claude Code CLI, installed from the npm registry into a

@@ -162,7 +162,7 @@ func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, er
 		if !ok {
 			return nil, fmt.Errorf("config: %s cannot search", n)
 		}
-		ss = append(ss, o.Memory.Searcher(c.memoryBackend(n), s))
+		ss = append(ss, o.Memory.Searcher(c.MemoryBackend(n), s))
 	}
 	mode, err := policy.ParseMode(c.Search.Mode)
 	if err != nil {
@@ -184,7 +184,7 @@ func (c *Config) extractor(names []string, o BuildOptions) (provider.Extractor, 
 		if !ok {
 			return nil, fmt.Errorf("config: %s cannot extract", n)
 		}
-		es = append(es, o.Memory.Extractor(c.memoryBackend(n), e))
+		es = append(es, o.Memory.Extractor(c.MemoryBackend(n), e))
 	}
 	pc := c.extractPolicyConfig(names)
 	pc.Observer = o.Observer
@@ -276,9 +276,10 @@ func (c *Config) Extractor() (provider.Extractor, error) {
 	return st.Extractor, err
 }
 
-// memoryBackend describes the named provider to the memory: its name and
-// its keys, which the memory names by fingerprint only.
-func (c *Config) memoryBackend(name string) memory.Backend {
+// MemoryBackend describes the named provider to the memory
+// ([memory.Memory.Searcher], [memory.Memory.Skip]): its name and its keys,
+// which the memory names by fingerprint only and never stores.
+func (c *Config) MemoryBackend(name string) memory.Backend {
 	b := memory.Backend{Name: name}
 	if _, st, _ := c.providerKeys(name); st != nil && *st != nil {
 		b.Keys = (*st).values

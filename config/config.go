@@ -81,6 +81,25 @@ type Config struct {
 	origins map[string]string
 	// reg is the provider registry the Config was made with.
 	reg *Registry
+	// customEndpoint is true when the environment says Claude Code talks
+	// to a custom endpoint (see [Config.AnswerStyle]).
+	customEndpoint bool
+}
+
+// AnswerStyle returns hooks.answer with "auto" resolved: "deny" when the
+// environment the configuration was loaded from says Claude Code talks to
+// a custom endpoint (ANTHROPIC_BASE_URL naming another host than
+// api.anthropic.com, or CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX or
+// CLAUDE_CODE_USE_FOUNDRY set), where its native web tools fail, and
+// "replace" otherwise.
+func (c *Config) AnswerStyle() string {
+	if c.Hooks.Answer != "auto" {
+		return c.Hooks.Answer
+	}
+	if c.customEndpoint {
+		return "deny"
+	}
+	return "replace"
 }
 
 // SearchConfig configures web search.
@@ -214,6 +233,14 @@ type HooksConfig struct {
 	// short index of the docs databases and tool routes (one line each) as
 	// additional context for the agent. Off by default.
 	SessionStart bool `koanf:"session_start"`
+	// Answer is how the hooks answer Claude Code's native WebSearch and
+	// WebFetch: "deny" (the answer is the denied call's reason; works
+	// where the native tools fail), "replace" (the native tool runs, then
+	// its output is replaced by webgate's answer, which the model reads
+	// as a normal result; needs the store) or "auto" (deny when Claude
+	// Code talks to a custom endpoint, Bedrock, Vertex or Foundry, where
+	// the native tools fail, replace otherwise).
+	Answer string `koanf:"answer" enum:"deny,replace,auto"`
 	// WebSearch configures the web search hook.
 	WebSearch WebSearchHookConfig `koanf:"websearch"`
 	// WebFetch configures the web fetch hook.
@@ -304,6 +331,7 @@ func Default() *Config {
 		Hooks: HooksConfig{
 			MaxReasonChars: gate.DefaultMaxReasonChars,
 			SystemMessage:  true,
+			Answer:         gate.DefaultAnswer,
 			WebSearch: WebSearchHookConfig{
 				Budget:       gate.DefaultSearchBudget,
 				ToolNames:    slices.Clone(gate.DefaultSearchTools),

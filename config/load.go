@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -117,6 +118,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	l.loadEnv()
 	l.finish()
 	l.cfg.origins = l.origins
+	l.cfg.customEndpoint = customEndpoint(l.env)
 	if err := l.cfg.ResolveKeys(l.home); err != nil {
 		l.problems = append(l.problems, err)
 	}
@@ -137,6 +139,22 @@ type loader struct {
 
 func (l *loader) problem(key, source, msg string, err error) {
 	l.problems = append(l.problems, &Problem{Key: key, Source: source, Message: msg, Err: err})
+}
+
+// customEndpoint reports whether env says Claude Code talks to another
+// endpoint than Anthropic's API.
+func customEndpoint(env map[string]string) bool {
+	for _, v := range []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"} {
+		if b := strings.TrimSpace(env[v]); b != "" && b != "0" && !strings.EqualFold(b, "false") {
+			return true
+		}
+	}
+	raw := strings.TrimSpace(env["ANTHROPIC_BASE_URL"])
+	if raw == "" {
+		return false
+	}
+	u, err := url.Parse(raw)
+	return err != nil || !strings.EqualFold(u.Hostname(), "api.anthropic.com")
 }
 
 func envMap(env []string) map[string]string {

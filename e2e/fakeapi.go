@@ -83,12 +83,14 @@ type FakeAPI struct {
 	t      testing.TB
 	server *httptest.Server
 
-	mu       sync.Mutex
-	turns    []Turn
-	next     int
-	requests []Request
-	extra    int
-	seq      int
+	mu sync.Mutex
+	// searchError is the SetSearchError message.
+	searchError string
+	turns       []Turn
+	next        int
+	requests    []Request
+	extra       int
+	seq         int
 }
 
 // Request is one request the fake API received.
@@ -475,6 +477,17 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, req *http.Request) {
 			blocks = []outBlock{{Type: "text", Text: "OK"}}
 		}
 	case KindWebSearch:
+		f.mu.Lock()
+		searchError := f.searchError
+		f.mu.Unlock()
+		if searchError != "" {
+			f.record(rec)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			msg, _ := json.Marshal(searchError)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":%s}}`, msg)
+			return
+		}
 		blocks = f.searchBlocks(rec.Messages)
 	case KindWebFetchApply:
 		blocks = []outBlock{{Type: "text", Text: f.FetchAnswer(lastUserText(rec.Messages))}}
@@ -488,6 +501,15 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	} else {
 		writeJSON(w, rec.Messages.Model, f.newMessageID(), blocks, stop)
 	}
+}
+
+// SetSearchError makes the fake answer the native web search's call with
+// an HTTP 400 error carrying msg, as an endpoint that does not support
+// Anthropic's server tools does; "" restores the normal answer.
+func (f *FakeAPI) SetSearchError(msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.searchError = msg
 }
 
 func (f *FakeAPI) record(r Request) {

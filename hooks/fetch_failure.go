@@ -122,7 +122,7 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		case webpage.KindNoProvider:
 			return pass("the page " + we.Why + " and no extraction provider has an API key")
 		case webpage.KindExtraction:
-			return pass("the page " + we.Why + " and extraction failed: " + webpage.FailureSummary(we.Failures))
+			return pass("the page " + we.Why + " and extraction failed: " + failureSummary(we.Failures))
 		case webpage.KindCanceled:
 			return pass(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
 		}

@@ -42,6 +42,9 @@ type WebFetchEnv struct {
 	// Routes are applied before the probe: Routes.Tools sends matching
 	// WebFetch URLs and Bash commands to a better tool.
 	Routes Routes
+	// Answers carries answers from PreToolUse to PostToolUse under
+	// [AnswerReplace]; nil means the hook denies.
+	Answers Answers
 }
 
 // reader returns the environment's page reader.
@@ -120,6 +123,10 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 		env = &WebFetchEnv{}
 	}
 	p := newPlan(HookWebFetch, in)
+	if in != nil && in.Event == PostToolUse && WantsAnswer(in, env.Settings, true) && env.Answers != nil {
+		p.Input = in.FetchArgs().URL
+		return p.decide(OutcomeKeptAnswer, fmt.Sprintf("the answer prepared on PreToolUse, if any, replaces the native %s's output", p.Tool))
+	}
 	shell := WantsShell(in)
 	if !shell && !WantsWebFetch(in, env.Settings.Tools) {
 		return p.unhandled("web fetch")
@@ -289,7 +296,14 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	switch {
 	case p.Hook == "":
 		return Decision{}
+	case p.Decision == OutcomeKeptAnswer:
+		return answerKept(ctx, p.in, s, env.Answers, true)
 	case p.Event == PostToolUseFailure:
+		if replacing(p.in, s, env.Answers) {
+			if d := answerKept(ctx, p.in, s, env.Answers, true); d.Action != Pass {
+				return d
+			}
+		}
 		return redactDecision(addPage(ctx, p, env), s.Secrets)
 	case p.Decision == OutcomeDenyRoute:
 		d := denyByRoute(p, s)
@@ -298,9 +312,14 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	case p.Hook == HookToolRoutes:
 		return passWith(p.lines...)
 	}
+	start := time.Now()
 	d := answerWithPage(ctx, p, env)
 	d.Diagnostics = append(p.lines, d.Diagnostics...)
-	return redactDecision(d, s.Secrets)
+	d = redactDecision(d, s.Secrets)
+	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
+		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
+	}
+	return d
 }
 
 // answerWithPage carries out the page's part of a PreToolUse plan:
@@ -350,7 +369,7 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		if s.Debug {
 			trace = append(trace, failureLines(fails)...)
 		}
-		return stepAside("extraction failed: " + webpage.FailureSummary(fails))
+		return stepAside("extraction failed: " + failureSummary(fails))
 	}
 	page, why := got.page, p.Page.Why
 	name, took := nameOr(page.Provider, r.Extractor)+memory.CachedAgo(page.Cached, time.Now()), got.elapsed.Round(time.Millisecond)

@@ -25,6 +25,11 @@ const (
 	// VSCode is VS Code agent hooks: "hookEventName" and "sessionId", with
 	// snake_case tool fields and VS Code's own tool names.
 	VSCode Runtime = "vscode"
+	// GeminiCLI is Gemini CLI: Claude Code's snake_case fields with events
+	// of its own, BeforeTool (read as PreToolUse) and AfterTool (read as
+	// PostToolUse, or PostToolUseFailure when the tool's response carries
+	// an error), answered with a top-level decision and reason.
+	GeminiCLI Runtime = "gemini-cli"
 )
 
 // Event is a hook event name, normalised to Claude Code's PascalCase spelling.
@@ -54,7 +59,9 @@ type Input struct {
 	// Event is the hook event, PascalCase ("PreToolUse"). Copilot CLI's
 	// camelCase payloads carry no event name; it is inferred from the fields
 	// present (toolResult → PostToolUse, error → PostToolUseFailure,
-	// otherwise PreToolUse).
+	// otherwise PreToolUse). Gemini CLI's BeforeTool and AfterTool are
+	// read as PreToolUse and PostToolUse (PostToolUseFailure when the
+	// tool_response holds an error).
 	Event Event
 	// ToolName is the tool the event is about, as the runtime names it.
 	ToolName string
@@ -64,7 +71,8 @@ type Input struct {
 	// ToolResponse is the tool's output on PostToolUse (for an MCP tool in
 	// Claude Code, the MCP content array); nil when absent.
 	ToolResponse json.RawMessage
-	// Error is the failure message on PostToolUseFailure.
+	// Error is the failure message on PostToolUseFailure (for Gemini CLI,
+	// the message of the tool_response's error).
 	Error string
 	// Interrupted reports a PostToolUseFailure caused by the user
 	// interrupting the call ("is_interrupt").
@@ -143,6 +151,13 @@ func ParseInput(data []byte) (*Input, error) {
 	}
 	switch {
 	case w.HookEventName != "":
+		if ev, msg, ok := geminiEvent(w.HookEventName, w.ToolResponse); ok {
+			in.Runtime, in.Event = GeminiCLI, ev
+			if in.Error == "" {
+				in.Error = msg
+			}
+			break
+		}
 		in.Runtime, in.Event = ClaudeCode, normaliseEvent(w.HookEventName)
 	case w.HookEventNameC != "":
 		in.Runtime, in.Event = VSCode, normaliseEvent(w.HookEventNameC)
@@ -276,7 +291,10 @@ type FetchArgs struct {
 }
 
 // FetchArgs decodes the tool input as a web fetch call: "url" (or the first
-// of "urls") and "prompt" (or "query").
+// of "urls") and "prompt" (or "query"). Gemini CLI's web_fetch has no URL
+// field: its prompt holds the URL(s) and the instructions, so from Gemini
+// CLI the first http(s) URL in the prompt is the URL and the rest of the
+// prompt is the prompt.
 func (in *Input) FetchArgs() FetchArgs {
 	var raw struct {
 		URL    string          `json:"url"`
@@ -292,6 +310,9 @@ func (in *Input) FetchArgs() FetchArgs {
 		if l := stringList(raw.URLs); len(l) > 0 {
 			u = l[0]
 		}
+	}
+	if u == "" && in.Runtime == GeminiCLI {
+		return geminiFetchArgs(first(raw.Prompt, raw.Query))
 	}
 	return FetchArgs{URL: u, Prompt: strings.TrimSpace(first(raw.Prompt, raw.Query))}
 }

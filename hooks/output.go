@@ -26,6 +26,10 @@ const (
 	// on PreToolUse, PostToolUse and PostToolUseFailure, or to the session's
 	// first message on SessionStart.
 	AddContext
+	// ReplaceToolOutput replaces a native tool's output on PostToolUse with
+	// ToolOutput, which must have the tool's own output shape
+	// (updatedToolOutput; Claude Code only).
+	ReplaceToolOutput
 )
 
 // String names the action.
@@ -39,6 +43,8 @@ func (a Action) String() string {
 		return "replace-mcp-output"
 	case AddContext:
 		return "add-context"
+	case ReplaceToolOutput:
+		return "replace-tool-output"
 	}
 	return "unknown"
 }
@@ -56,6 +62,9 @@ type Decision struct {
 	Context string
 	// MCPOutput is the replacement MCP content array of ReplaceMCPOutput.
 	MCPOutput []json.RawMessage
+	// ToolOutput is the replacement output of ReplaceToolOutput, in the
+	// tool's own output shape.
+	ToolOutput json.RawMessage
 	// SystemMessage is a short notice for the user (never sent to the
 	// model). Copilot CLI gets none.
 	SystemMessage string
@@ -73,6 +82,7 @@ type hookSpecific struct {
 	PermissionDecisionReason string            `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string            `json:"additionalContext,omitempty"`
 	UpdatedMCPToolOutput     []json.RawMessage `json:"updatedMCPToolOutput,omitempty"`
+	UpdatedToolOutput        json.RawMessage   `json:"updatedToolOutput,omitempty"`
 }
 
 type claudeOutput struct {
@@ -89,12 +99,19 @@ type copilotOutput struct {
 // Output returns the JSON value to write for d in answer to in, or nil when
 // nothing is to be written. Claude Code and VS Code get
 // hookSpecificOutput with hookEventName; Copilot CLI's camelCase runtime
-// gets a top-level permissionDecision and nothing for other actions. A
+// gets a top-level permissionDecision and nothing for other actions;
+// Gemini CLI gets a top-level decision and reason for a deny, whose reason
+// opens by saying that webgate answered the call (the model reads it
+// after "Tool execution blocked: "), and additionalContext after a tool
+// ran. A
 // decision that does not fit the event (a deny outside PreToolUse, an
 // output replacement outside PostToolUse) is dropped rather than sent.
 func (d Decision) Output(in *Input) any {
 	if in == nil {
 		return nil
+	}
+	if in.Runtime == GeminiCLI {
+		return geminiOutput(d, in)
 	}
 	if in.Runtime == CopilotCLI {
 		if d.Action == Deny && in.Event == PreToolUse {
@@ -117,6 +134,10 @@ func (d Decision) Output(in *Input) any {
 	case ReplaceMCPOutput:
 		if in.Event == PostToolUse && len(d.MCPOutput) > 0 {
 			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, UpdatedMCPToolOutput: d.MCPOutput}
+		}
+	case ReplaceToolOutput:
+		if in.Event == PostToolUse && len(d.ToolOutput) > 0 {
+			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, UpdatedToolOutput: d.ToolOutput}
 		}
 	case AddContext:
 		if (in.Event == PostToolUse || in.Event == PostToolUseFailure || in.Event == PreToolUse || in.Event == SessionStart) && d.Context != "" {

@@ -46,12 +46,16 @@ const (
 	// OutcomeDependsOnPage: the page was not read ([PageSource] asked for
 	// no read), and what the hook does depends on it; Why says how.
 	OutcomeDependsOnPage Outcome = "depends on the page"
+	// OutcomeKeptAnswer: the answer prepared on PreToolUse replaces the
+	// native tool's output (or follows its error) under [AnswerReplace].
+	OutcomeKeptAnswer Outcome = "answer (kept from PreToolUse)"
 )
 
 // Action returns the [Action] of the [Decision] the outcome leads to when
 // it is carried out: [Deny] for the denials and answers, [AddContext] for
 // added context and the session index (an MCP tool's output may be
-// replaced instead, [ReplaceMCPOutput]), and [Pass] otherwise. A handler
+// replaced instead, [ReplaceMCPOutput]), [ReplaceToolOutput] for a kept
+// answer (added context after a failed tool), and [Pass] otherwise. A handler
 // that cannot carry a plan out (a provider failing, the budget running
 // out) passes.
 func (o Outcome) Action() Action {
@@ -60,6 +64,8 @@ func (o Outcome) Action() Action {
 		return Deny
 	case OutcomeAddContext, OutcomeSessionIndex:
 		return AddContext
+	case OutcomeKeptAnswer:
+		return ReplaceToolOutput
 	}
 	return Pass
 }

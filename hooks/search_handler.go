@@ -14,7 +14,6 @@ import (
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
-	"github.com/webgate-dev/webgate/webpage"
 )
 
 // WebSearchEnv is what [HandleWebSearch] works with. The zero value is
@@ -48,6 +47,9 @@ type WebSearchEnv struct {
 	// SessionStart makes the hook answer SessionStart with an index of
 	// the routes ([HandleSessionStart]).
 	SessionStart bool
+	// Answers carries answers from PreToolUse to PostToolUse under
+	// [AnswerReplace]; nil means the hook denies.
+	Answers Answers
 }
 
 func (e *WebSearchEnv) now() time.Time {
@@ -126,6 +128,10 @@ func PlanWebSearch(_ context.Context, in *Input, env *WebSearchEnv) *Plan {
 		}
 		return p.decide(OutcomeSessionIndex, "the session starts with an index of the docs databases and tool routes, one line each")
 	}
+	if WantsAnswer(in, env.Settings, false) && env.Answers != nil {
+		p.Input = in.SearchArgs().Query
+		return p.decide(OutcomeKeptAnswer, fmt.Sprintf("the answer prepared on PreToolUse, if any, is given for the native %s's %s", p.Tool, p.Event))
+	}
 	if !WantsWebSearch(in, env.Settings.Tools) {
 		return p.unhandled("web search")
 	}
@@ -183,6 +189,8 @@ func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision 
 		return Decision{}
 	case p.Event == SessionStart:
 		return HandleSessionStart(p.in, env.Routes, s)
+	case p.Decision == OutcomeKeptAnswer:
+		return answerKept(ctx, p.in, s, env.Answers, false)
 	}
 	lines := p.lines
 	if p.docs {
@@ -198,9 +206,14 @@ func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision 
 			p.planSearch(env, p.in.SearchArgs())
 		}
 	}
+	start := env.now()
 	d := search(ctx, p, env)
 	d.Diagnostics = append(lines, d.Diagnostics...)
-	return redactDecision(d, s.Secrets)
+	d = redactDecision(d, s.Secrets)
+	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
+		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
+	}
+	return d
 }
 
 // search carries out the providers' part of p.
@@ -262,11 +275,14 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 			trace = append(trace, failureLines(fails)...)
 		}
 		problem := "every search provider failed"
+		if allSkipped(fails) {
+			problem = "every search provider is skipped for now"
+		}
 		if ctx.Err() != nil {
 			problem = fmt.Sprintf("the search did not finish within the %v budget", budget)
 		}
 		if len(fails) > 0 {
-			problem += ": " + webpage.FailureSummary(fails)
+			problem += ": " + failureSummary(fails)
 		} else {
 			problem += ": " + oneLine(err.Error())
 		}
@@ -281,7 +297,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 	if s.Debug {
 		footer = fmt.Sprintf("[webgate debug: %s, %d result(s), %v", via, len(res.Results), elapsed.Round(time.Millisecond))
 		if len(res.Failures) > 0 {
-			footer += "; failed: " + webpage.FailureSummary(res.Failures)
+			footer += "; failed: " + failureSummary(res.Failures)
 		}
 		footer += "]"
 	}
@@ -371,7 +387,7 @@ func contentArray(resp json.RawMessage) ([]json.RawMessage, bool) {
 func renderResults(header string, res *provider.Results, footer string, max int) string {
 	var tail []string
 	if len(res.Failures) > 0 {
-		tail = append(tail, "Providers that failed: "+webpage.FailureSummary(res.Failures)+".")
+		tail = append(tail, "Providers that failed: "+failureSummary(res.Failures)+".")
 	}
 	reminder := "REMINDER: cite the sources you use in your answer as Markdown links, e.g. [title](url)."
 	if !slices.ContainsFunc(res.Results, func(r provider.Result) bool { return linkURL(r.URL) }) {
@@ -456,4 +472,38 @@ func nameOr(name string, v any) string {
 		}
 	}
 	return "search"
+}
+
+// allSkipped reports whether every failure is a provider the memory
+// skipped without a request.
+func allSkipped(fails []provider.Failure) bool {
+	for _, f := range fails {
+		if !memory.IsSkip(f.Err) {
+			return false
+		}
+	}
+	return len(fails) > 0
+}
+
+// failureSummary lists failed providers with their class, as
+// [webpage.FailureSummary] does, and says more where it helps the user: a
+// provider the memory skipped without a request says why and until when,
+// and a request the provider refused as malformed or misconfigured (a
+// SearXNG instance without its JSON format) carries the provider's
+// message.
+func failureSummary(fails []provider.Failure) string {
+	parts := make([]string, 0, len(fails))
+	for _, f := range fails {
+		var se *memory.SkipError
+		var pe *provider.Error
+		switch {
+		case errors.As(f.Err, &se):
+			parts = append(parts, f.Provider+" ("+oneLine(strings.TrimPrefix(se.Error(), se.Provider+" "))+")")
+		case errors.As(f.Err, &pe) && pe.Kind == provider.KindBadRequest && pe.Message != "":
+			parts = append(parts, f.String()+": "+shorten(oneLine(pe.Message), 200))
+		default:
+			parts = append(parts, f.String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -86,6 +86,9 @@ type Settings struct {
 	SystemMessage bool `koanf:"system_message"`
 	// Tools are the tool names acted on.
 	Tools ToolNames `koanf:"tools"`
+	// Answer is how native web tools are answered in Claude Code; the
+	// zero value means [AnswerDeny].
+	Answer AnswerStyle `koanf:"answer"`
 	// Secrets are values (API keys) scrubbed from every output and
 	// diagnostic as a last line of defence.
 	Secrets []string `koanf:"-"`

@@ -142,7 +142,7 @@ func (c *cachedSearcher) Search(ctx context.Context, q provider.Query) (*provide
 	var hit cachedResults
 	if c.m.get(ctx, key, &hit) && hit.Results != nil && filtersHold(hit.Results, q) {
 		r := hit.Results
-		r.Cached = hit.At
+		r.Cached, r.Query = hit.At, q.Text
 		c.m.hits.Add(1)
 		return r, nil
 	}
@@ -154,8 +154,10 @@ func (c *cachedSearcher) Search(ctx context.Context, q provider.Query) (*provide
 	if len(res.Failures) > 0 {
 		ttl /= partialDivisor
 	}
+	// The entry keeps the results, not the question: the key is a hash
+	// of it, and the query text is the caller's on a hit.
 	stored := *res
-	stored.Failures = nil
+	stored.Failures, stored.Query = nil, ""
 	c.m.put(ctx, key, cachedResults{At: c.m.now(), Results: &stored}, ttl)
 	return res, nil
 }

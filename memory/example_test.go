@@ -47,5 +47,5 @@ func ExampleMemory_Searcher() {
 	fmt.Println(m.Notices())
 	// Output:
 	// exa search: quota: skipped: monthly budget of 1 requests reached (1 used)
-	// [webgate: exa reached its monthly budget of 1 requests and is skipped until next month]
+	// [exa reached its monthly budget of 1 requests and is skipped until next month]
 }

@@ -162,10 +162,10 @@ func (m *Memory) count(ctx context.Context, name string, results int, elapsed ti
 		return
 	}
 	if warn := (budget*8 + 9) / 10; used == warn && warn < budget {
-		m.notice(fmt.Sprintf("webgate: %s has used %d of its monthly budget of %d requests (80 %%); at 100 %% it is skipped until next month", name, used, budget))
+		m.notice(fmt.Sprintf("%s has used %d of its monthly budget of %d requests (80 %%); at 100 %% it is skipped until next month", name, used, budget))
 	}
 	if used == budget {
-		m.notice(fmt.Sprintf("webgate: %s reached its monthly budget of %d requests and is skipped until next month", name, budget))
+		m.notice(fmt.Sprintf("%s reached its monthly budget of %d requests and is skipped until next month", name, budget))
 	}
 }
 

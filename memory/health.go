@@ -98,6 +98,9 @@ type Status struct {
 	Failures int
 	// OpenUntil is set while the circuit breaker is open.
 	OpenUntil time.Time
+	// ProbeUntil is set while a half-open breaker lets one call probe
+	// the provider.
+	ProbeUntil time.Time
 }
 
 // Parked says why and until when a key or a provider is skipped.
@@ -131,7 +134,10 @@ func (m *Memory) Health(ctx context.Context, names []string) ([]Status, error) {
 		if h.OpenUntil.After(now) {
 			st.OpenUntil = h.OpenUntil
 		}
-		if st.ParkedKeys != nil || st.Parked != nil || st.Failures > 0 || !st.OpenUntil.IsZero() {
+		if h.ProbeUntil.After(now) {
+			st.ProbeUntil = h.ProbeUntil
+		}
+		if st.ParkedKeys != nil || st.Parked != nil || st.Failures > 0 || !st.OpenUntil.IsZero() || !st.ProbeUntil.IsZero() {
 			out = append(out, st)
 		}
 	}
@@ -323,6 +329,31 @@ func (e *SkipError) message() string {
 // keyless provider). A call let through as the breaker's probe claims the
 // probe in the store, so that only one process probes.
 func (m *Memory) admit(ctx context.Context, name, op string, keys []string) *provider.Error {
+	return m.judge(ctx, name, op, keys, true)
+}
+
+// Skip says whether a call of the provider would be skipped now, and why,
+// without changing anything (a half-open breaker's probe is not claimed):
+// for explain and doctor. It returns nil when the call would go ahead, or
+// when the memory cannot tell.
+func (m *Memory) Skip(ctx context.Context, b Backend, op string) *SkipError {
+	if m == nil || m.opts.Store == nil {
+		return nil
+	}
+	pe := m.budgetSpent(ctx, b.Name, op)
+	if pe == nil {
+		pe = m.judge(ctx, b.Name, op, m.fingerprints(b.Keys), false)
+	}
+	var se *SkipError
+	if pe != nil && errors.As(pe, &se) {
+		return se
+	}
+	return nil
+}
+
+// judge is admit; claim says whether a call let through as a half-open
+// breaker's probe claims the probe.
+func (m *Memory) judge(ctx context.Context, name, op string, keys []string, claim bool) *provider.Error {
 	h, err := m.readHealth(ctx, name)
 	if err != nil {
 		return nil
@@ -367,6 +398,9 @@ func (m *Memory) admit(ctx context.Context, name, op string, keys []string) *pro
 		// Half-open: one probe at a time, across processes.
 		if h.ProbeUntil.After(now) {
 			return skip(provider.KindTransient, "circuit half-open, another call is probing", h.ProbeUntil)
+		}
+		if !claim {
+			return nil
 		}
 		claimed := false
 		m.updateHealth(ctx, name, func(h *health, now time.Time) bool {

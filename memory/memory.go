@@ -89,6 +89,7 @@ func (m *Memory) Problem() error {
 
 // Notices returns the warnings meant for the user that the calls so far
 // raised (a monthly budget passing 80 %), each once, and forgets them.
+// They are sentences without a prefix: "tavily has used 80 of …".
 func (m *Memory) Notices() []string {
 	if m == nil {
 		return nil

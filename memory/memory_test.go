@@ -284,7 +284,13 @@ func TestGuard_SkipsAProviderWhoseKeysAreAllParked(t *testing.T) {
 	if s.calls.Load() != 0 {
 		t.Errorf("the provider was called")
 	}
+	if se := m.Skip(context.Background(), memory.Backend{Name: "exa", Keys: keys}, "search"); se == nil || se.Until.IsZero() {
+		t.Errorf("Skip = %v, want the parked keys", se)
+	}
 	c.add(21 * time.Second)
+	if se := m.Skip(context.Background(), memory.Backend{Name: "exa", Keys: keys}, "search"); se != nil {
+		t.Errorf("Skip after the cooldown = %v", se)
+	}
 	if _, err := g.Search(context.Background(), provider.Query{Text: "q"}); err != nil || s.calls.Load() != 1 {
 		t.Errorf("after the cooldown: %v, %d calls", err, s.calls.Load())
 	}

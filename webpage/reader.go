@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -270,6 +271,13 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 	p.FinalURL, p.Status, p.ContentType, p.Truncated = res.URL, res.Status, res.ContentType, res.Truncated
 	switch {
 	case res.Status >= 200 && res.Status < 300:
+	case RefusedStatus(res.Status) && res.Status >= 500:
+		// Not a refusal as such: the server failed, perhaps only for this
+		// reader (an overloaded edge, a bot wall that answers 503). The
+		// reason says so, since the provider that reads it may cost money.
+		p.Action = ActionExtract
+		p.Why = fmt.Sprintf("answered a direct read with HTTP %d%s, a server error an extraction provider may get past", res.Status, statusText(res.Status))
+		return
 	case RefusedStatus(res.Status):
 		p.Action, p.Why = ActionExtract, fmt.Sprintf("refused a direct read (HTTP %d)", res.Status)
 		return
@@ -307,6 +315,15 @@ func (r *Reader) judge(p *Plan, res *ProbeResult) {
 	default:
 		p.Action, p.Why = ActionExtract, "is not HTML or text ("+res.ContentType+")"
 	}
+}
+
+// statusText returns " " and the standard text of an HTTP status, or ""
+// for a status without one.
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return " " + t
+	}
+	return ""
 }
 
 // Execute reads the page as p decided. [ActionLocal] returns the content

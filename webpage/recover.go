@@ -3,6 +3,7 @@ package webpage
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,7 +106,7 @@ func Recover(page []byte) (Recovered, bool) {
 			}
 		default:
 			for _, a := range assignments {
-				if obj := a.re.FindStringIndex(body); obj != nil {
+				if obj := a.re().FindStringIndex(body); obj != nil {
 					if v, ok := jsonValueAt(body, obj[1]); ok {
 						r.fromJSON(a.source, v)
 					}
@@ -159,13 +160,13 @@ func Recover(page []byte) (Recovered, bool) {
 // object literal.
 var assignments = []struct {
 	source string
-	re     *regexp.Regexp
+	re     func() *regexp.Regexp
 }{
-	{"ytInitialData", regexp.MustCompile(`(?:var\s+|window\[?["']?)ytInitialData["']?\]?\s*=\s*`)},
-	{"ytInitialData", regexp.MustCompile(`(?:var\s+|window\[?["']?)ytInitialPlayerResponse["']?\]?\s*=\s*`)},
-	{"Apollo state", regexp.MustCompile(`window\.__APOLLO_STATE__\s*=\s*`)},
-	{"__NUXT__", regexp.MustCompile(`window\.__NUXT__\s*=\s*`)},
-	{"initial state", regexp.MustCompile(`window\.__(?:INITIAL|PRELOADED)_STATE__\s*=\s*`)},
+	{"ytInitialData", lazyre.New(`(?:var\s+|window\[?["']?)ytInitialData["']?\]?\s*=\s*`)},
+	{"ytInitialData", lazyre.New(`(?:var\s+|window\[?["']?)ytInitialPlayerResponse["']?\]?\s*=\s*`)},
+	{"Apollo state", lazyre.New(`window\.__APOLLO_STATE__\s*=\s*`)},
+	{"__NUXT__", lazyre.New(`window\.__NUXT__\s*=\s*`)},
+	{"initial state", lazyre.New(`window\.__(?:INITIAL|PRELOADED)_STATE__\s*=\s*`)},
 }
 
 // jsonValueAt decodes the JSON value that starts at offset i of s (a JSON

@@ -3,7 +3,7 @@ package webpage
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"strings"
 	"unicode/utf8"
 
@@ -202,10 +202,10 @@ var errNoExtractor = fmt.Errorf("no extraction provider is configured")
 // Signs of a page that is not the content asked for. They are checked only
 // on short pages: a long article that mentions a password is an article.
 var (
-	wallChallenge = regexp.MustCompile(`(?i)\b(verify (that )?you are (a )?human|checking (if the site connection is secure|your browser)|just a moment\.\.\.|enable (javascript and )?cookies to continue|attention required|are you a robot|captcha|access denied|request blocked|unusual traffic)`)
-	wallLogin     = regexp.MustCompile(`(?i)\b(sign in|log ?in|sign up|create an account)\b[\s\S]{0,400}\b(password|continue with (google|github|apple|email))\b|\b(password)\b[\s\S]{0,400}\b(sign in|log ?in)\b`)
-	wallCookie    = regexp.MustCompile(`(?i)\b(accept (all )?cookies|cookie (settings|preferences|consent)|we use cookies)\b`)
-	wallError     = regexp.MustCompile(`(?i)\b(404|page not found|not found|500 internal server error|service unavailable|bad gateway|this page (could not|can't|cannot) be found)\b`)
+	wallChallenge = lazyre.New(`(?i)\b(verify (that )?you are (a )?human|checking (if the site connection is secure|your browser)|just a moment\.\.\.|enable (javascript and )?cookies to continue|attention required|are you a robot|captcha|access denied|request blocked|unusual traffic)`)
+	wallLogin     = lazyre.New(`(?i)\b(sign in|log ?in|sign up|create an account)\b[\s\S]{0,400}\b(password|continue with (google|github|apple|email))\b|\b(password)\b[\s\S]{0,400}\b(sign in|log ?in)\b`)
+	wallCookie    = lazyre.New(`(?i)\b(accept (all )?cookies|cookie (settings|preferences|consent)|we use cookies)\b`)
+	wallError     = lazyre.New(`(?i)\b(404|page not found|not found|500 internal server error|service unavailable|bad gateway|this page (could not|can't|cannot) be found)\b`)
 )
 
 // judgeLocal decides whether locally read Markdown is the page's content:
@@ -219,13 +219,13 @@ func judgeLocal(markdown string) (bool, string) {
 	}
 	if n < 2000 {
 		switch {
-		case wallChallenge.MatchString(text):
+		case wallChallenge().MatchString(text):
 			return false, "is a bot challenge"
-		case wallLogin.MatchString(text):
+		case wallLogin().MatchString(text):
 			return false, "is a login wall"
-		case wallCookie.MatchString(text) && n < 800:
+		case wallCookie().MatchString(text) && n < 800:
 			return false, "is a cookie wall"
-		case wallError.MatchString(text) && n < 800:
+		case wallError().MatchString(text) && n < 800:
 			return false, "is an error page"
 		}
 	}
@@ -233,10 +233,10 @@ func judgeLocal(markdown string) (bool, string) {
 }
 
 // mdLink matches a Markdown link or image, keeping its text.
-var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+var mdLink = lazyre.New(`!?\[([^\]]*)\]\([^)]*\)`)
 
 // visibleText is Markdown without link targets and markup, for counting.
 func visibleText(md string) string {
-	md = mdLink.ReplaceAllString(md, "$1")
+	md = mdLink().ReplaceAllString(md, "$1")
 	return strings.Join(strings.Fields(strings.NewReplacer("#", " ", "*", " ", "`", " ", "|", " ", ">", " ", "-", " ").Replace(md)), " ")
 }

@@ -6,13 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/safefile"
+	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 func classifyCommand() command {
@@ -26,24 +31,30 @@ func classifyCommand() command {
 const classifyDescription = `
 Classify reads each page's initial HTML (as served, before JavaScript runs)
 and prints one line per file: FILE<TAB>CLASS<TAB>CONFIDENCE. Use "-" to read
-standard input. With -v the signals behind each decision follow, indented.
+standard input. An http or https URL is read as the web fetch hook reads it:
+through webgate's page probe, which refuses loopback, private-network and
+metadata addresses (unless hooks.webfetch.allow_private is set), follows at
+most 5 redirects and reads a bounded part of the page. With -v the signals
+behind each decision follow, indented.
 
 With --corpus DIR it instead evaluates a labelled corpus: DIR/labels.tsv is a
 tab-separated file with a header row whose first two columns are the page
 path (relative to DIR) and its expected class; it prints per-class accuracy
 and the confusion matrix.
 
-Exit status: 0 on success, 1 if a file could not be read (the others are
-still printed), 2 for a bad command line.`
+Exit status: 0 on success, 1 if a file or URL could not be read or a URL
+is not an HTML page (the others are still printed), 2 for a bad command
+line.`
 
 const classifyExamples = `  webgate classify page.html
+  webgate classify -v https://example.org/docs/
   curl -s https://example.org/ | webgate classify -v -
   webgate classify -v fixtures/*/*.html
   webgate classify --corpus ~/corpus
   webgate classify --corpus ~/corpus -v   # also list the misses`
 
 func runClassify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("classify", "[flags] FILE...", classifyDescription, classifyExamples, stderr)
+	fs := newFlagSet("classify", "[flags] FILE|URL...", classifyDescription, classifyExamples, stderr)
 	verbose := fs.Bool("v", false, "print the signals behind each decision (with --corpus: list misclassified pages)")
 	corpus := fs.String("corpus", "", "evaluate the labelled corpus in `DIR` (reads DIR/labels.tsv)")
 	maxBytes := fs.Int64("max-bytes", classify.DefaultMaxBytes, "classify at most this many `bytes` of each page; the rest is ignored")
@@ -69,12 +80,25 @@ func runClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return exitUsage
 	}
 	code := exitOK
+	var reader *webpage.Reader
 	for _, name := range files {
 		if err := ctx.Err(); err != nil {
 			fmt.Fprintf(stderr, "webgate classify: %v\n", err)
 			return exitFail
 		}
-		res, err := classifyFile(c, name, stdin)
+		var (
+			res classify.Result
+			err error
+		)
+		if isWebURL(name) {
+			if reader == nil {
+				reader = classifyReader(c)
+			}
+			res, err = classifyURL(ctx, reader, name)
+			name = sanitize.Line(name)
+		} else {
+			res, err = classifyFile(c, name, stdin)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "webgate classify: %v\n", err)
 			code = exitFail
@@ -86,6 +110,49 @@ func runClassify(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}
 	return code
+}
+
+// isWebURL reports whether a classify argument names a web page rather
+// than a file.
+func isWebURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// classifyReader returns the page reader the web fetch hook uses, with the
+// configured probe settings (allow_private, size, time), classifying with
+// c.
+func classifyReader(c *classify.Classifier) *webpage.Reader {
+	probe := config.Default().ProbeConfig()
+	if cfg, _ := currentHost().loadConfig(""); cfg != nil {
+		probe = cfg.ProbeConfig()
+	}
+	return &webpage.Reader{Probe: probe, Classify: func(html []byte) classify.Result {
+		res, _ := c.Classify(bytes.NewReader(html))
+		return res
+	}}
+}
+
+// classifyURL reads a page through the reader's probe and returns the
+// classifier's verdict on its HTML. A page that is not HTML, answered an
+// error status or could not be read is an error saying so.
+func classifyURL(ctx context.Context, r *webpage.Reader, rawURL string) (classify.Result, error) {
+	name := sanitize.Line(rawURL)
+	p, err := r.Plan(ctx, rawURL)
+	var we *webpage.Error
+	switch {
+	case errors.As(err, &we) && we.Kind == webpage.KindHTTPStatus:
+		return classify.Result{}, fmt.Errorf("%s: answered HTTP %d %s; there is no page to classify", name, we.Status, http.StatusText(we.Status))
+	case err != nil:
+		return classify.Result{}, fmt.Errorf("%s: %s", name, sanitize.Line(err.Error()))
+	case p.Verdict != nil:
+		return *p.Verdict, nil
+	case p.ProbeFailure != "":
+		return classify.Result{}, fmt.Errorf("%s: could not be read (%s)", name, sanitize.Line(p.ProbeErr.Error()))
+	case p.Status < 200 || p.Status > 299:
+		return classify.Result{}, fmt.Errorf("%s: answered HTTP %d %s; there is no page to classify", name, p.Status, http.StatusText(p.Status))
+	}
+	return classify.Result{}, fmt.Errorf("%s: not an HTML page (%s)", name, sanitize.Line(p.ContentType))
 }
 
 func classifyFile(c *classify.Classifier, name string, stdin io.Reader) (classify.Result, error) {

@@ -41,9 +41,10 @@ marked OK, INFO, WARN or FAIL, with the fix for anything wrong:
                   is in the search and extraction orders; non-default base
                   URLs
   hooks           registration in Claude Code (user and project settings,
-                  which VS Code agent hooks also read) and Copilot CLI:
-                  registered, missing, duplicated, pointing at a missing
-                  binary, older Node hooks present
+                  which VS Code agent hooks also read, and webgate's Claude
+                  Code plugin, installed or run with --plugin-dir) and
+                  Copilot CLI: registered, missing, duplicated, pointing at
+                  a missing binary, older Node hooks present
   binaries        the websearch and webfetch hooks and their webgate-hook
                   worker: where, executable, version
   state           the state directory exists (or can be created) and is
@@ -58,10 +59,14 @@ which providers would be called. With --live it runs the hook handlers
 in-process on the sample calls, within the hooks' budgets, calling the
 providers and fetching the sample URL.
 
-Exit status: 0 when nothing is broken (warnings allowed), 1 when a check
-failed (invalid configuration, no keys at all, hooks registered nowhere,
-a hook binary missing, the state directory not writable, failing route
-tests), 2 for a bad command line.`
+What is not set up yet is a next step, marked NEXT and listed at the end
+with what to do: no provider has a key yet, or the hooks are registered
+for no agent yet (a Claude Code plugin counts as a registration).
+
+Exit status: 0 when nothing is broken (warnings and next steps allowed),
+1 when a check failed (invalid configuration, a hook binary missing, a
+registration pointing at a missing binary, the state directory not
+writable, failing route tests), 2 for a bad command line.`
 
 const doctorExamples = `  webgate doctor
   webgate doctor --live                      # also call the providers once
@@ -84,6 +89,9 @@ const (
 	statusInfo = "info"
 	statusWarn = "warn"
 	statusFail = "fail"
+	// statusNext marks what is not set up yet (no provider key at all, the
+	// hooks registered nowhere): a next step, not a failure.
+	statusNext = "next"
 )
 
 type doctorFlags struct {
@@ -141,6 +149,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	ws, wf := d.checkBinaries(ctx)
 	d.checkRegistration(ws, wf)
 	d.checkState(cfg)
+	d.checkStore(ctx, cfg)
 	rs := loadRouteSet(cfg)
 	d.checkRoutes(rs)
 	d.dryRun(ctx, cfg, loadErr, rs)
@@ -150,9 +159,10 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {
-			OK     bool    `json:"ok"`
-			Checks []check `json:"checks"`
-		}{!failed, d.checks})
+			OK         bool    `json:"ok"`
+			Configured bool    `json:"configured"`
+			Checks     []check `json:"checks"`
+		}{!failed, !slices.ContainsFunc(d.checks, func(c check) bool { return c.Status == statusNext }), d.checks})
 	} else {
 		d.print(out)
 	}
@@ -186,10 +196,28 @@ func (d *doctor) print(w io.Writer) {
 	switch {
 	case counts[statusFail] > 0:
 		fmt.Fprintf(w, "%d failed, %d warning(s): webgate is not fully working; fix the FAIL lines above.\n", counts[statusFail], counts[statusWarn])
+	case counts[statusNext] > 0:
+		fmt.Fprintf(w, "No failures, %d warning(s): webgate is installed but not set up yet.\n", counts[statusWarn])
 	case counts[statusWarn] > 0:
 		fmt.Fprintf(w, "No failures, %d warning(s).\n", counts[statusWarn])
 	default:
 		fmt.Fprintln(w, "All checks passed.")
+	}
+	d.printNextSteps(w)
+}
+
+// printNextSteps lists what the NEXT lines ask for, numbered.
+func (d *doctor) printNextSteps(w io.Writer) {
+	n := 0
+	for _, c := range d.checks {
+		if c.Status != statusNext || c.Fix == "" {
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintln(w, "\nNext steps:")
+		}
+		n++
+		fmt.Fprintf(w, "  %d. %s\n", n, c.Fix)
 	}
 }
 
@@ -244,8 +272,7 @@ func (d *doctor) checkKeys(cfg *config.Config) {
 		}
 	}
 	if len(cfg.Configured()) == 0 {
-		d.add(sec, "providers", statusFail, "no provider has keys: the hooks always step aside to the native tools",
-			"set at least one of TAVILY_API_KEY, WEBSEARCHAPI_API_KEY, EXA_API_KEY (or providers.NAME.keys in the config file), then run 'webgate doctor' again")
+		d.add(sec, "providers", statusNext, "no provider has a key yet: until one has, the hooks step aside to the native tools", keyStep())
 	} else {
 		if ps := cfg.SearchProviders(); len(ps) > 0 {
 			d.add(sec, "search", statusOK, "mode "+cfg.Search.Mode+" via "+strings.Join(ps, ", "), "")
@@ -298,6 +325,9 @@ func (d *doctor) checkBinaries(ctx context.Context) (ws, wf hookBinary) {
 	const sec = "Hook binaries"
 	ws = d.f.host.findHook("websearch", d.f.binDir)
 	wf = d.f.host.findHook("webfetch", d.f.binDir)
+	if ws.Path == "" && wf.Path == "" && d.f.binDir == "" {
+		ws, wf = d.pluginHook("websearch"), d.pluginHook("webfetch")
+	}
 	for _, b := range []hookBinary{ws, wf} {
 		if b.Path == "" {
 			where := "next to webgate or on PATH"
@@ -443,8 +473,9 @@ func (d *doctor) checkRegistration(ws, wf hookBinary) {
 	}
 	d.add(sec, "copilot-vscode", statusInfo, "VS Code agent hooks read the Claude Code settings above (user and project)", "")
 	registered += d.checkRuntimes(base)
+	registered += d.checkPlugins()
 	if registered == 0 {
-		d.add(sec, "any target", statusFail, "the hooks are not registered for any target", "webgate install --target claude-code (or --target all); a Claude Code plugin install registers them through the plugin instead")
+		d.add(sec, "any target", statusNext, "the hooks are not registered for any agent yet", "register the hooks: 'webgate install --target claude-code' (or --target all), or install webgate's Claude Code plugin")
 	}
 }
 

@@ -30,7 +30,11 @@ routes that match (and whether the per-session escape hatch would release
 a docs-routed search; the state is only read, never written), the
 providers that would be called and how, the page classifier's verdict and
 signals for a URL, and the final decision. It prints the hook handler's
-own plan, the one the hook computes before it acts.
+own plan, the one the hook computes before it acts, and under the
+providers, each one webgate's memory would skip (every key parked, the
+provider cooling down, its circuit breaker open, its monthly budget spent)
+and until when; the store is only read (and not opened when it does
+not exist yet).
 
 The call is a hook payload (a FILE, or - for standard input), or is built
 from --query (a WebSearch), --url with --prompt (a WebFetch) or --command
@@ -76,6 +80,9 @@ type explanation struct {
 	Signals    []string      `json:"signals,omitempty"`
 	LiveOutput any           `json:"live_output,omitempty"`
 	LiveStderr []string      `json:"live_stderr,omitempty"`
+	// Memory says which providers the memory would skip (parked keys,
+	// an open circuit breaker, a spent budget) and until when.
+	Memory []memoryNote `json:"memory,omitempty"`
 }
 
 func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -176,6 +183,7 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	p := planCall(ctx, in, cfg, loadErr, page)
 	ex := explain(p, pageNote)
+	ex.Memory = memoryNotes(ctx, cfg, p)
 	var liveOut, liveErr string
 	if *live && (p.Hook == hooks.HookWebSearch || p.Hook == hooks.HookWebFetch) {
 		liveOut, liveErr = liveRun(ctx, p.Hook, cfg, loadErr, payload)
@@ -282,6 +290,9 @@ func printExplanation(w io.Writer, p *hooks.Plan, ex explanation, cfg *config.Co
 		switch s.Name {
 		case "providers":
 			row("providers", providersRow(p, cfg, live))
+			for _, n := range ex.Memory {
+				row("  memory", n.String())
+			}
 		case "page":
 			row("classifier", ex.ClassifyNote)
 			for _, sig := range ex.Signals {

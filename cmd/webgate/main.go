@@ -52,6 +52,9 @@ func commands() []command {
 		doctorCommand(),
 		explainCommand(),
 		routesCommand(),
+		cacheCommand(),
+		statsCommand(),
+		logCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

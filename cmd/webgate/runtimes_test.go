@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestInstall_CodexRegistersTheMCPServerAndDoctorAgrees(t *testing.T) {
 		t.Fatalf("the dry run wrote:\n%s", data)
 	}
 	code, out, errOut = h.run("", "install", "--target", "codex")
-	if code != exitOK || !strings.Contains(out, "MCP server registered") || !strings.Contains(out, "backup: "+config+".bak") {
+	if code != exitOK || !strings.Contains(out, "MCP server registered") || !regexp.MustCompile(`backup: `+regexp.QuoteMeta(config)+`\.\d{8}T\d{6}Z\.bak\n`).MatchString(out) {
 		t.Fatalf("install: %d\n%s%s", code, out, errOut)
 	}
 	want := "# mine\nmodel = \"o3\"\n\n[mcp_servers.webgate]\ncommand = \"" + webgate + "\"\nargs = [\"mcp\"]\n"

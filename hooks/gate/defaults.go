@@ -15,4 +15,8 @@ const (
 	// below the 10,000 characters past which Claude Code saves hook output
 	// to a file instead of passing it on.
 	DefaultMaxReasonChars = 8000
+	// DefaultAnswer is how native web tools are answered in Claude Code:
+	// denied with webgate's answer as the reason, which works wherever
+	// the native tool fails.
+	DefaultAnswer = "deny"
 )

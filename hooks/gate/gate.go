@@ -55,9 +55,12 @@ var errTooLargeForExec = errors.New("payload too large to hand over by exec")
 // refused by the front itself.
 const MaxInputBytes = 4 << 20
 
-// Default tool names, the same as the hooks library's defaults.
+// Default tool names, the same as the hooks library's defaults: Claude
+// Code's WebSearch and WebFetch, Gemini CLI's google_web_search and
+// web_fetch (which is also Copilot CLI's), and the ccs-websearch MCP
+// server's search tool.
 var (
-	DefaultSearchTools = []string{"WebSearch"}
+	DefaultSearchTools = []string{"WebSearch", "google_web_search"}
 	DefaultFetchTools  = []string{"WebFetch", "web_fetch"}
 	DefaultMCPTools    = []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"}
 )
@@ -69,16 +72,32 @@ type Env func(string) (string, bool)
 // matches keys case-insensitively, and the two spellings differ by an
 // underscore, so each field catches its runtime's key.
 type payload struct {
-	HookEventName  string `json:"hook_event_name"`
-	HookEventCamel string `json:"hookEventName"`
-	ToolName       string `json:"tool_name"`
-	ToolNameCamel  string `json:"toolName"`
+	HookEventName  string          `json:"hook_event_name"`
+	HookEventCamel string          `json:"hookEventName"`
+	ToolName       string          `json:"tool_name"`
+	ToolNameCamel  string          `json:"toolName"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+}
+
+// geminiToolFailed reports whether a Gemini CLI AfterTool tool_response
+// holds an error, which is when the hooks read it as PostToolUseFailure.
+func geminiToolFailed(response json.RawMessage) bool {
+	var r struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if t := bytes.TrimSpace(response); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &r) != nil {
+		return false
+	}
+	e := bytes.TrimSpace(r.Error)
+	return len(e) > 0 && !bytes.Equal(e, []byte("null"))
 }
 
 // Relevant reports whether the hook may act on the payload, so that the
 // worker has to run. It returns false only when the hook certainly ignores
 // it: an event the hook never handles, or a tool whose name is not one of
-// the hook's tools (defaults, or the names set in the environment). A
+// the hook's tools (defaults, or the names set in the environment). Gemini
+// CLI's BeforeTool counts as PreToolUse and its AfterTool as PostToolUse,
+// or PostToolUseFailure when the tool's response holds an error. A
 // configuration file that may set tool names makes every tool event
 // relevant, since the front does not parse configuration files; the web
 // fetch hook's shell tool events are relevant only when tool routes for
@@ -91,6 +110,16 @@ func Relevant(hook string, data []byte, env Env) bool {
 	}
 	event := strings.ToLower(first(p.HookEventName, p.HookEventCamel))
 	tool := first(p.ToolName, p.ToolNameCamel)
+	// Gemini CLI's tool events are read as the hooks read them.
+	switch event {
+	case "beforetool":
+		event = "pretooluse"
+	case "aftertool":
+		event = "posttooluse"
+		if geminiToolFailed(p.ToolResponse) {
+			event = "posttoolusefailure"
+		}
+	}
 	if event == "" && tool == "" {
 		return true // not a hook payload: the worker says so
 	}
@@ -114,6 +143,11 @@ func Relevant(hook string, data []byte, env Env) bool {
 		case "pretooluse":
 			return MatchName(search, tool) || custom("tool_names")
 		case "posttooluse", "posttoolusefailure":
+			if MatchName(search, tool) || custom("tool_names") {
+				// The native tool ran: only an answer kept for it
+				// (hooks.answer replace or auto) makes it relevant.
+				return mayReplace(env, file)
+			}
 			return MatchName(mcp, tool) || custom("mcp_tool_names")
 		case "":
 			// Copilot CLI's camelCase payloads carry no event name.
@@ -134,10 +168,24 @@ func Relevant(hook string, data []byte, env Env) bool {
 		case "posttoolusefailure":
 			// The native fetch failed: the worker reads the page itself.
 			return MatchName(fetch, tool) || custom("tool_names")
+		case "posttooluse":
+			return (MatchName(fetch, tool) || custom("tool_names")) && mayReplace(env, file)
 		}
 		return false
 	}
 	return true
+}
+
+// mayReplace reports whether the answer style may be replace (or auto),
+// under which the native web tools' PostToolUse is answered with an
+// answer kept on PreToolUse: set so in the environment, or possibly in
+// the configuration file.
+func mayReplace(env Env, file configFacts) bool {
+	if v, ok := env("WEBGATE_HOOKS_ANSWER"); ok && strings.TrimSpace(v) != "" {
+		v = strings.ToLower(strings.TrimSpace(v))
+		return v == "replace" || v == "auto"
+	}
+	return file.answer
 }
 
 // bashRoutesMayExist reports whether tool routes for Bash may be

@@ -21,6 +21,9 @@ type configFacts struct {
 	// bashRoutes: the file may configure a tool route for Bash, or name a
 	// routes file (whose routes the front does not read).
 	bashRoutes bool
+	// answer: the file may set the answer style (hooks.answer), which
+	// makes PostToolUse of the native web tools relevant.
+	answer bool
 }
 
 // scanWindow is how much of the file the front holds at once: it reads the
@@ -51,7 +54,7 @@ func scanPieces(r io.Reader, size int) (configFacts, error) {
 			return configFacts{}, err
 		}
 		next := f.scan(buf[:n], escapes, eof)
-		if eof || f.toolNames && f.mcpToolNames && f.bashRoutes {
+		if eof || f.toolNames && f.mcpToolNames && f.bashRoutes && f.answer {
 			return f, nil
 		}
 		// Keep the end of this piece before the next.
@@ -92,8 +95,10 @@ func (f *configFacts) scan(window []byte, escapes int, eof bool) (next int) {
 	// spells it (or escapes it); routes.config or docs.config may name a
 	// routes file.
 	f.bashRoutes = f.bashRoutes || bytes.Contains(window, []byte(toolBash)) || mayHaveKey(window, "config", eof)
+	f.answer = f.answer || bytes.Contains(window, []byte("answer"))
 	found, next := hasEscape(window, escapes, eof)
 	f.bashRoutes = f.bashRoutes || found
+	f.answer = f.answer || found
 	return next
 }
 

@@ -51,12 +51,12 @@ func WebSearchHandler(load Loader) hooks.Handler {
 				s.Secrets = cfg.Secrets()
 				return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
 			}
-			if !hooks.WantsWebSearch(in, s.Tools) {
+			if !hooks.WantsWebSearch(in, s.Tools) && !hooks.WantsAnswer(in, s, false) {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg)
 			d := hooks.HandleWebSearch(ctx, in, webSearch(cfg, err, sess))
-			return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query)
+			return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 		})
 	}
 }
@@ -76,12 +76,12 @@ func WebFetchHandler(load Loader) hooks.Handler {
 				s.Secrets = cfg.Secrets()
 				return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
 			}
-			if !hooks.WantsWebFetch(in, s.Tools) {
+			if !hooks.WantsWebFetch(in, s.Tools) && !hooks.WantsAnswer(in, s, true) {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg)
 			d := hooks.HandleWebFetch(ctx, in, webFetch(cfg, err, sess))
-			return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL)
+			return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 		})
 	}
 }
@@ -197,6 +197,7 @@ func lockSlice(budget time.Duration) time.Duration {
 // filled in; [WebSearch] and [WebFetch] do that.
 func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools []string) hooks.Settings {
 	s := hooks.Settings{
+		Answer:         hooks.AnswerStyle(cfg.AnswerStyle()),
 		Debug:          cfg.Debug,
 		Budget:         budget,
 		MaxReasonChars: cfg.Hooks.MaxReasonChars,
@@ -232,6 +233,9 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 		return env
 	}
 	// The search hook builds no extraction provider.
+	if a := sess.answers(); a != nil {
+		env.Answers = a
+	}
 	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}})
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
@@ -268,6 +272,9 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 		return env
 	}
 	// The fetch hook builds no search provider.
+	if a := sess.answers(); a != nil {
+		env.Answers = a
+	}
 	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}})
 	env.Reader = st.Reader
 	if env.Settings.Debug {

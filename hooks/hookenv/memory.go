@@ -2,6 +2,8 @@ package hookenv
 
 import (
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +30,7 @@ func openMemory(ctx context.Context, cfg *config.Config) *session {
 	if cfg.StoreOff() {
 		return s
 	}
-	octx, cancel := context.WithTimeout(ctx, cfg.Store.Timeout)
+	octx, cancel := context.WithTimeout(ctx, openTimeout(cfg))
 	defer cancel()
 	m, err := cfg.OpenMemory(octx)
 	if err != nil {
@@ -37,6 +39,34 @@ func openMemory(ctx context.Context, cfg *config.Config) *session {
 	}
 	s.mem = m
 	return s
+}
+
+// answers returns where the call keeps answers for its next event (the
+// replace answer style), or nil without a store.
+func (s *session) answers() *memory.Answers {
+	if s == nil || s.mem == nil {
+		return nil
+	}
+	return s.mem.Answers()
+}
+
+// createTimeout bounds opening the default store when its file does not
+// exist yet: creating the database and its schema is a one-time cost that
+// a busy machine may not pay within the store's per-call timeout.
+const createTimeout = time.Second
+
+// openTimeout is how long the hook waits for the store to open: the
+// store's timeout, or [createTimeout] when the default file is still to
+// be created.
+func openTimeout(cfg *config.Config) time.Duration {
+	if strings.TrimSpace(cfg.Store.URL) == "" {
+		if p := cfg.StorePath(); p != "" {
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				return max(cfg.Store.Timeout, createTimeout)
+			}
+		}
+	}
+	return cfg.Store.Timeout
 }
 
 // observe records the providers' outcomes of each policy call for the
@@ -65,8 +95,9 @@ func (s *session) observe(next policy.Observer) policy.Observer {
 }
 
 // finish adds the memory's notices (a budget passing 80 %) and problems to
-// d, records d in the decision log, and closes the store.
-func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, tool, query string) hooks.Decision {
+// d (to its systemMessage too when systemMessage is set), records d in the
+// decision log, and closes the store.
+func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, tool, query string, systemMessage bool) hooks.Decision {
 	if s.problem != "" {
 		d.Diagnostics = append(d.Diagnostics, s.problem)
 	}
@@ -76,10 +107,13 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 	defer s.mem.Store().Close()
 	for _, n := range s.mem.Notices() {
 		d.Diagnostics = append(d.Diagnostics, n)
+		if !systemMessage {
+			continue
+		}
 		if d.SystemMessage == "" {
-			d.SystemMessage = n
+			d.SystemMessage = "webgate: " + n
 		} else {
-			d.SystemMessage += " — " + n
+			d.SystemMessage += "; " + n
 		}
 	}
 	if err := s.mem.Problem(); err != nil {

@@ -1,8 +1,8 @@
 package markdown
 
 import (
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -36,10 +36,10 @@ type cleaner struct {
 
 // Signs of elements that are not content, in a class or id.
 var (
-	cookieBanner = regexp.MustCompile(`(?i)cookie|consent|gdpr|onetrust|cookiebot|didomi|truste|cmp-banner|cc-window|cc-banner|privacy-banner`)
-	screenReader = regexp.MustCompile(`(?i)(^|\s)(sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|a11y-hidden|skip-link|skip-to-content)(\s|$)`)
-	hiddenStyle  = regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden`)
-	langClass    = regexp.MustCompile(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([A-Za-z0-9_+#.-]+)`)
+	cookieBanner = lazyre.New(`(?i)cookie|consent|gdpr|onetrust|cookiebot|didomi|truste|cmp-banner|cc-window|cc-banner|privacy-banner`)
+	screenReader = lazyre.New(`(?i)(^|\s)(sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|a11y-hidden|skip-link|skip-to-content)(\s|$)`)
+	hiddenStyle  = lazyre.New(`(?i)display\s*:\s*none|visibility\s*:\s*hidden`)
+	langClass    = lazyre.New(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([A-Za-z0-9_+#.-]+)`)
 )
 
 // clean cleans the children of n; inMain says n is inside the page's
@@ -163,14 +163,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
 		return true
 	}
-	if style := attr(n, "style"); style != "" && hiddenStyle.MatchString(style) {
+	if style := attr(n, "style"); style != "" && hiddenStyle().MatchString(style) {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if class != "" && screenReader.MatchString(class) {
+	if class != "" && screenReader().MatchString(class) {
 		return true
 	}
-	if (class != "" && cookieBanner.MatchString(class) || id != "" && cookieBanner.MatchString(id)) && textLength(n) < 3000 {
+	if (class != "" && cookieBanner().MatchString(class) || id != "" && cookieBanner().MatchString(id)) && textLength(n) < 3000 {
 		return true
 	}
 	role := strings.ToLower(attr(n, "role"))
@@ -278,7 +278,7 @@ func codeLanguage(pre *html.Node) {
 		if x == nil || x.Type != html.ElementNode {
 			continue
 		}
-		if m := langClass.FindStringSubmatch(attr(x, "class")); m != nil && !noLanguage[strings.ToLower(m[1])] {
+		if m := langClass().FindStringSubmatch(attr(x, "class")); m != nil && !noLanguage[strings.ToLower(m[1])] {
 			lang = m[1]
 			break
 		}

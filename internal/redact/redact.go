@@ -39,6 +39,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"math"
 	"regexp"
 	"slices"
@@ -79,7 +80,7 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 // group (0 for the whole match) is the secret itself.
 type rule struct {
 	kind  string
-	re    *regexp.Regexp
+	re    func() *regexp.Regexp
 	group int
 	// ok, when set, must accept the secret.
 	ok func(secret string) bool
@@ -97,39 +98,39 @@ const paramValue = `[^&\s#"'<>;,()\[\]{}]`
 // The rules, most specific first: when two matches overlap, the earlier
 // rule names the kind.
 var rules = []rule{
-	{kind: KindPrivateKey, re: regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)`), hints: []string{"private key"}},
-	{kind: KindJWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), hints: []string{"eyj"}},
-	{kind: KindAnthropic, re: regexp.MustCompile(`\bsk-ant-[a-z0-9]{2,12}-[A-Za-z0-9_-]{32,}`), ok: mixed(32), hints: []string{"sk-ant-"}},
-	{kind: KindOpenAI, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{32,}`), ok: either(mixedCase(32), hexKey(32)), hints: []string{"sk-"}},
-	{kind: KindGitHub, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})`), ok: mixed(36), hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{kind: KindGitLab, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), ok: mixed(20), hints: []string{"glpat-"}},
-	{kind: KindAWS, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`), ok: mixed(16), hints: []string{"akia", "asia", "abia", "acca", "a3t"}},
-	{kind: KindGoogleKey, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), hints: []string{"aiza"}},
-	{kind: KindGoogleOAuth, re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{30,}`), hints: []string{"ya29."}},
-	{kind: KindSlackWebhook, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}`), hints: []string{"hooks.slack.com"}},
-	{kind: KindSlack, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), ok: mixed(10), hints: []string{"xox"}},
-	{kind: KindStripe, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}`), ok: mixed(16), hints: []string{"_live_", "_test_", "_prod_"}},
-	{kind: KindTavily, re: regexp.MustCompile(`\btvly-(?:dev-|prod-)?[A-Za-z0-9_-]{20,}`), ok: mixed(20), hints: []string{"tvly-"}},
-	{kind: KindFirecrawl, re: regexp.MustCompile(`\bfc-[a-f0-9]{32}\b`), ok: mixed(32), hints: []string{"fc-"}},
-	{kind: KindJina, re: regexp.MustCompile(`\bjina_[A-Za-z0-9_-]{30,}`), ok: mixed(30), hints: []string{"jina_"}},
-	{kind: KindHuggingFace, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`), ok: mixedCase(30), hints: []string{"hf_"}},
-	{kind: KindNPM, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), ok: mixed(36), hints: []string{"npm_"}},
+	{kind: KindPrivateKey, re: lazyre.New(`(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)`), hints: []string{"private key"}},
+	{kind: KindJWT, re: lazyre.New(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), hints: []string{"eyj"}},
+	{kind: KindAnthropic, re: lazyre.New(`\bsk-ant-[a-z0-9]{2,12}-[A-Za-z0-9_-]{32,}`), ok: mixed(32), hints: []string{"sk-ant-"}},
+	{kind: KindOpenAI, re: lazyre.New(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{32,}`), ok: either(mixedCase(32), hexKey(32)), hints: []string{"sk-"}},
+	{kind: KindGitHub, re: lazyre.New(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})`), ok: mixed(36), hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{kind: KindGitLab, re: lazyre.New(`\bglpat-[A-Za-z0-9_-]{20,}`), ok: mixed(20), hints: []string{"glpat-"}},
+	{kind: KindAWS, re: lazyre.New(`\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b`), ok: mixed(16), hints: []string{"akia", "asia", "abia", "acca", "a3t"}},
+	{kind: KindGoogleKey, re: lazyre.New(`\bAIza[0-9A-Za-z_-]{35}`), hints: []string{"aiza"}},
+	{kind: KindGoogleOAuth, re: lazyre.New(`\bya29\.[0-9A-Za-z_-]{30,}`), hints: []string{"ya29."}},
+	{kind: KindSlackWebhook, re: lazyre.New(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+-]{20,}`), hints: []string{"hooks.slack.com"}},
+	{kind: KindSlack, re: lazyre.New(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), ok: mixed(10), hints: []string{"xox"}},
+	{kind: KindStripe, re: lazyre.New(`\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}`), ok: mixed(16), hints: []string{"_live_", "_test_", "_prod_"}},
+	{kind: KindTavily, re: lazyre.New(`\btvly-(?:dev-|prod-)?[A-Za-z0-9_-]{20,}`), ok: mixed(20), hints: []string{"tvly-"}},
+	{kind: KindFirecrawl, re: lazyre.New(`\bfc-[a-f0-9]{32}\b`), ok: mixed(32), hints: []string{"fc-"}},
+	{kind: KindJina, re: lazyre.New(`\bjina_[A-Za-z0-9_-]{30,}`), ok: mixed(30), hints: []string{"jina_"}},
+	{kind: KindHuggingFace, re: lazyre.New(`\bhf_[A-Za-z0-9]{30,}`), ok: mixedCase(30), hints: []string{"hf_"}},
+	{kind: KindNPM, re: lazyre.New(`\bnpm_[A-Za-z0-9]{36}\b`), ok: mixed(36), hints: []string{"npm_"}},
 	// A password in URL userinfo: scheme://user:password@host. The
 	// password runs to the last "@" before the path, as URL parsers read
 	// it.
-	{kind: KindPassword, group: 1, re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]*:([^\s/?#\[\]]+)@`), hints: []string{"://"}},
+	{kind: KindPassword, group: 1, re: lazyre.New(`\b[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@\[\]]*:([^\s/?#\[\]]+)@`), hints: []string{"://"}},
 	// password: value, PASSWORD=value, "db_password": "value".
-	{kind: KindPassword, group: 1, re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_.-])*(?:password|passwd)["']?\s*[:=]\s*["']?([^\s"'&;,()\[\]{}<>]{3,})`), hints: []string{"passw"}},
+	{kind: KindPassword, group: 1, re: lazyre.New(`(?i)\b(?:[a-z0-9]+[_.-])*(?:password|passwd)["']?\s*[:=]\s*["']?([^\s"'&;,()\[\]{}<>]{3,})`), hints: []string{"passw"}},
 	// Credential parameters in URLs, query strings, form bodies and
 	// connection strings; passwords count whatever their length.
-	{kind: KindPassword, group: 1, re: regexp.MustCompile(`(?i)(?:^|[?&;\s"'(,])(?:password|passwd|pwd|pass)=(` + paramValue + `+)`), hints: []string{"pass", "pwd"}},
-	{kind: KindParam, group: 1, re: regexp.MustCompile(`(?i)(?:^|[?&;#\s"'(,])(?:token|access_token|refresh_token|id_token|auth_token|session_token|private_token|key|api_key|apikey|api-key|sig|signature|secret|client_secret|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential|code_verifier)=(` + paramValue + `{4,})`), hints: []string{"token", "key", "sig", "secret", "code_verifier", "x-amz-", "x-goog-"}},
+	{kind: KindPassword, group: 1, re: lazyre.New(`(?i)(?:^|[?&;\s"'(,])(?:password|passwd|pwd|pass)=(` + paramValue + `+)`), hints: []string{"pass", "pwd"}},
+	{kind: KindParam, group: 1, re: lazyre.New(`(?i)(?:^|[?&;#\s"'(,])(?:token|access_token|refresh_token|id_token|auth_token|session_token|private_token|key|api_key|apikey|api-key|sig|signature|secret|client_secret|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential|code_verifier)=(` + paramValue + `{4,})`), hints: []string{"token", "key", "sig", "secret", "code_verifier", "x-amz-", "x-goog-"}},
 	// Authorization header values.
-	{kind: KindBearer, group: 1, re: regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9_\-.~+/]{16,}=*)`), ok: mixed(16), hints: []string{"bearer", "token"}},
-	{kind: KindBasicAuth, group: 1, re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), ok: basicCredentials, hints: []string{"basic"}},
+	{kind: KindBearer, group: 1, re: lazyre.New(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9_\-.~+/]{16,}=*)`), ok: mixed(16), hints: []string{"bearer", "token"}},
+	{kind: KindBasicAuth, group: 1, re: lazyre.New(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), ok: basicCredentials, hints: []string{"basic"}},
 	// High-entropy values after key-ish names, with or without quotes:
 	// api_key: …, "client_secret": "…", EXA_API_KEY=…, X-Api-Key: ….
-	{kind: KindGeneric, group: 1, re: regexp.MustCompile(`(?i)\b(?:[a-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret(?:[_-]?(?:access[_-]?)?key)?|client[_-]?secret|access[_-]?(?:token|key(?:[_-]?id)?)|auth[_-]?token|refresh[_-]?token|private[_-]?key|password|passwd|credentials?|token)["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/=.~]{16,})`), ok: random(16), hints: []string{"key", "secret", "token", "passw", "credential"}},
+	{kind: KindGeneric, group: 1, re: lazyre.New(`(?i)\b(?:[a-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret(?:[_-]?(?:access[_-]?)?key)?|client[_-]?secret|access[_-]?(?:token|key(?:[_-]?id)?)|auth[_-]?token|refresh[_-]?token|private[_-]?key|password|passwd|credentials?|token)["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/=.~]{16,})`), ok: random(16), hints: []string{"key", "secret", "token", "passw", "credential"}},
 }
 
 // markerRE finds markers already in the text, so that redacting again
@@ -216,7 +217,7 @@ func spans(s string) []span {
 		if !slices.ContainsFunc(r.hints, func(h string) bool { return strings.Contains(lower, h) }) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range r.re().FindAllStringSubmatchIndex(s, -1) {
 			start, end := m[2*r.group], m[2*r.group+1]
 			if start < 0 || start == end || (r.ok != nil && !r.ok(s[start:end])) {
 				continue

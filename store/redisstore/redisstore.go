@@ -8,6 +8,10 @@
 // namespace of every key (default "webgate:"), so that several webgate
 // installations, or other applications, can share one database.
 //
+// go-redis logs some failures (a refused dial) through one process-wide
+// logger that writes to stderr; the first Open silences it, since every
+// failure is also returned as an error.
+//
 // # Atomicity
 //
 // Every operation that reads and writes runs as one Lua script, which
@@ -45,6 +49,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -134,6 +139,7 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	opt.Protocol = 2      // no HELLO round trip, works with older servers
 	opt.DisableIdentity = true
 	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	s := &Store{rdb: redis.NewClient(opt), prefix: prefix, now: time.Now}
 	if cfg.Now != nil {
 		s.now = cfg.Now
@@ -639,3 +645,15 @@ func classify(ctx context.Context, err error) error {
 	}
 	return driver.Wrap(driver.ErrUnavailable, err)
 }
+
+// quiet discards go-redis's log lines. The client logs through one
+// process-wide logger, straight to stderr by default: a refused dial would
+// reach a hook's stderr unformatted and past webgate's redaction. Every
+// failure is returned as an error instead, so opening a Redis store
+// silences that logger once for the process.
+type quiet struct{}
+
+// Printf implements go-redis's logging interface by dropping the line.
+func (quiet) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"io"
-	"regexp"
 	"strconv"
 )
 
@@ -17,18 +17,18 @@ import (
 // without reading anything, so no deadline can stop it).
 func checkStructure(data []byte) error {
 	limit := int64(len(data))/2 + 1024
-	for _, m := range sizeEntry.FindAllSubmatch(data, -1) {
+	for _, m := range sizeEntry().FindAllSubmatch(data, -1) {
 		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err != nil || n > limit {
 			return fmt.Errorf("object count %s is larger than the file can hold", m[1])
 		}
 	}
-	for _, loc := range xrefTable.FindAllIndex(data, -1) {
+	for _, loc := range xrefTable().FindAllIndex(data, -1) {
 		if err := checkXrefTable(data[loc[1]:], limit); err != nil {
 			return err
 		}
 	}
 	inStream := map[int64]int64{} // object number -> number of its object stream
-	for _, loc := range xrefStreamType.FindAllIndex(data, -1) {
+	for _, loc := range xrefStreamType().FindAllIndex(data, -1) {
 		if err := readXrefStream(data, loc[0], limit, inStream); err != nil {
 			return err
 		}
@@ -42,15 +42,15 @@ func checkStructure(data []byte) error {
 }
 
 var (
-	sizeEntry      = regexp.MustCompile(`/Size\s+(\d{1,19})`)
-	xrefTable      = regexp.MustCompile(`(?:^|[^a-z])xref\s`)
-	xrefStreamType = regexp.MustCompile(`/Type\s*/XRef\b`)
-	objHeader      = regexp.MustCompile(`\d+\s+\d+\s+obj\b`)
-	wEntry         = regexp.MustCompile(`/W\s*\[\s*(\d{1,2})\s+(\d{1,2})\s+(\d{1,2})\s*\]`)
-	indexEntry     = regexp.MustCompile(`/Index\s*\[([\d\s]*)\]`)
-	lengthEntry    = regexp.MustCompile(`/Length\s+(\d{1,12})\s*(\d+\s+R)?`)
-	columnsEntry   = regexp.MustCompile(`/Columns\s+(\d{1,4})`)
-	predictorEntry = regexp.MustCompile(`/Predictor\s+(\d{1,3})`)
+	sizeEntry      = lazyre.New(`/Size\s+(\d{1,19})`)
+	xrefTable      = lazyre.New(`(?:^|[^a-z])xref\s`)
+	xrefStreamType = lazyre.New(`/Type\s*/XRef\b`)
+	objHeader      = lazyre.New(`\d+\s+\d+\s+obj\b`)
+	wEntry         = lazyre.New(`/W\s*\[\s*(\d{1,2})\s+(\d{1,2})\s+(\d{1,2})\s*\]`)
+	indexEntry     = lazyre.New(`/Index\s*\[([\d\s]*)\]`)
+	lengthEntry    = lazyre.New(`/Length\s+(\d{1,12})\s*(\d+\s+R)?`)
+	columnsEntry   = lazyre.New(`/Columns\s+(\d{1,4})`)
+	predictorEntry = lazyre.New(`/Predictor\s+(\d{1,3})`)
 )
 
 // checkXrefTable checks the subsections of a classic cross-reference
@@ -86,7 +86,7 @@ func checkXrefTable(rest []byte, limit int64) error {
 func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) error {
 	// The dictionary runs from its object header to the stream keyword.
 	head := data[:at]
-	hdrs := objHeader.FindAllIndex(head[max(0, len(head)-4096):], -1)
+	hdrs := objHeader().FindAllIndex(head[max(0, len(head)-4096):], -1)
 	if len(hdrs) == 0 {
 		return nil
 	}
@@ -107,14 +107,14 @@ func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) 
 	if end < 0 {
 		end = len(data) - body
 	}
-	if m := lengthEntry.FindSubmatch(dict); m != nil && m[2] == nil {
+	if m := lengthEntry().FindSubmatch(dict); m != nil && m[2] == nil {
 		if n, err := strconv.Atoi(string(m[1])); err == nil && n >= 0 && n <= end {
 			end = n
 		}
 	}
 	raw := data[body : body+end]
 
-	w := wEntry.FindSubmatch(dict)
+	w := wEntry().FindSubmatch(dict)
 	if w == nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) 
 		return nil
 	}
 	var index []int64
-	if m := indexEntry.FindSubmatch(dict); m != nil {
+	if m := indexEntry().FindSubmatch(dict); m != nil {
 		for _, f := range bytes.Fields(m[1]) {
 			n, err := strconv.ParseInt(string(f), 10, 64)
 			if err != nil {
@@ -135,7 +135,7 @@ func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) 
 			}
 			index = append(index, n)
 		}
-	} else if m := sizeEntry.FindSubmatch(dict); m != nil {
+	} else if m := sizeEntry().FindSubmatch(dict); m != nil {
 		n, _ := strconv.ParseInt(string(m[1]), 10, 64)
 		index = []int64{0, n}
 	}
@@ -160,10 +160,10 @@ func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) 
 	default:
 		decoded = raw
 	}
-	if m := predictorEntry.FindSubmatch(dict); m != nil && string(m[1]) != "1" {
+	if m := predictorEntry().FindSubmatch(dict); m != nil && string(m[1]) != "1" {
 		// The parser understands PNG "up" rows only, as written here.
 		cols := row
-		if c := columnsEntry.FindSubmatch(dict); c != nil {
+		if c := columnsEntry().FindSubmatch(dict); c != nil {
 			cols, _ = strconv.Atoi(string(c[1]))
 		}
 		if cols <= 0 {

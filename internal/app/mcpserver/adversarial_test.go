@@ -92,7 +92,7 @@ func TestAdversarialRateLimitedExtractionAnswersWithItsClassAtOnce(t *testing.T)
 		t.Fatalf("no answer after %v: %v", took, err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if !res.IsError || !strings.HasPrefix(text, "web_fetch failed (rate-limited):") || !strings.Contains(text, "tavily (rate-limited)") {
+	if !res.IsError || !strings.HasPrefix(text, "web_fetch failed (rate-limited):") || !strings.Contains(text, "extraction failed: tavily") || strings.Count(text, "rate-limited") != 1 {
 		t.Errorf("answer (error %v):\n%s", res.IsError, text)
 	}
 	if took > 3*time.Second {

@@ -14,8 +14,9 @@
 // overall user-facing class (auth-failed, credit-or-quota-failed,
 // rate-limited, transient-provider-failed, unknown), or timeout when the
 // call ran out of time — "web_search failed (rate-limited): every provider
-// failed: tavily (rate-limited). …". A handler never crashes the server
-// and no output carries an API key.
+// failed: tavily. …". The class is said once: a provider that failed
+// another way is named with its own ("tavily, exa (auth-failed)"). A
+// handler never crashes the server and no output carries an API key.
 //
 // # Deadlines
 //

@@ -236,8 +236,8 @@ func webResult(text string) *mcp.CallToolResult {
 // toolError renders err as a tool error. The text starts with the tool and
 // a short label, then the message under the agent rule: "timeout" when the
 // call ran out of time, the failure class for other provider failures (the
-// one place the overall class is stated; the message names each
-// provider's own), the reason otherwise.
+// one place the overall class is stated; the message names the class of
+// each provider that failed differently), the reason otherwise.
 func toolError(tool string, err error) *mcp.CallToolResult {
 	label := string(provider.ClassUnknown)
 	msg := "An unexpected error occurred."
@@ -249,6 +249,9 @@ func toolError(tool string, err error) *mcp.CallToolResult {
 			label = Timeout
 		case e.Reason == webtools.ProviderFailed:
 			label = string(e.Class)
+			// The label states the class; the providers that failed
+			// that way are named without repeating it.
+			msg = e.MessageUnder(e.Class)
 		default:
 			label = string(e.Reason)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/webgate-dev/webgate/internal/app/mcpserver"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
+	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/tavily"
 	"github.com/webgate-dev/webgate/routing"
@@ -140,7 +141,7 @@ func TestWebSearch_FailuresAreToolErrorsNamingTheClass(t *testing.T) {
 		args  map[string]any
 		want  []string
 	}{
-		{"rejected key", &fakeweb.Tavily{Key: "other"}, nil, map[string]any{"query": "q"}, []string{"web_search failed (auth-failed)", "tavily (auth-failed)"}},
+		{"rejected key", &fakeweb.Tavily{Key: "other"}, nil, map[string]any{"query": "q"}, []string{"web_search failed (auth-failed): every provider failed: tavily. "}},
 		{"quota", &fakeweb.Tavily{SearchStatus: 432}, nil, map[string]any{"query": "q"}, []string{"web_search failed (credit-or-quota-failed)"}},
 		{"no keys", nil, &webtools.Tools{SearchHint: "Set TAVILY_API_KEY or EXA_API_KEY."}, map[string]any{"query": "q"}, []string{"web_search failed (not-configured)", "TAVILY_API_KEY or EXA_API_KEY"}},
 		{"blank query", &fakeweb.Tavily{}, nil, map[string]any{"query": "   "}, []string{"web_search failed (bad-input)"}},
@@ -300,10 +301,35 @@ func TestWebSearch_ARateLimitStatesItsClassOnce(t *testing.T) {
 		return nil, &provider.Error{Provider: "tavily", Op: "search", Status: 429, Kind: provider.KindRateLimited}
 	})}, nil)
 	text, isErr := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"})
-	if !isErr || !strings.HasPrefix(text, "web_search failed (rate-limited): every provider failed: tavily (rate-limited). ") {
+	if !isErr || !strings.HasPrefix(text, "web_search failed (rate-limited): every provider failed: tavily. ") {
 		t.Fatalf("isError %v, text %q", isErr, text)
 	}
-	if n := strings.Count(text, "rate-limited"); n != 2 {
-		t.Errorf("the class appears %d times, want once overall and once for the provider: %q", n, text)
+	if n := strings.Count(text, "rate-limited"); n != 1 {
+		t.Errorf("the class appears %d times, want once: %q", n, text)
+	}
+}
+
+// namedSearcher gives a searcher a provider name.
+type namedSearcher struct {
+	name string
+	provider.Searcher
+}
+
+func (n namedSearcher) Name() string { return n.name }
+
+func TestWebSearch_AProviderThatFailedOtherwiseKeepsItsOwnClass(t *testing.T) {
+	fail := func(name string, status int, kind provider.Kind) provider.Searcher {
+		return namedSearcher{name, searcherFunc(func(context.Context, provider.Query) (*provider.Results, error) {
+			return nil, &provider.Error{Provider: name, Op: "search", Status: status, Kind: kind}
+		})}
+	}
+	both, err := policy.NewParallel([]provider.Searcher{fail("tavily", 432, provider.KindQuota), fail("exa", 401, provider.KindAuth)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, &webtools.Tools{Searcher: both}, nil)
+	text, isErr := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"})
+	if !isErr || strings.Count(text, "credit-or-quota-failed")+strings.Count(text, "auth-failed") != 2 {
+		t.Fatalf("isError %v, text %q: want the overall class once and the other provider's class once", isErr, text)
 	}
 }

@@ -57,13 +57,20 @@ func claudeEntries(o Options) []claudeEntry {
 		// When the native WebFetch fails (its domain-safety preflight, a
 		// TLS error), the hook reads the page itself.
 		{"PostToolUseFailure", "WebFetch", "webfetch", o.WebFetchBin, o.FetchTimeout},
+		// With hooks.answer replace (or auto), the answer prepared on
+		// PreToolUse replaces the native tool's output, or follows its
+		// error. Registered always, so that changing the setting needs no
+		// new install; the fronts return at once while it is deny.
+		{"PostToolUse", "WebFetch", "webfetch", o.WebFetchBin, o.FetchTimeout},
 	}
-	if len(o.MCPTools) > 0 {
-		m := toolMatcher(o.MCPTools)
-		es = append(es,
-			claudeEntry{"PostToolUse", m, "websearch", o.WebSearchBin, o.SearchTimeout},
-			claudeEntry{"PostToolUseFailure", m, "websearch", o.WebSearchBin, o.SearchTimeout})
-	}
+	// The websearch hook's PostToolUse and PostToolUseFailure entries
+	// serve the native WebSearch (the replace answer style) and the MCP
+	// search tools (companion and fallback results): one entry each, whose
+	// matcher names them all.
+	m := toolMatcher(append([]string{"WebSearch"}, o.MCPTools...))
+	es = append(es,
+		claudeEntry{"PostToolUse", m, "websearch", o.WebSearchBin, o.SearchTimeout},
+		claudeEntry{"PostToolUseFailure", m, "websearch", o.WebSearchBin, o.SearchTimeout})
 	if o.SessionStart {
 		// Every source: startup, resume, clear, compact, and fork (v2.1.214+)
 		// or whatever later versions add.

@@ -165,7 +165,8 @@ func planCodex(o Options, install bool) (*Plan, error) {
 	if err := verifyCodex(c.doc, after, o, install); err != nil {
 		return nil, fmt.Errorf("%s: %v; the file was left untouched", path, err)
 	}
-	if c.data == nil && len(after) == 0 {
+	if c.data == nil && len(after) == 0 || !install && len(bytes.TrimSpace(after)) == 0 {
+		// Nothing left: no file rather than an empty one.
 		after = nil
 	}
 	p.After = after

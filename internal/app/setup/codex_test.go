@@ -255,7 +255,7 @@ func TestCodex_WritesThroughALinkAndRefusesWhatIsNotARegularFile(t *testing.T) {
 	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
 		t.Errorf("target mode %v", fi.Mode().Perm())
 	}
-	if b, err := os.ReadFile(target + ".bak"); err != nil || string(b) != "model = \"o3\"\n" {
+	if b, err := os.ReadFile(target + ".20260102T030405Z.bak"); err != nil || string(b) != "model = \"o3\"\n" {
 		t.Errorf("backup beside the target: %q, %v", b, err)
 	}
 

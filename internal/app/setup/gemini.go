@@ -186,6 +186,9 @@ func editGemini(root *object, o Options, install bool, p *Plan) error {
 		if o.Scope == Project {
 			p.Notes = append(p.Notes, "Gemini CLI runs a project's hooks only in a trusted folder, and warns the first time it sees them.")
 		}
+		// Gemini CLI drops variables named like secrets (…KEY…, …TOKEN…,
+		// …PRIVATE…) from a hook's environment when it redacts it.
+		p.Notes = append(p.Notes, "Gemini CLI withholds variables named like secrets (TAVILY_API_KEY, …) from hooks when it redacts the environment (security.environmentVariableRedaction, and always in GitHub Actions): keep provider keys in webgate's configuration file (~/.config/webgate/config.toml).")
 		if len(o.MCPTools) > 0 {
 			p.Notes = append(p.Notes, "MCP search tools get no companion results in Gemini CLI: --mcp-tool applies to Claude Code settings only.")
 		}

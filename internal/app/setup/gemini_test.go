@@ -173,3 +173,18 @@ func TestGeminiInstall_SaysWhenHooksAreTurnedOff(t *testing.T) {
 		t.Errorf("found = %q", p.Found)
 	}
 }
+
+func TestGeminiInstall_SaysWhereToKeepProviderKeys(t *testing.T) {
+	e := newEnv(t)
+	p, err := PlanInstall(e.opts(GeminiCLI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said bool
+	for _, n := range p.Notes {
+		said = said || strings.Contains(n, "environmentVariableRedaction") && strings.Contains(n, "configuration file")
+	}
+	if !said {
+		t.Errorf("notes %q do not say that Gemini CLI may withhold keys from hooks", p.Notes)
+	}
+}

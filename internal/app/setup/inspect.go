@@ -119,7 +119,9 @@ func Inspect(o Options) (*Registration, error) {
 			r.SessionStart = true
 		case bin == "websearch" && (strings.EqualFold(event, "PostToolUse") || strings.EqualFold(event, "PostToolUseFailure")):
 			for _, t := range matcherTools(h.Matcher) {
-				if !contains(r.MCPTools, t) {
+				// The native WebSearch's own entries (the replace answer
+				// style) name no MCP tool.
+				if t != "WebSearch" && !contains(r.MCPTools, t) {
 					r.MCPTools = append(r.MCPTools, t)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A settings document is read into *object, []any, str, json.Number, bool
@@ -188,14 +189,23 @@ func (p *parser) space() {
 // file: settings can hold secrets).
 func (p *parser) fail(context string) error {
 	if p.pos >= len(p.data) {
-		return fmt.Errorf("unexpected end of JSON input %s", context)
+		return fmt.Errorf("unexpected end of JSON input %s (%s)", context, p.where(len(p.data)))
 	}
 	c := p.data[p.pos]
 	q := strconv.QuoteRune(rune(c))
 	if c >= 0x80 {
 		q = fmt.Sprintf("byte %#02x", c)
 	}
-	return fmt.Errorf("invalid character %s %s (byte %d)", q, context, p.pos+1)
+	return fmt.Errorf("invalid character %s %s (%s)", q, context, p.where(p.pos))
+}
+
+// where says where byte offset pos is, as an editor shows it: "line 3,
+// column 7", both counted from 1, the column in characters.
+func (p *parser) where(pos int) string {
+	pos = min(pos, len(p.data))
+	start := bytes.LastIndexByte(p.data[:pos], '\n') + 1
+	line := 1 + bytes.Count(p.data[:start], []byte{'\n'})
+	return fmt.Sprintf("line %d, column %d", line, 1+utf8.RuneCount(p.data[start:pos]))
 }
 
 // value reads the value at the current position; depth is the nesting
@@ -327,7 +337,7 @@ func (p *parser) str() (str, error) {
 			}
 			var val string
 			if err := json.Unmarshal([]byte(raw), &val); err != nil {
-				return str{}, fmt.Errorf("string at byte %d: %v", start+1, err)
+				return str{}, fmt.Errorf("string at %s: %v", p.where(start), err)
 			}
 			return str{val: val, raw: raw}, nil
 		case c == '\\':

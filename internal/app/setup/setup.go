@@ -195,13 +195,15 @@ func (p *Plan) Changed() bool { return string(p.Before) != string(p.After) }
 func (p *Plan) Diff() string { return unifiedDiff(p.Path, p.Before, p.After) }
 
 // Apply writes the plan: first a backup of the existing file next to it
-// (name.bak, or name.<timestamp>.bak when name.bak exists), then the new
+// (name.<UTC time>.bak, see [BackupName]), then the new
 // content, atomically. A settings path that is a symbolic link (a chain of
 // them, or one whose target does not exist yet) is written through: the
 // link stays, its final target gets the new content and keeps its mode,
-// and the backup goes beside the target. A file changed since the plan was
-// made, or that is not a regular file, is left alone with an error. It
-// returns the backup's path ("" when there was no file or no change).
+// and the backup goes beside the target. A plan whose After is nil (an
+// uninstall that leaves nothing but an empty object) removes the file,
+// after its backup. A file changed since the plan was made, or that is not
+// a regular file, is left alone with an error. It returns the backup's
+// path ("" when there was no file or no change).
 func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 	if !p.Changed() {
 		return "", nil
@@ -232,22 +234,32 @@ func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 			return "", fmt.Errorf("writing backup: %w", err)
 		}
 	}
+	if p.After == nil {
+		return backup, os.Remove(target)
+	}
 	return backup, safefile.WriteFile(target, p.After, mode)
 }
 
-// writeBackup writes data next to path under a name no file has yet:
-// path.bak, else path.<UTC time>.bak, else path.<UTC time>.N.bak, so that
-// two changes within one second never overwrite an earlier backup.
+// BackupName returns the name of the n-th backup of path made at t, the
+// one naming scheme of every backup webgate writes: path.<UTC time>.bak
+// (settings.json.20260102T030405Z.bak), then path.<UTC time>.N.bak for
+// N = 1, 2, … when backups within the same second meet. The names sort by
+// time.
+func BackupName(path string, t time.Time, n int) string {
+	stamp := t.UTC().Format("20060102T150405Z")
+	if n == 0 {
+		return fmt.Sprintf("%s.%s.bak", path, stamp)
+	}
+	return fmt.Sprintf("%s.%s.%d.bak", path, stamp, n)
+}
+
+// writeBackup writes data next to path under the first [BackupName] no file
+// has yet, so that two changes within one second never overwrite an
+// earlier backup.
 func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Time) (string, error) {
-	stamp := now().UTC().Format("20060102T150405Z")
+	t := now()
 	for n := 0; ; n++ {
-		name := path + ".bak"
-		switch {
-		case n == 1:
-			name = fmt.Sprintf("%s.%s.bak", path, stamp)
-		case n > 1:
-			name = fmt.Sprintf("%s.%s.%d.bak", path, stamp, n-1)
-		}
+		name := BackupName(path, t, n)
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if errors.Is(err, os.ErrExist) && n < 1000 {
 			continue
@@ -423,7 +435,10 @@ func plan(o Options, install bool) (*Plan, error) {
 	case before != nil && bytes.Equal(after, read):
 		// Nothing changed but, perhaps, the layout: keep the file as it is.
 		p.After = before
-	case before == nil && len(root.members) == 0:
+	case len(root.members) == 0 && (before == nil || !install):
+		// No file, and nothing to write; or an uninstall that leaves an
+		// empty object, which says no more than no file: the file goes
+		// rather than a "{}" where there was none before the install.
 		p.After = nil
 	}
 	return p, nil

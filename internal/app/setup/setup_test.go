@@ -78,7 +78,7 @@ func TestInstall_MergesIntoClaudeSettingsKeepingEverythingElse(t *testing.T) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatalf("result is not JSON: %v", err)
 	}
-	bak, err := os.ReadFile(path + ".bak")
+	bak, err := os.ReadFile(path + ".20260102T030405Z.bak")
 	if err != nil || string(bak) != userSettings {
 		t.Fatalf("backup missing or wrong: %v", err)
 	}
@@ -126,7 +126,8 @@ func TestInstall_CollapsesDuplicatesAndReportsLegacyHooks(t *testing.T) {
 		}
 	}
 	data, _ := os.ReadFile(path)
-	if n := strings.Count(string(data), "websearch\""); n != 1 {
+	// PreToolUse, PostToolUse and PostToolUseFailure each have one.
+	if n := strings.Count(string(data), "websearch\""); n != 3 {
 		t.Errorf("%d websearch entries after install:\n%s", n, data)
 	}
 	if strings.Contains(string(data), "/old/place") {
@@ -151,8 +152,8 @@ func TestInstall_LeavesInvalidJSONUntouched(t *testing.T) {
 	if string(data) != string(broken) {
 		t.Fatal("file touched")
 	}
-	if _, err := os.Stat(path + ".bak"); err == nil {
-		t.Fatal("backup written for an invalid file")
+	if m, _ := filepath.Glob(path + ".*.bak"); len(m) > 0 {
+		t.Fatalf("backup written for an invalid file: %v", m)
 	}
 }
 
@@ -196,8 +197,14 @@ func TestUninstall_RemovesOnlyWebgateEntries(t *testing.T) {
 	if string(gb) != string(wb) {
 		t.Fatalf("uninstall left\n%s\nwant\n%s", data, userSettings)
 	}
-	if _, err := os.Stat(path + ".20260102T030405Z.bak"); err != nil {
-		t.Error("second backup did not get a timestamped name")
+	// Install and uninstall within the same second: one scheme, numbered.
+	for _, name := range []string{".20260102T030405Z.bak", ".20260102T030405Z.1.bak"} {
+		if _, err := os.Stat(path + name); err != nil {
+			t.Errorf("no backup %s: %v", name, err)
+		}
+	}
+	if m, _ := filepath.Glob(path + "*.bak"); len(m) != 2 {
+		t.Errorf("backups %v, want two of the one naming scheme", m)
 	}
 }
 
@@ -212,7 +219,7 @@ func TestInstall_RegistersMCPCompanionAndSessionStart(t *testing.T) {
 		t.Fatalf("path %s", p.Path)
 	}
 	data, _ := os.ReadFile(p.Path)
-	for _, want := range []string{`"PostToolUse"`, `"PostToolUseFailure"`, `"SessionStart"`, `"mcp__ccs-websearch__WebSearch|mcp__plugin_ccs_websearch__WebSearch"`} {
+	for _, want := range []string{`"PostToolUse"`, `"PostToolUseFailure"`, `"SessionStart"`, `"WebSearch|mcp__ccs-websearch__WebSearch|mcp__plugin_ccs_websearch__WebSearch"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("lacks %s:\n%s", want, data)
 		}
@@ -291,8 +298,9 @@ func TestInstall_ToolRoutesAddBashToTheWebFetchMatcher(t *testing.T) {
 	o.BashRoutes = true
 	p := install(t, o)
 	data, _ := os.ReadFile(p.Path)
-	// One PreToolUse entry (WebFetch|Bash) and the PostToolUseFailure one.
-	if !strings.Contains(string(data), `"matcher": "WebFetch|Bash"`) || strings.Count(string(data), e.wf) != 2 {
+	// One PreToolUse entry (WebFetch|Bash), the PostToolUseFailure and
+	// the PostToolUse ones.
+	if !strings.Contains(string(data), `"matcher": "WebFetch|Bash"`) || strings.Count(string(data), e.wf) != 3 {
 		t.Fatalf("settings:\n%s", data)
 	}
 	o.BashRoutes = false
@@ -343,12 +351,14 @@ func TestInstall_WritesAWorkingMatcherForGlobMCPToolNamesAndSessionStartForEvery
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
-	const mcp = `^(?:mcp__plugin_.*_ccs-websearch__WebSearch|mcp__ccs-websearch__WebSearch)$`
-	if g := f.Hooks["PostToolUse"]; len(g) != 1 || g[0].Matcher != mcp {
+	// PostToolUse: webfetch's for WebFetch (the replace answer style),
+	// then websearch's for the native WebSearch and the MCP tools.
+	const both = `^(?:WebSearch|mcp__plugin_.*_ccs-websearch__WebSearch|mcp__ccs-websearch__WebSearch)$`
+	if g := f.Hooks["PostToolUse"]; len(g) != 2 || g[0].Matcher != "WebFetch" || g[1].Matcher != both {
 		t.Errorf("PostToolUse groups %+v", g)
 	}
 	// PostToolUseFailure: the webfetch entry for WebFetch, then websearch's.
-	if g := f.Hooks["PostToolUseFailure"]; len(g) != 2 || g[0].Matcher != "WebFetch" || g[1].Matcher != mcp {
+	if g := f.Hooks["PostToolUseFailure"]; len(g) != 2 || g[0].Matcher != "WebFetch" || g[1].Matcher != both {
 		t.Errorf("PostToolUseFailure groups %+v", g)
 	}
 	if g := f.Hooks["SessionStart"]; len(g) != 1 || g[0].Matcher != "*" {
@@ -470,7 +480,7 @@ func TestInstall_RegistersTheWebFetchHookForAFailedWebFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := f.Hooks["PostToolUseFailure"]
-	if len(g) != 1 || g[0].Matcher != "WebFetch" || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != e.wf {
+	if len(g) != 2 || g[0].Matcher != "WebFetch" || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != e.wf || g[1].Matcher != "WebSearch" {
 		t.Fatalf("PostToolUseFailure groups %+v", g)
 	}
 	// Inspect does not take WebFetch for an MCP tool, and an install with

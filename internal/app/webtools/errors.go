@@ -50,6 +50,25 @@ type Error struct {
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
+// MessageUnder returns the message for a frontend that states class itself
+// just before it, as an MCP tool error's label does: a provider whose own
+// class is that class is named without it ("tavily" rather than "tavily
+// (credit-or-quota-failed)"), so that the class is said once.
+func (e *Error) MessageUnder(class provider.Class) string {
+	msg := e.Message
+	for _, f := range e.Failures {
+		if f.Class != class {
+			continue
+		}
+		short := f.Provider
+		if f.TimedOut {
+			short += " (timed out)"
+		}
+		msg = strings.Replace(msg, f.String(), short, 1)
+	}
+	return msg
+}
+
 // ReasonOf returns the [Reason] of err when it is an [*Error], and "" for
 // nil or any other error.
 func ReasonOf(err error) Reason {

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+func statsCommand() command {
+	return command{
+		name:    "stats",
+		summary: "Show usage per day and provider, monthly budgets, and parked keys and open breakers",
+		run:     runStats,
+	}
+}
+
+const statsDescription = `
+Stats reads webgate's memory (the store: store.url, WEBGATE_STORE; SQLite
+in the state directory by default), which every hook process, the MCP
+server and the CLI share, and prints:
+
+  usage     per day (UTC) and provider: requests, results, failed calls
+            by kind, mean latency
+  budgets   each monthly budget (providers.NAME.budget.monthly) and the
+            share used; ⚠ from 80 %, and at 100 % the provider is skipped
+            until the next month
+  health    parked keys (by the first digits of their fingerprint, never
+            the key), why and until when; providers cooling down; open
+            circuit breakers
+
+Times are local. --json prints one JSON object with the same data (times
+in UTC).
+
+Exit status: 0 on success (also when nothing was recorded yet or the
+store is off), 1 when the store cannot be opened or read, 2 for a bad
+command line.`
+
+const statsExamples = `  webgate stats
+  webgate stats --since 24h
+  webgate stats --since 2026-11-01
+  webgate stats --json | jq '.usage[] | select(.failures > 0)'`
+
+// defaultStatsSince is how far back stats looks by default.
+const defaultStatsSince = "7d"
+
+// statsReport is stats' JSON output.
+type statsReport struct {
+	Store storeLocation `json:"store"`
+	// Since is the first day (UTC) of usage shown.
+	Since   string       `json:"since"`
+	Usage   []usageView  `json:"usage"`
+	Budgets []budgetView `json:"budgets"`
+	Health  []healthView `json:"health"`
+	// Note says why there is nothing to show, when there is not.
+	Note string `json:"note,omitempty"`
+}
+
+// usageView is one provider's use on one day.
+type usageView struct {
+	memory.Usage
+	MeanLatencyMS int64 `json:"mean_latency_ms"`
+}
+
+func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("stats", "[flags]", statsDescription, statsExamples, stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object with the same data")
+	sinceFlag := fs.String("since", defaultStatsSince, "show usage from this `DATE` (2026-11-01, UTC) or this long ago (7d, 24h)")
+	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	rest, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "webgate stats: unexpected argument %q\n", rest[0])
+		return exitUsage
+	}
+	now := time.Now()
+	since, err := parseSince(*sinceFlag, now)
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate stats: --since: %v\n", err)
+		return exitUsage
+	}
+	cfg := loadForMemory(*configFile, "stats", stderr)
+	out := &scrubWriter{w: stdout, secrets: cfg.Secrets()}
+	defer out.flush()
+
+	rep := statsReport{Store: locateStore(cfg), Since: since.UTC().Format("2006-01-02"), Usage: []usageView{}, Budgets: []budgetView{}, Health: []healthView{}}
+	switch {
+	case rep.Store.Driver == "off":
+		rep.Note = "the store is off: webgate keeps no usage, budgets or health"
+	case rep.Store.notCreated():
+		rep.Note = "nothing recorded yet: " + rep.Store.Path + " does not exist (the first hook call creates it)"
+	default:
+		m, err := openMemory(ctx, cfg, cliStoreTimeout)
+		if err != nil {
+			fmt.Fprintf(stderr, "webgate stats: %s: %s\n", rep.Store, storeError(err))
+			return exitFail
+		}
+		defer m.Store().Close()
+		if err := fillStats(ctx, m, cfg, since, &rep); err != nil {
+			fmt.Fprintf(stderr, "webgate stats: reading %s: %s\n", rep.Store, storeError(err))
+			return exitFail
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+		return exitOK
+	}
+	printStats(out, rep)
+	return exitOK
+}
+
+// loadForMemory loads the configuration for a command that reads the
+// memory: problems are warnings (the store settings may still be good),
+// and a configuration that does not load at all means the defaults.
+func loadForMemory(file, name string, stderr io.Writer) *config.Config {
+	cfg, loadErr := currentHost().loadConfig(file)
+	for _, p := range config.Problems(loadErr) {
+		fmt.Fprintf(stderr, "webgate %s: config: %s\n", name, sanitize.Line(p))
+	}
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	return cfg
+}
+
+// fillStats reads usage, budgets and health from m into rep.
+func fillStats(ctx context.Context, m *memory.Memory, cfg *config.Config, since time.Time, rep *statsReport) error {
+	us, err := m.Usage(ctx, since)
+	if err != nil {
+		return err
+	}
+	for _, u := range us {
+		u.Day, u.Provider = sanitize.Line(u.Day), sanitize.Line(u.Provider)
+		rep.Usage = append(rep.Usage, usageView{Usage: u, MeanLatencyMS: u.MeanLatency().Milliseconds()})
+	}
+	bs, err := m.Budgets(ctx)
+	if err != nil {
+		return err
+	}
+	rep.Budgets = append(rep.Budgets, budgetViews(bs)...)
+	sts, err := m.Health(ctx, cfg.Registry().Names())
+	if err != nil {
+		return err
+	}
+	rep.Health = append(rep.Health, healthViews(sts)...)
+	if err := m.Problem(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// parseSince reads --since: a date (2026-11-01, UTC) or a duration back
+// from now (7d, 24h, 90m).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is neither a date (2026-11-01) nor a duration (7d, 24h)", s)
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return time.Time{}, fmt.Errorf("%q is neither a date (2026-11-01) nor a duration (7d, 24h)", s)
+		}
+	}
+	if d <= 0 {
+		return time.Time{}, errors.New("the duration must be positive")
+	}
+	return now.Add(-d), nil
+}
+
+// printStats writes the report as three sections.
+func printStats(w io.Writer, rep statsReport) {
+	fmt.Fprintf(w, "Store: %s\n", rep.Store)
+	if rep.Note != "" {
+		fmt.Fprintf(w, "%s.\n", upperFirst(rep.Note))
+		return
+	}
+
+	fmt.Fprintf(w, "\nUsage since %s (days in UTC)\n", rep.Since)
+	if len(rep.Usage) == 0 {
+		fmt.Fprintln(w, "  no provider calls recorded")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  DAY\tPROVIDER\tREQUESTS\tRESULTS\tFAILURES\tMEAN LATENCY")
+		for _, u := range rep.Usage {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\n", u.Day, u.Provider, u.Requests, u.Results, failuresText(u.Usage), latencyText(u.MeanLatency()))
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w, "\nMonthly budgets (calendar month, UTC)")
+	if len(rep.Budgets) == 0 {
+		fmt.Fprintln(w, "  none set (providers.NAME.budget.monthly)")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, b := range rep.Budgets {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Provider, b.Month, b.line())
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintln(w, "\nHealth")
+	if len(rep.Health) == 0 {
+		fmt.Fprintln(w, "  every key and provider is usable")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, h := range rep.Health {
+		for _, l := range h.lines() {
+			fmt.Fprintf(tw, "  %s\t%s\n", h.Provider, l)
+		}
+	}
+	tw.Flush()
+}
+
+// failuresText renders failed calls compactly: "3 (auth 1, transient 2)".
+func failuresText(u memory.Usage) string {
+	if u.Failures == 0 {
+		return "0"
+	}
+	kinds := make([]string, 0, len(u.FailuresByKind))
+	for k := range u.FailuresByKind {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", sanitize.Line(k), u.FailuresByKind[provider.Kind(k)]))
+	}
+	return fmt.Sprintf("%d (%s)", u.Failures, strings.Join(parts, ", "))
+}
+
+// latencyText renders a latency to the millisecond ("412ms", "1.204s",
+// "<1ms"); "-" for none.
+func latencyText(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Millisecond:
+		return "<1ms"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,166 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// box is an in-memory Answers.
+type box struct {
+	mu   sync.Mutex
+	m    map[string][]byte
+	fail bool
+}
+
+func (b *box) Keep(_ context.Context, id string, a []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fail {
+		return errors.New("store down")
+	}
+	if b.m == nil {
+		b.m = map[string][]byte{}
+	}
+	b.m[id] = a
+	return nil
+}
+
+func (b *box) Take(_ context.Context, id string) ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a, ok := b.m[id]
+	delete(b.m, id)
+	return a, ok
+}
+
+func claudeEvent(t *testing.T, event, tool, input, extra string) *Input {
+	t.Helper()
+	in, err := ParseInput([]byte(`{"session_id":"sess","tool_use_id":"toolu_1","hook_event_name":"` + event + `","tool_name":"` + tool + `","tool_input":` + input + extra + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestReplace_SearchIsDoneOnPreToolUseAndReplacesTheNativeOutput(t *testing.T) {
+	s := okSearcher(2)
+	b := &box{}
+	env := &WebSearchEnv{Searcher: s, Answers: b, Settings: Settings{Answer: AnswerReplace, SystemMessage: true}}
+	pre := HandleWebSearch(context.Background(), claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, ""), env)
+	if pre.Action != Pass || pre.Output(claudeEvent(t, "PreToolUse", "WebSearch", `{}`, "")) != nil {
+		t.Fatalf("PreToolUse under replace: %+v, want a silent pass", pre)
+	}
+	if s.calls.Load() != 1 || len(b.m) != 1 {
+		t.Fatalf("PreToolUse: %d searches, %d kept answers", s.calls.Load(), len(b.m))
+	}
+	post := claudeEvent(t, "PostToolUse", "WebSearch", `{"query":"go generics"}`, `,"tool_response":{"query":"go generics","results":[],"durationSeconds":1.2}`)
+	d := HandleWebSearch(context.Background(), post, env)
+	if d.Action != ReplaceToolOutput {
+		t.Fatalf("PostToolUse: %+v", d)
+	}
+	if s.calls.Load() != 1 {
+		t.Errorf("PostToolUse searched again")
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			UpdatedToolOutput struct {
+				Query           string   `json:"query"`
+				Results         []string `json:"results"`
+				DurationSeconds *float64 `json:"durationSeconds"`
+			} `json:"updatedToolOutput"`
+		} `json:"hookSpecificOutput"`
+		SystemMessage string `json:"systemMessage"`
+	}
+	var buf strings.Builder
+	if err := d.Write(&buf, post); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(buf.String()), &out); err != nil {
+		t.Fatalf("%v: %s", err, buf.String())
+	}
+	u := out.HookSpecificOutput.UpdatedToolOutput
+	if out.HookSpecificOutput.HookEventName != "PostToolUse" || u.Query != "go generics" || len(u.Results) != 1 || u.DurationSeconds == nil {
+		t.Fatalf("output %s", buf.String())
+	}
+	if !strings.Contains(u.Results[0], "1. Result number 1") || !strings.Contains(u.Results[0], "https://example.com/r/2") {
+		t.Errorf("replacement text:\n%s", u.Results[0])
+	}
+	if !strings.Contains(out.SystemMessage, "answered with 2 result(s)") {
+		t.Errorf("systemMessage %q", out.SystemMessage)
+	}
+	// The answer is given once.
+	if again := HandleWebSearch(context.Background(), post, env); again.Action != Pass {
+		t.Errorf("a second PostToolUse replaced again: %+v", again)
+	}
+}
+
+func TestReplace_WithoutSomewhereToKeepTheAnswerTheHookDenies(t *testing.T) {
+	for name, b := range map[string]Answers{"no store": nil, "store down": &box{fail: true}} {
+		env := &WebSearchEnv{Searcher: okSearcher(1), Answers: b, Settings: Settings{Answer: AnswerReplace}}
+		d := HandleWebSearch(context.Background(), claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, ""), env)
+		if d.Action != Deny {
+			t.Errorf("%s: %+v, want a deny", name, d)
+		}
+	}
+}
+
+func TestReplace_NativeFailureGetsTheKeptAnswerAsContext(t *testing.T) {
+	s := okSearcher(1)
+	b := &box{}
+	env := &WebSearchEnv{Searcher: s, Answers: b, Settings: Settings{Answer: AnswerReplace}}
+	HandleWebSearch(context.Background(), claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, ""), env)
+	fail := claudeEvent(t, "PostToolUseFailure", "WebSearch", `{"query":"go generics"}`, `,"error":"Web search failed: endpoint does not support server tools"`)
+	d := HandleWebSearch(context.Background(), fail, env)
+	if d.Action != AddContext || !strings.Contains(d.Context, "Result number 1") || !strings.Contains(d.Context, "endpoint does not support server tools") {
+		t.Fatalf("PostToolUseFailure: %+v", d)
+	}
+}
+
+func TestReplace_DenyStyleIgnoresTheNativeToolsPostToolUse(t *testing.T) {
+	env := &WebSearchEnv{Searcher: okSearcher(1), Answers: &box{}}
+	post := claudeEvent(t, "PostToolUse", "WebSearch", `{"query":"go generics"}`, `,"tool_response":{"query":"q","results":[],"durationSeconds":1}`)
+	if WantsAnswer(post, env.Settings, false) {
+		t.Error("WantsAnswer under deny")
+	}
+	if d := HandleWebSearch(context.Background(), post, env); d.Action != Pass || d.Output(post) != nil {
+		t.Errorf("%+v", d)
+	}
+	if d := HandleWebSearch(context.Background(), claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, ""), env); d.Action != Deny {
+		t.Errorf("deny style PreToolUse: %+v", d)
+	}
+}
+
+func TestReplace_FetchOfAnAppShellReplacesWebFetchOutput(t *testing.T) {
+	base := fixtureServer(t)
+	b := &box{}
+	env := fetchEnv(pageExtractor("App", "EXTRACTED app content"))
+	env.Answers, env.Settings.Answer = b, AnswerReplace
+	url := base + "/browser-render-required/react-cra-empty-root.html"
+	pre := HandleWebFetch(context.Background(), claudeEvent(t, "PreToolUse", "WebFetch", `{"url":"`+url+`","prompt":"what is it"}`, ""), env)
+	if pre.Action != Pass || len(b.m) != 1 {
+		t.Fatalf("PreToolUse: %+v, %d kept", pre, len(b.m))
+	}
+	post := claudeEvent(t, "PostToolUse", "WebFetch", `{"url":"`+url+`","prompt":"what is it"}`, `,"tool_response":{"bytes":10,"code":200,"codeText":"OK","result":"boilerplate","durationMs":5,"url":"`+url+`"}`)
+	d := HandleWebFetch(context.Background(), post, env)
+	if d.Action != ReplaceToolOutput {
+		t.Fatalf("PostToolUse: %+v", d)
+	}
+	var out struct {
+		Bytes    int    `json:"bytes"`
+		Code     int    `json:"code"`
+		CodeText string `json:"codeText"`
+		Result   string `json:"result"`
+		URL      string `json:"url"`
+	}
+	if err := json.Unmarshal(d.ToolOutput, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Code != 200 || out.CodeText != "OK" || out.URL != url || !strings.Contains(out.Result, "EXTRACTED app content") || out.Bytes != len(out.Result) {
+		t.Errorf("updatedToolOutput %+v", out)
+	}
+}

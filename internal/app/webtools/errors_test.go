@@ -1,0 +1,28 @@
+package webtools_test
+
+import (
+	"testing"
+
+	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+func TestError_MessageUnderItsClassNamesTheClassOnce(t *testing.T) {
+	e := &webtools.Error{
+		Reason: webtools.ProviderFailed,
+		Class:  provider.ClassRateLimited,
+		Failures: []webtools.Failure{
+			{Provider: "tavily", Class: provider.ClassAuthFailed},
+			{Provider: "exa", Class: provider.ClassRateLimited, TimedOut: true},
+			{Provider: "brave", Class: provider.ClassRateLimited},
+		},
+		Message: "every provider failed: tavily (auth-failed), exa (rate-limited, timed out), brave (rate-limited). The provider is rate limiting.",
+	}
+	want := "every provider failed: tavily (auth-failed), exa (timed out), brave. The provider is rate limiting."
+	if got := e.MessageUnder(provider.ClassRateLimited); got != want {
+		t.Errorf("MessageUnder = %q\nwant            %q", got, want)
+	}
+	if e.Error() != e.Message {
+		t.Error("MessageUnder changed the error's own message")
+	}
+}
