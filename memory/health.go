@@ -156,7 +156,57 @@ func (m *Memory) readHealth(ctx context.Context, name string) (health, error) {
 	if err != nil && !errors.Is(err, store.ErrNotFound) && store.Failed(err) {
 		return health{}, err
 	}
+	m.mu.Lock()
+	if m.seen == nil {
+		m.seen = map[string]seenHealth{}
+	}
+	m.seen[name] = seenHealth{h: h, at: m.now()}
+	m.mu.Unlock()
 	return h, nil
+}
+
+// reuseWithin is how old a record this Memory read may be to serve again
+// instead of a new read: the guard reads it just before the key source
+// asks, within one call.
+const reuseWithin = 250 * time.Millisecond
+
+// recentHealth is readHealth, answered from the record this Memory read
+// within [reuseWithin].
+func (m *Memory) recentHealth(ctx context.Context, name string) (health, error) {
+	m.mu.Lock()
+	s, ok := m.seen[name]
+	m.mu.Unlock()
+	if ok && m.now().Sub(s.at) <= reuseWithin {
+		return s.h, nil
+	}
+	return m.readHealth(ctx, name)
+}
+
+// seenHealth is a provider's record as this Memory last read it.
+type seenHealth struct {
+	h  health
+	at time.Time
+}
+
+// seenFresh is how long a record read by this Memory is trusted to skip
+// a write that would change nothing: the length of one call.
+const seenFresh = 2 * time.Second
+
+// clean reports whether the provider's record, as read moments ago, holds
+// nothing a success would clear (for the key with fingerprint fp, when
+// fp is not empty): then a success needs no write.
+func (m *Memory) clean(name, fp string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.seen[name]
+	if !ok || m.now().Sub(s.at) > seenFresh {
+		return false
+	}
+	if fp != "" {
+		_, parked := s.h.Keys[fp]
+		return !parked
+	}
+	return s.h.Failures == 0 && s.h.OpenUntil.IsZero() && s.h.Parked == nil
 }
 
 // updateHealth applies fn to the provider's record atomically. The record
@@ -238,7 +288,7 @@ func (k *keySource) Keys(ctx context.Context) []provider.Key {
 	if len(keys) == 0 {
 		return keys
 	}
-	h, err := k.m.readHealth(ctx, k.name)
+	h, err := k.m.recentHealth(ctx, k.name)
 	if err != nil || len(h.Keys) == 0 {
 		return keys
 	}
@@ -260,6 +310,9 @@ func (k *keySource) Report(key provider.Key, kind provider.Kind) {
 	k.src.Report(key, kind)
 	if kind == "" {
 		fp := k.fingerprint(key)
+		if k.m.clean(k.name, fp) {
+			return
+		}
 		k.m.updateHealth(context.Background(), k.name, func(h *health, _ time.Time) bool {
 			if _, ok := h.Keys[fp]; !ok {
 				return false
@@ -428,6 +481,9 @@ func (m *Memory) settle(ctx context.Context, name string, keyless bool, err erro
 	errors.As(err, &pe)
 	switch {
 	case err == nil:
+		if m.clean(name, "") {
+			return
+		}
 		m.updateHealth(ctx, name, func(h *health, _ time.Time) bool {
 			if h.Failures == 0 && h.OpenUntil.IsZero() && h.Parked == nil {
 				return false

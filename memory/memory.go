@@ -47,6 +47,8 @@ type Memory struct {
 	broken  error
 	notices []string
 	hits    atomic.Int64
+	// seen holds the health records this Memory read, by provider.
+	seen map[string]seenHealth
 }
 
 // CacheHits returns how many answers the Memory's caches gave so far.
