@@ -52,9 +52,22 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 	}
 }
 
-func (f *setupFlags) targets() ([]setup.Target, error) {
+// targets returns the targets --target names. "all" is Claude Code and
+// Copilot CLI, plus Gemini CLI and Codex where they are in use (their
+// settings directory exists) when installing, and every target when
+// uninstalling.
+func (f *setupFlags) targets(h hostEnv, install bool) ([]setup.Target, error) {
 	if f.target == "all" {
-		return []setup.Target{setup.ClaudeCode, setup.CopilotCLI}, nil
+		ts := []setup.Target{setup.ClaudeCode, setup.CopilotCLI}
+		for _, t := range []struct {
+			target    setup.Target
+			env, name string
+		}{{setup.GeminiCLI, "GEMINI_CLI_HOME", ".gemini"}, {setup.Codex, "CODEX_HOME", ".codex"}} {
+			if !install || f.inUse(h, t.env, t.name) {
+				ts = append(ts, t.target)
+			}
+		}
+		return ts, nil
 	}
 	for _, t := range setup.Targets {
 		if string(t) == f.target {
@@ -62,6 +75,24 @@ func (f *setupFlags) targets() ([]setup.Target, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", f.target)
+}
+
+// inUse reports whether a tool's settings directory exists: for the user
+// scope $env (when set) or ~/name, for the project scope name in the
+// project.
+func (f *setupFlags) inUse(h hostEnv, env, name string) bool {
+	dir := filepath.Join(h.Home, name)
+	if f.scope == "project" {
+		root := f.projectDir
+		if root == "" {
+			root = h.WorkDir
+		}
+		dir = filepath.Join(root, name)
+	} else if v := h.getenv(env); v != "" {
+		dir = v
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 func (f *setupFlags) options(h hostEnv) (setup.Options, error) {
@@ -228,7 +259,8 @@ Targets:
   gemini-cli      ~/.gemini/settings.json (or .gemini/settings.json)
   codex           [mcp_servers.webgate] in ~/.codex/config.toml (or
                   .codex/config.toml); CODEX_HOME moves the user file
-  all             claude-code and copilot-cli
+  all             claude-code and copilot-cli, and gemini-cli and codex where
+                  their settings directory exists (uninstall: every target)
 
 Examples:
   webgate install --target claude-code --dry-run
@@ -273,12 +305,12 @@ Flags:
 		fmt.Fprintf(stderr, "webgate %s: unexpected argument %q\n", name, fs.Arg(0))
 		return exitUsage
 	}
-	targets, err := f.targets()
+	host := currentHost()
+	targets, err := f.targets(host, install)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
 		return exitUsage
 	}
-	host := currentHost()
 	o, err := f.options(host)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)

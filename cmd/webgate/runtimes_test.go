@@ -138,3 +138,30 @@ func TestInstall_UnknownTargetNamesTheNewOnes(t *testing.T) {
 		t.Errorf("code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestInstall_AllAddsGeminiAndCodexOnlyWhereTheyAreInUse(t *testing.T) {
+	h := newTestHost(t).withKey().register()
+	h.withWebgate()
+	if err := os.MkdirAll(filepath.Join(h.home, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := h.run("", "install", "--target", "all")
+	if code != exitOK {
+		t.Fatalf("install --target all: %d\n%s%s", code, out, errOut)
+	}
+	for _, p := range []string{".claude/settings.json", ".copilot/hooks/webgate.json", ".gemini/settings.json"} {
+		if _, err := os.Stat(filepath.Join(h.home, p)); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".codex")); err == nil {
+		t.Errorf("a Codex configuration was created where Codex is not in use")
+	}
+	code, out, errOut = h.run("", "uninstall", "--target", "all")
+	if code != exitOK {
+		t.Fatalf("uninstall --target all: %d\n%s%s", code, out, errOut)
+	}
+	if data, err := os.ReadFile(filepath.Join(h.home, ".gemini", "settings.json")); err == nil && strings.Contains(string(data), "websearch") {
+		t.Errorf("uninstall --target all left the Gemini hooks:\n%s", data)
+	}
+}
