@@ -121,7 +121,7 @@ func ExamplePlanWebFetch() {
 	fmt.Printf("%s: %s\n", p.Decision, p.Why)
 	// Output:
 	// browser-render-required
-	// answer (extracted page): the page is browser-render-required: answered with content extracted via static
+	// answer (extracted page): the page is browser-render-required: answered with its content read by webgate locally or via static
 }
 
 // staticExtractor reads every page as the same text.

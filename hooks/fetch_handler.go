@@ -58,6 +58,17 @@ func (e *WebFetchEnv) reader() *webpage.Reader {
 // extracts reports whether the environment has an extraction provider.
 func (e *WebFetchEnv) extracts() bool { return e.Reader != nil && e.Reader.Extractor != nil }
 
+// reads reports whether the environment can read a page the native tool
+// cannot: with an extraction provider, or with a local browser and a
+// reading order that uses it. Without either the hook steps aside before
+// probing.
+func (e *WebFetchEnv) reads() bool {
+	if e.extracts() {
+		return true
+	}
+	return e.Reader != nil && e.Reader.Renderer != nil && e.Reader.Order != webpage.ProvidersOnly
+}
+
 // WantsWebFetch reports whether [HandleWebFetch] acts on in with these tool
 // names: PreToolUse on a web fetch tool, or PostToolUseFailure on one (not
 // from Copilot CLI, which cannot take the answer).
@@ -154,8 +165,8 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	if args.URL == "" {
 		return p.pass("the fetch call has no URL")
 	}
-	if !env.extracts() {
-		p.step("providers", "none: no extraction provider has an API key")
+	if !env.reads() {
+		p.step("providers", "none: no extraction provider has an API key, and no local browser")
 		return p.pass("no extraction provider has an API key")
 	}
 	if _, err := webpage.CheckURL(args.URL); err != nil {
@@ -164,7 +175,7 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	via := p.planExtraction(env)
 	if !page.reads() {
 		p.step("page", "not read")
-		return p.decide(OutcomeDependsOnPage, "a fetch-readable or non-HTML page passes through to the native tool; a template-heavy or browser-render-required page, or one that refuses the probe, is answered with content extracted via "+via)
+		return p.decide(OutcomeDependsOnPage, "a fetch-readable or non-HTML page passes through to the native tool; a template-heavy or browser-render-required page, or one that refuses the probe, is answered with its content read by "+via)
 	}
 	// The probe gets at most 40% of the budget so extraction has time left.
 	pp, done := p.readPage(ctx, env, page, args.URL, 0.4)
@@ -177,23 +188,48 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	case pp.Action == webpage.ActionLocal, pp.ProbeFailure == "" && pp.Status >= 200 && pp.Status < 300 && !pp.HTML():
 		return p.pass("the page is not HTML (" + pp.ContentType + "): the native tool reads it")
 	}
-	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with content extracted via "+via)
+	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via)
 }
 
-// planExtraction records the extraction providers in p and returns them
-// as text.
+// planExtraction records the reading path of pages the native tool cannot
+// read in p — the local tiers in the reader's order, and the extraction
+// providers — and returns it as text.
 func (p *Plan) planExtraction(env *WebFetchEnv) string {
-	p.Providers, p.Mode = env.Providers, env.Mode
-	if len(p.Providers) == 0 {
-		p.Providers = []string{nameOr("", env.Reader.Extractor)}
-	}
-	via := strings.Join(p.Providers, ", ")
-	if p.Mode != "" {
-		p.step("providers", "%s (%s)", via, p.Mode)
+	var via string
+	if env.extracts() {
+		p.Providers, p.Mode = env.Providers, env.Mode
+		if len(p.Providers) == 0 {
+			p.Providers = []string{nameOr("", env.Reader.Extractor)}
+		}
+		via = strings.Join(p.Providers, ", ")
+		if p.Mode != "" {
+			p.step("providers", "%s (%s)", via, p.Mode)
+		} else {
+			p.step("providers", "%s", via)
+		}
 	} else {
-		p.step("providers", "%s", via)
+		p.step("providers", "none has an API key")
 	}
-	return via
+	local := "the page's structure, the data it embeds"
+	if env.Reader.Renderer != nil {
+		local += ", a local browser"
+	}
+	switch env.Reader.Order {
+	case webpage.ProvidersOnly:
+		p.step("reading", "providers only (fetch.order)")
+		return "extraction via " + via
+	case webpage.ProvidersFirst:
+		p.step("reading", "the providers, then %s", local)
+	case webpage.LocalOnly:
+		p.step("reading", "%s; no provider (fetch.order)", local)
+		return "webgate locally"
+	default:
+		p.step("reading", "%s, then the providers", local)
+	}
+	if via == "" {
+		return "webgate locally"
+	}
+	return "webgate locally or via " + via
 }
 
 // pageClass is the classifier's class of an HTML page.
@@ -349,40 +385,66 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	}
 	args := in.FetchArgs()
 	r := env.reader()
-	type extracted struct {
-		page    *provider.Page
-		elapsed time.Duration
-	}
-	got, finished, err := bounded(ctx, func(ctx context.Context) (extracted, error) {
-		page, elapsed, err := r.Extract(ctx, args.URL, args.Prompt)
-		return extracted{page, elapsed}, err
+	pp := p.Page
+	start := time.Now()
+	res, finished, err := bounded(ctx, func(ctx context.Context) (*webpage.Result, error) {
+		// NoFallback: a page no tier could read is left to the native tool.
+		return r.Execute(ctx, pp, webpage.Request{URL: args.URL, Prompt: args.Prompt, NoFallback: true})
 	})
 	if s.Debug && env.DebugLines != nil {
 		trace = append(trace, env.DebugLines()...)
 	}
 	budget := s.budget(gate.DefaultFetchBudget)
 	if !finished {
-		return stepAside(fmt.Sprintf("the extraction did not finish within the %v budget", budget))
+		return stepAside(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
+	}
+	var we *webpage.Error
+	if errors.As(err, &we) {
+		if s.Debug {
+			trace = append(trace, failureLines(we.Failures)...)
+			for _, m := range we.Misses {
+				trace = append(trace, "not read: "+m)
+			}
+		}
+		switch we.Kind {
+		case webpage.KindExtraction:
+			return stepAside("extraction failed: " + failureSummary(we.Failures))
+		case webpage.KindNoProvider:
+			return stepAside("the page " + we.Why + ", and no local tier could read it")
+		case webpage.KindCanceled:
+			return stepAside(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
+		}
 	}
 	if err != nil {
-		fails := webpage.Failures(err, r.Extractor)
-		if s.Debug {
-			trace = append(trace, failureLines(fails)...)
-		}
-		return stepAside("extraction failed: " + failureSummary(fails))
+		return stepAside(oneLine(err.Error()))
 	}
-	page, why := got.page, p.Page.Why
-	name, took := nameOr(page.Provider, r.Extractor)+memory.CachedAgo(page.Cached, time.Now()), got.elapsed.Round(time.Millisecond)
+	if strings.TrimSpace(res.Content) == "" {
+		return stepAside("the page has no readable content")
+	}
+	path, why := readPath(pp, res), pp.Why
+	took := time.Since(start).Round(time.Millisecond)
 	footer := ""
 	if s.Debug {
-		trace = append(trace, fmt.Sprintf("extracted via %s: %d chars in %v", name, len(page.Content), took))
-		footer = fmt.Sprintf("[webgate debug: page %s; extracted via %s in %v]", why, name, took)
+		for _, m := range res.Misses {
+			trace = append(trace, "not read: "+m)
+		}
+		trace = append(trace, failureLines(res.Failures)...)
+		trace = append(trace, fmt.Sprintf("%s: %d chars in %v", path, len(res.Content), took))
+		footer = fmt.Sprintf("[webgate debug: page %s; %s in %v]", why, path, took)
 	}
-	intro := fmt.Sprintf("Content of %s, extracted by webgate via %s because the page %s. This is not the native WebFetch tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), name, why)
+	page := &provider.Page{URL: res.FinalURL, Title: res.Title, Content: res.Content}
+	how := "read by webgate (" + path + ")"
+	if res.Source == webpage.SourceProvider {
+		how = "extracted by webgate via " + res.Provider + memory.CachedAgo(res.Cached, time.Now())
+	}
+	intro := fmt.Sprintf("Content of %s, %s because the page %s. This is not the native %s tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), how, why, oneLine(in.ToolName))
 	intro += "\n" + sanitize.UntrustedNotice
+	if res.Note != "" {
+		intro += "\n" + oneLine(res.Note)
+	}
 	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with content extracted via %s (the page %s)", in.ToolName, name, why), 300)
+		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with the page's content, %s (the page %s)", in.ToolName, path, why), 300)
 	}
 	return d
 }

@@ -98,9 +98,30 @@ func TestHandleWebFetch_LetsReadablePagesThroughToTheNativeTool(t *testing.T) {
 	}
 }
 
+func TestHandleWebFetch_ReadsATemplatePageStructureLocallyFirst(t *testing.T) {
+	base := fixtureServer(t)
+	page := "template-heavy/news-homepage.html"
+	x := pageExtractor("Extracted Title", "# Heading\n\nThe extracted body.")
+	d := HandleWebFetch(context.Background(), preFetch(base+"/"+page, "find the body"), fetchEnv(x))
+	if d.Action != Deny || x.calls.Load() != 0 {
+		t.Fatalf("decision = %+v, %d extractions; want the page's structure, read locally", d, x.calls.Load())
+	}
+	for _, want := range []string{"Content of " + base + "/" + page, "read by webgate (its structure, converted from the page's HTML) because the page is mostly navigation and page template", "not the native WebFetch tool"} {
+		if !strings.Contains(d.Reason, want) {
+			t.Errorf("reason lacks %q:\n%s", want, d.Reason)
+		}
+	}
+	// With the providers first, the provider reads it.
+	env := fetchEnv(x)
+	env.Reader.Order = webpage.ProvidersFirst
+	if d := HandleWebFetch(context.Background(), preFetch(base+"/"+page, "find the body"), env); d.Action != Deny || x.calls.Load() != 1 || !strings.Contains(d.Reason, "extracted by webgate via fakex") {
+		t.Errorf("providers-first: %+v, %d extractions", d, x.calls.Load())
+	}
+}
+
 func TestHandleWebFetch_ExtractsAppShellsAndTemplatePages(t *testing.T) {
 	base := fixtureServer(t)
-	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "browser-render-required/vite-react-empty-root.html", "template-heavy/news-homepage.html"} {
+	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "browser-render-required/vite-react-empty-root.html"} {
 		x := pageExtractor("Extracted Title", "# Heading\n\nThe extracted body.")
 		d := HandleWebFetch(context.Background(), preFetch(base+"/"+page, "find the body"), fetchEnv(x))
 		if d.Action != Deny {

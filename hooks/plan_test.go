@@ -32,7 +32,7 @@ func TestPlanWebSearch_DeniesADocsQueryWithoutRecordingTheDenial(t *testing.T) {
 			t.Errorf("steps = %s", got)
 		}
 	}
-	if entries, _ := os.ReadDir(env.Routes.State.Dir); len(entries) != 0 {
+	if entries, _ := os.ReadDir(env.Routes.State.Describe()); len(entries) != 0 {
 		t.Errorf("planning wrote routing state: %v", entries)
 	}
 	if n := env.Searcher.(*fakeSearcher).calls.Load(); n != 0 {
@@ -96,10 +96,10 @@ func TestPlanWebFetch_OfflineSaysWhatTheDecisionDependsOn(t *testing.T) {
 	env := fetchEnv(x)
 	env.Providers, env.Mode = []string{"tavily"}, "in order, tavily first"
 	p := PlanWebFetch(context.Background(), preFetch("https://example.org/app", ""), env, PageSource{})
-	if p.Decision != OutcomeDependsOnPage || p.Page != nil || !strings.Contains(p.Why, "extracted via tavily") {
+	if p.Decision != OutcomeDependsOnPage || p.Page != nil || !strings.Contains(p.Why, "read by webgate locally or via tavily") {
 		t.Fatalf("plan = %+v", p)
 	}
-	if got := stepNames(p); got != "tool routes, providers, page" {
+	if got := stepNames(p); got != "tool routes, providers, reading, page" {
 		t.Errorf("steps = %s", got)
 	}
 	if x.calls.Load() != 0 {

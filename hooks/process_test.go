@@ -596,12 +596,19 @@ func TestProcess_WebFetchLetsReadablePagesThrough(t *testing.T) {
 func TestProcess_WebFetchExtractsAppShellsAndTemplatePages(t *testing.T) {
 	f := newProviderFake(t, map[string]string{"wsapi": "ok", "tavily": "ok"})
 	base := pages(t)
-	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "browser-render-required/angular-app-root.html", "template-heavy/shop-category.html"} {
+	for _, page := range []string{"browser-render-required/react-cra-empty-root.html", "browser-render-required/angular-app-root.html"} {
 		r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/"+page), fetchEnv(f, t, "wsapi"))
 		wantDeny(t, r, "PreToolUse", "Content of "+base+"/"+page, "via websearchapi", "Title: Scraped app", "WSAPI-EXTRACT-MARKER", "Request: What does the page say about deadlines?")
 	}
+	// A template-heavy page is read for its structure first (free), or by
+	// the provider when it comes first.
+	page := "template-heavy/shop-category.html"
+	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/"+page), fetchEnv(f, t, "wsapi"))
+	wantDeny(t, r, "PreToolUse", "Content of "+base+"/"+page, "read by webgate (its structure, converted from the page's HTML)")
+	r = runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/"+page), append(fetchEnv(f, t, "wsapi"), "WEBGATE_FETCH_ORDER=providers-first"))
+	wantDeny(t, r, "PreToolUse", "via websearchapi", "WSAPI-EXTRACT-MARKER")
 	// Tavily as the primary extractor.
-	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/browser-render-required/nuxt-empty-nuxt.html"), append(fetchEnv(f, t, "wsapi", "tavily"), "WEBGATE_EXTRACT_PRIMARY=tavily"))
+	r = runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/browser-render-required/nuxt-empty-nuxt.html"), append(fetchEnv(f, t, "wsapi", "tavily"), "WEBGATE_EXTRACT_PRIMARY=tavily"))
 	wantDeny(t, r, "PreToolUse", "TAVILY-EXTRACT-MARKER")
 }
 

@@ -167,14 +167,10 @@ func (r *Reader) renderTier(ctx context.Context, p *Plan, _ Request) (*Result, e
 	if err != nil {
 		return nil, fmt.Errorf("rendering failed: %w", err)
 	}
+	// The rendered DOM is judged by its text, not by the classifier: an
+	// app keeps its <noscript> notice and module scripts once rendered,
+	// which the classifier, made for the HTML as served, reads as a shell.
 	doc := ConvertHTML(page.HTML, page.URL)
-	classifyFn := r.Classify
-	if classifyFn == nil {
-		classifyFn = classify.ClassifyBytes
-	}
-	if v := classifyFn(page.HTML); v.Class == classify.BrowserRenderRequired {
-		return nil, fmt.Errorf("the rendered page still shows no content")
-	}
 	if ok, why := judgeLocal(doc.Markdown); !ok {
 		return nil, fmt.Errorf("the rendered page %s", why)
 	}

@@ -59,6 +59,22 @@ func TestReader_RendersAShellWithNoDataInTheBrowser(t *testing.T) {
 	}
 }
 
+func TestReader_ARenderedAppThatKeepsItsNoscriptNoticeIsRead(t *testing.T) {
+	// Once rendered, an app keeps its <noscript> notice and module script
+	// beside the content it rendered.
+	rendered := `<html><head><title>Deadlines</title><script type="module" src="/assets/app.js"></script></head><body>` +
+		`<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"><main><h1>Project deadlines</h1>` +
+		strings.Repeat(`<p>The report is due on Friday, and the review follows on Monday. Every team sends its part to the editor first.</p>`, 4) +
+		`</main></div></body></html>`
+	rend := &fakeRenderer{html: rendered}
+	u := serve(t, 200, "text/html", shell)
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Renderer: rend}
+	res, err := r.Read(context.Background(), Request{URL: u})
+	if err != nil || res.Source != SourceRendered || !strings.Contains(res.Content, "due on Friday") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
 func TestReader_AProviderReadsWhatTheBrowserCouldNot(t *testing.T) {
 	for _, rend := range []*fakeRenderer{{err: errors.New("browser crashed")}, {html: shell}, {html: "<html><body><h1>Sign in</h1><form><input type=password> Log in to continue</form></body></html>"}} {
 		x := &fakeExtractor{name: "jina", page: &provider.Page{Content: "the page"}}

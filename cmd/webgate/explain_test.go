@@ -117,7 +117,7 @@ func TestExplain_ClassifiesASavedPageOffline(t *testing.T) {
 	}
 	line(t, out, `^classifier\s+browser-render-required \(`)
 	line(t, out, `^  signal\s+empty_mounts=`)
-	line(t, out, `^decision\s+deny: the page is browser-render-required: answered with content extracted via tavily$`)
+	line(t, out, `^decision\s+deny: the page is browser-render-required: answered with its content read by webgate locally or via tavily$`)
 }
 
 func TestExplain_URLWithoutThePageSaysWhatItDependsOn(t *testing.T) {
