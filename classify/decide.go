@@ -48,6 +48,17 @@ const (
 	// application's template whatever the amount of interface text around
 	// them (menus, dialogs, settings labels): the values come from script.
 	manyBindings = 10
+	// manyControls is a count of visible form controls and buttons typical
+	// of an application's interface (settings, toolbars, dialogs) rather
+	// than of a document's search box and newsletter form.
+	manyControls = 25
+	// minBodyShare is the smallest share of the text outside page chrome
+	// that a body must hold for the page to be read as that body. An
+	// article's body is most of what the page says; a listing or portal
+	// with one long blurb holds it among far more text (teasers, product
+	// tiles, event lines), so the blurb is a small part of the page. A
+	// solid body (solidBodyWords) is read whatever surrounds it.
+	minBodyShare = 0.15
 )
 
 // decide turns measured features into a Result.
@@ -55,6 +66,9 @@ func decide(f *features) Result {
 	d := newDecision(f)
 	var res Result
 	switch {
+	case d.appInterface():
+		res.Class = BrowserRenderRequired
+		res.Confidence = d.shellConfidence()
 	case d.readable():
 		res.Class = FetchReadable
 		res.Confidence = d.readableConfidence()
@@ -141,11 +155,28 @@ func (d *decision) readable() bool {
 		d.notes["body_teasers"] = "body is a list of linked teasers"
 		return false
 	}
+	if d.contentWords > 0 && f.clusterWords/d.contentWords < minBodyShare && f.clusterWords < solidBodyWords {
+		d.notes["body_share"] = "the body is a small part of the page's text: a blurb among listings"
+		return false
+	}
 	if d.contentLinkD >= maxReadableLinkDensity && f.clusterWords < solidBodyWords {
 		d.notes["content_link_density"] = "short body amid link-dominated content"
 		return false
 	}
 	d.notes["body_words"] = "one substantial body of text"
+	return true
+}
+
+// appInterface reports whether the page is an application's interface:
+// many form controls and buttons, hardly any links. Websites, whether
+// articles or listings, move between pages by links; an application moves
+// between views by script, and its data fills the controls later.
+func (d *decision) appInterface() bool {
+	f := d.f
+	if f.scripts == 0 || f.controls < manyControls || f.links >= sparseLinks {
+		return false
+	}
+	d.notes["controls"] = "many controls and few links: an application's interface"
 	return true
 }
 
@@ -230,6 +261,13 @@ func (d *decision) templateConfidence() float64 {
 	return 0.5 + 0.5*(0.6*body+0.4*nav)
 }
 
+func (d *decision) bodyShare() float64 {
+	if d.contentWords <= 0 {
+		return 0
+	}
+	return math.Min(1, d.f.clusterWords/d.contentWords)
+}
+
 func clamp(x, lo, hi float64) float64 {
 	if math.IsNaN(x) {
 		return lo
@@ -250,6 +288,7 @@ func (d *decision) signals(c Class) []Signal {
 		{Name: "body_words", Value: fmtWords(f.clusterWords), Note: "long paragraphs of the best text container, in full (at least its score)"},
 		{Name: "body_score", Value: fmtWords(f.clusterScore), Note: "container score that chose it (parent + share to ancestors)"},
 		{Name: "body_paragraphs", Value: itoa(f.clusterParas), Note: "paragraphs of " + itoa(longParaWords) + "+ words in that container"},
+		{Name: "body_share", Value: fmtRatio(d.bodyShare()), Note: "body words over words outside page chrome"},
 		{Name: "body_teasers", Value: itoa(d.teasers), Note: "linked titles in that container (teasers)"},
 		{Name: "visible_words", Value: fmtWords(f.visibleWords)},
 		{Name: "content_words", Value: fmtWords(d.contentWords), Note: "outside nav/header/footer/aside"},
@@ -260,6 +299,7 @@ func (d *decision) signals(c Class) []Signal {
 		{Name: "content_link_density", Value: fmtRatio(d.contentLinkD), Note: "the same outside nav/header/footer/aside"},
 		{Name: "links", Value: itoa(f.links)},
 		{Name: "list_items", Value: itoa(f.listItems)},
+		{Name: "controls", Value: itoa(f.controls), Note: "visible form controls and buttons"},
 		{Name: "linked_headings", Value: itoa(f.headingLinks), Note: "headings that are mostly a link"},
 		{Name: "content_linked_headings", Value: itoa(f.contentHLinks), Note: "the same outside nav/header/footer/aside"},
 		{Name: "link_blocks", Value: itoa(f.linkBlocks), Note: "short link-dominated blocks"},

@@ -38,7 +38,15 @@
 // runs of letters; in scripts written without spaces (Chinese, Japanese,
 // Thai, Burmese, …) two characters count as one word so thresholds hold
 // across languages. Text in script, style, template, noscript, select and
-// hidden elements is not visible text.
+// hidden elements is not visible text; dialogs (role=dialog, class
+// "modal"), aria-hidden elements and elements of class "hide" or "hidden"
+// count as hidden, since a script has to open them.
+//
+// A page with scripts, 25 or more visible form controls and buttons and
+// fewer than 20 links is BrowserRenderRequired before anything else: it is
+// an application's interface (settings, toolbars, tables to fill), whose
+// views change by script rather than by links, whatever label text it
+// carries.
 //
 // The page is FetchReadable when it has a main body of at least 150 words.
 // The body's container is chosen as readability tools do: each block of
@@ -57,7 +65,10 @@
 // article: …"), are not teaser titles. A short body (under 400 words) is
 // also rejected when half the words of the page's content — outside nav,
 // header, footer and aside, so a big menu does not count — are links: it
-// is a blurb among links.
+// is a blurb among links. A short body is rejected too when it holds less
+// than 15 % of the words outside page chrome: a long blurb on a listing,
+// a shop homepage or a portal is a small part of what the page says,
+// while an article's body is most of it.
 //
 // Otherwise the page is BrowserRenderRequired when it has scripts and
 // either almost no text outside page chrome (under 50 words outside
@@ -85,7 +96,8 @@
 // body_paragraphs, body_teasers (linked titles in the body), visible_words,
 // content_words (outside page chrome), p_words, main_words,
 // long_paragraphs (25+ words), link_density, content_link_density (outside
-// page chrome), links, list_items, linked_headings,
+// page chrome), links, list_items, controls (form controls and buttons),
+// body_share (body words over words outside page chrome), linked_headings,
 // content_linked_headings, link_blocks (short link-dominated blocks),
 // scripts, inline_script_bytes,
 // and when present state_data, mounts, empty_mounts, js_notice,

@@ -34,6 +34,7 @@ type features struct {
 	clusterTeases int     // prose blocks inside the best container introduced by a linked title
 	links         int     // <a href> that navigate (not "#..." or "javascript:")
 	listItems     int     // <li>
+	controls      int     // visible form controls and buttons (<input>, <button>, <select>, <textarea>)
 	headingLinks  int     // headings whose text is mostly a navigating link
 	contentHLinks int     // such headings outside page chrome
 	contentLinks  float64 // visible text inside navigating links, outside page chrome
@@ -189,10 +190,41 @@ func isHiddenElement(n *html.Node) bool {
 	if _, ok := attr(n, "hidden"); ok {
 		return true
 	}
+	// Dialogs and elements marked hidden by a class are not shown until a
+	// script opens them: an application's settings dialogs hold much
+	// label text that a reader never sees on arrival.
+	if v, ok := attr(n, "aria-hidden"); ok && strings.EqualFold(strings.TrimSpace(v), "true") {
+		return true
+	}
+	if v, ok := attr(n, "role"); ok {
+		if v = strings.ToLower(strings.TrimSpace(v)); v == "dialog" || v == "alertdialog" {
+			return true
+		}
+	}
+	if v, ok := attr(n, "class"); ok && hasHiddenClass(v) {
+		return true
+	}
 	if v, ok := attr(n, "style"); ok {
 		s := strings.ToLower(v)
 		s = strings.ReplaceAll(s, " ", "")
 		if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasHiddenClass reports whether a class attribute names a dialog or a
+// hidden state in the common CSS frameworks' vocabulary ("modal", "hide",
+// "hidden"). Responsive variants ("hidden-xs") are not matched: they hide
+// an element on some screens only.
+func hasHiddenClass(v string) bool {
+	if !strings.Contains(v, "modal") && !strings.Contains(v, "hid") && !strings.Contains(v, "Modal") && !strings.Contains(v, "Hid") {
+		return false
+	}
+	for _, c := range strings.Fields(v) {
+		switch strings.ToLower(c) {
+		case "modal", "hide", "hidden":
 			return true
 		}
 	}
@@ -264,6 +296,9 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		return
 	case atom.Select, atom.Datalist, atom.Textarea:
 		// Option lists and form values are not prose.
+		if w.inHead == 0 && f.bodyFound && !isHiddenElement(n) {
+			f.controls++
+		}
 		return
 	case atom.Noscript:
 		// Text in <noscript> is what users without JavaScript would see; it
@@ -298,6 +333,12 @@ func (w *walker) walk(n *html.Node, cur *block) {
 		}
 	case atom.Li:
 		f.listItems++
+	case atom.Button:
+		f.controls++
+	case atom.Input:
+		if t, _ := attr(n, "type"); !strings.EqualFold(t, "hidden") {
+			f.controls++
+		}
 	case atom.Nav, atom.Header, atom.Footer, atom.Aside:
 		w.inChrome++
 		defer func() { w.inChrome-- }()

@@ -18,8 +18,9 @@ const testCorpusDir = "testdata/corpus"
 // floors were set, less a small margin, so that a change that loses pages
 // fails here. Raise them when accuracy improves.
 var testCorpusFloors = map[string]struct{ overall, perClass float64 }{
-	"dev":     {0.92, 0.90}, // reached 93.9% overall, 92.2% in the weakest class
-	"heldout": {0.77, 0.74}, // reached 79.6% overall, 77.8% in the weakest class
+	"dev":      {0.92, 0.90}, // reached 92.5% overall, 91.7% in the weakest class (201 pages)
+	"heldout":  {0.77, 0.74}, // reached 79.6% overall, 77.8% in the weakest class (54 pages)
+	"heldout2": {0.85, 0.80}, // reached 88.6% overall, 84.0% in the weakest class (35 pages)
 }
 
 type splitPage struct {
@@ -93,14 +94,16 @@ func TestClassify_ProjectCorpusAccuracy(t *testing.T) {
 		r := ClassifyBytes(p.data)
 		m.Add(p.Class, r.Class)
 		all.Add(p.Class, r.Class)
-		if r.Class != p.Class {
+		// Only development misses are listed: the held-out pages are for
+		// measuring, and naming their misses would invite tuning on them.
+		if r.Class != p.Class && p.split == "dev" {
 			t.Logf("miss (%s): %s want %s got %s (%.2f)", p.split, p.File, p.Class, r.Class, r.Confidence)
 			for _, s := range r.Signals[:min(4, len(r.Signals))] {
 				t.Logf("    %s", s)
 			}
 		}
 	}
-	for _, split := range []string{"dev", "heldout"} {
+	for _, split := range []string{"dev", "heldout", "heldout2"} {
 		m := bySplit[split]
 		if m == nil {
 			t.Errorf("project corpus has no %s pages", split)

@@ -379,7 +379,8 @@ func TestHooks_FailedWebFetchGetsThePageConvertedByTheHook(t *testing.T) {
 	res := RunClaude(t, api, Options{
 		Dir:          project,
 		AllowedTools: []string{"WebFetch"},
-		Env:          map[string]string{"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE": "1"},
+		// No key and no browser: PreToolUse steps aside before probing.
+		Env: map[string]string{"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE": "1", "WEBGATE_BROWSER": "off"},
 	})
 
 	assertExitZero(t, res)

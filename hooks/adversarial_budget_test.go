@@ -66,7 +66,7 @@ func wantNoDocsDeny(t *testing.T, r result, stderrHas ...string) {
 func TestAdversarialStateFileThatIsAFIFODoesNotBlockTheHook(t *testing.T) {
 	f := newProviderFake(t, nil)
 	env, state := routingEnv(t, f)
-	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s")
+	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s", fileState)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestAdversarialSymlinkedStateFilesAreNotFollowed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env, state := routingEnv(t, f)
-			env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s")
+			env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s", fileState)
 			if err := os.MkdirAll(state, 0o700); err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestAdversarialHeldLockCostsOnlyASliceOfTheBudget(t *testing.T) {
 	f := newProviderFake(t, map[string]string{"tavily": "ok"})
 	env, state := routingEnv(t, f, "tavily")
 	const budget = 2 * time.Second
-	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=2s")
+	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=2s", fileState)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}

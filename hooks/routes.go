@@ -25,9 +25,10 @@ type Routes struct {
 	// fetch hook, PreToolUse).
 	Tools *routing.ToolRouter
 	// State remembers docs-route denials per session, so that an
-	// identical retry within the escape window goes through. Without it
-	// docs routes never deny.
-	State *routing.StateStore
+	// identical retry within the escape window goes through: files in a
+	// directory ([routing.StateStore]) or webgate's store (package
+	// memory). Without it docs routes never deny.
+	State routing.State
 	// Warnings describe routing configuration that could not be used (an
 	// unreadable file, a dropped entry); they are written to stderr
 	// whenever the routes are consulted.
@@ -117,10 +118,10 @@ func (p *Plan) planDocs(in *Input, r Routes) bool {
 		p.step("escape hatch", "cannot read the routing state (%v); the hook denies only if it can record the denial", err)
 		return false
 	case released:
-		p.step("escape hatch", "an identical call was denied in session %q within the last %v: this retry would be released and go on to the providers", session, window(r.State))
+		p.step("escape hatch", "an identical call was denied in session %q within the last %v: this retry would be released and go on to the providers", session, r.State.Window())
 		return false
 	}
-	p.step("escape hatch", "not released: the denial would be remembered in %s, and an identical retry within %v goes through", r.State.Dir, window(r.State))
+	p.step("escape hatch", "not released: the denial would be remembered in %s, and an identical retry within %v goes through", r.State.Describe(), r.State.Window())
 	names := make([]string, len(p.Docs))
 	for i, d := range p.Docs {
 		names[i] = d.MCPToolName + " " + d.Path
@@ -179,9 +180,10 @@ func routeDocs(in *Input, r Routes, s Settings) (Decision, bool, []string) {
 	return d, true, nil
 }
 
-func window(st *routing.StateStore) time.Duration {
-	if st != nil && st.EscapeWindow > 0 {
-		return st.EscapeWindow
+// window is how long st remembers a denial.
+func window(st routing.State) time.Duration {
+	if st != nil {
+		return st.Window()
 	}
 	return routing.DefaultEscapeWindow
 }

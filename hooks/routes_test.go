@@ -210,7 +210,7 @@ func TestDocsRoutes_SessionsKeepSeparateMemories(t *testing.T) {
 func TestDocsRoutes_SessionIDsStayInsideTheStateDirectory(t *testing.T) {
 	for _, id := range []string{"../../../../tmp/evil", "/etc/passwd", `..\..\x`, "a/../../b", ".", "..", "\x00nul", strings.Repeat("x", 500)} {
 		env, _ := docsEnv(t, okSearcher(1))
-		dir := env.Routes.State.Dir
+		dir := env.Routes.State.Describe()
 		if d := HandleWebSearch(context.Background(), searchIn(t, id, "kubectl get pods"), env); d.Context == "" {
 			t.Fatalf("%q: not routed: %+v", id, d)
 		}
@@ -232,7 +232,7 @@ func TestDocsRoutes_SessionIDsStayInsideTheStateDirectory(t *testing.T) {
 func TestDocsRoutes_MissingSessionIDSharesTheFallbackSession(t *testing.T) {
 	env, _ := docsEnv(t, okSearcher(1))
 	HandleWebSearch(context.Background(), searchIn(t, "", "kubectl top"), env)
-	if _, err := os.Stat(filepath.Join(env.Routes.State.Dir, routing.SessionFile(NoSessionID))); err != nil {
+	if _, err := os.Stat(filepath.Join(env.Routes.State.Describe(), routing.SessionFile(NoSessionID))); err != nil {
 		t.Fatalf("no state under the fallback session: %v", err)
 	}
 	if d := HandleWebSearch(context.Background(), searchIn(t, "", "kubectl top"), env); d.Context != "" {
@@ -242,7 +242,7 @@ func TestDocsRoutes_MissingSessionIDSharesTheFallbackSession(t *testing.T) {
 
 func TestDocsRoutes_ACorruptStateFileCountsAsEmpty(t *testing.T) {
 	env, _ := docsEnv(t, okSearcher(1))
-	file := filepath.Join(env.Routes.State.Dir, routing.SessionFile("s1"))
+	file := filepath.Join(env.Routes.State.Describe(), routing.SessionFile("s1"))
 	for _, junk := range []string{"{not json", "", `{"denied":"x"}`, "\x00\xff"} {
 		if err := os.WriteFile(file, []byte(junk), 0o600); err != nil {
 			t.Fatal(err)
@@ -268,7 +268,7 @@ func TestDocsRoutes_DoNotDenyWhenTheStateCannotBeWritten(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := okSearcher(1)
 			env, _ := docsEnv(t, s)
-			env.Routes.State.Dir = dir
+			env.Routes.State.(*routing.StateStore).Dir = dir
 			d := HandleWebSearch(context.Background(), searchIn(t, "s1", "kubectl exec"), env)
 			if d.Context != "" || !strings.Contains(d.Reason, "Web search results") || s.calls.Load() != 1 {
 				t.Errorf("want provider results and no docs deny, got %+v", d)

@@ -33,6 +33,10 @@ func routingEnv(t *testing.T, f *providerFake, keysFor ...string) ([]string, str
 	), state
 }
 
+// fileState turns the store off, so that the docs routes keep their state
+// in files, for the tests that look at those files.
+const fileState = "WEBGATE_STORE=off"
+
 // routingPayload returns a payload file with {{SESSION}} and {{QUERY}}
 // replaced; the query is JSON-escaped.
 func routingPayload(t *testing.T, name, session, query string) io.Reader {
@@ -66,6 +70,7 @@ func wantDocsDeny(t *testing.T, r result, paths ...string) output {
 func TestProcess_DocsRouteDeniesWithoutKeysAndItsRetryReachesTheNativeTool(t *testing.T) {
 	f := newProviderFake(t, nil)
 	env, state := routingEnv(t, f)
+	env = append(env, fileState) // the state's file is checked
 	r := runBinary(t, "websearch", routingPayload(t, "routing-websearch-docs.json", "sess-a", "kubectl rollout status"), env)
 	o := wantDocsDeny(t, r, "/srv/docs/kubernetes")
 	if !strings.Contains(o.HookSpecificOutput.PermissionDecisionReason, `call the MCP tool mcp__docsearch__search for "/srv/docs/kubernetes"`) {
@@ -183,6 +188,7 @@ func TestProcess_DocsRouteStateStaysSafe(t *testing.T) {
 	})
 	t.Run("missing session id", func(t *testing.T) {
 		env, state := routingEnv(t, f)
+		env = append(env, fileState)
 		wantDocsDeny(t, runBinary(t, "websearch", payload(t, "routing-websearch-nosession.json", ""), env))
 		if _, err := os.Stat(filepath.Join(state, "docs-route-no-session.json")); err != nil {
 			t.Errorf("fallback session not used: %v", err)
@@ -191,6 +197,7 @@ func TestProcess_DocsRouteStateStaysSafe(t *testing.T) {
 	})
 	t.Run("corrupt state file", func(t *testing.T) {
 		env, state := routingEnv(t, f)
+		env = append(env, fileState)
 		if err := os.MkdirAll(state, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +219,7 @@ func TestProcess_DocsRouteStateStaysSafe(t *testing.T) {
 	})
 	t.Run("default state directory", func(t *testing.T) {
 		env, _ := routingEnv(t, f)
-		env = env[:len(env)-1] // drop WEBGATE_STATE_DIR
+		env = append(env[:len(env)-1], fileState) // drop WEBGATE_STATE_DIR
 		home := strings.TrimPrefix(env[0], "HOME=")
 		wantDocsDeny(t, runBinary(t, "websearch", routingPayload(t, "routing-websearch-docs.json", "sess-e", "kubectl"), env))
 		if _, err := os.Stat(filepath.Join(home, ".local", "state", "webgate", "docs-route-sess-e.json")); err != nil {
@@ -375,7 +382,9 @@ func TestProcess_FiftyConcurrentSessionsKeepTheirDocsRouteMemories(t *testing.T)
 	const n = 50
 	f := newProviderFake(t, nil)
 	env, state := routingEnv(t, f)
-	env = append(env, "WEBGATE_HOOKS_SYSTEM_MESSAGE=false")
+	// The session files are counted (TestProcessRouteState_FiftyConcurrentSessionsInTheStore
+	// is this test with the store).
+	env = append(env, "WEBGATE_HOOKS_SYSTEM_MESSAGE=false", fileState)
 	bin := binary(t, "websearch")
 	call := func(i int) io.Reader {
 		return routingPayload(t, "routing-websearch-docs.json", fmt.Sprintf("concurrent-%02d", i), "kubectl port-forward")

@@ -79,6 +79,7 @@ type searchKey struct {
 	TimeRange string   `json:"t,omitempty"`
 	Country   string   `json:"c,omitempty"`
 	Language  string   `json:"l,omitempty"`
+	Topic     string   `json:"o,omitempty"`
 	Providers []string `json:"p"`
 }
 
@@ -103,7 +104,7 @@ func normDomains(ds []string) []string {
 func SearchKey(q provider.Query, providers []string) string {
 	ps := slices.Clone(providers)
 	return cacheKey("search", searchKey{
-		V: 1, Text: normText(q.Text), Max: q.MaxResults,
+		V: 2, Text: normText(q.Text), Max: q.MaxResults, Topic: strings.ToLower(string(q.Topic)),
 		Include: normDomains(q.IncludeDomains), Exclude: normDomains(q.ExcludeDomains),
 		TimeRange: string(q.TimeRange), Country: strings.ToLower(q.Country), Language: strings.ToLower(q.Language),
 		Providers: ps,

@@ -46,9 +46,10 @@
 //
 // Memory is an optimisation: every store call is bounded by
 // [Options.OpTimeout] (50 ms by default) and the caller's deadline, and a
-// store that fails is ignored for the rest of the Memory's life after its
-// first failure, which [Memory.Problem] reports once. A nil *Memory
-// remembers nothing and changes nothing.
+// store that fails is left alone for [StoreRetry] after each failure (the
+// rest of a hook's call; a long-lived Memory, such as the MCP server's,
+// then tries it again); [Memory.Problem] reports the first failure. A nil
+// *Memory remembers nothing and changes nothing.
 //
 // The package never reads the environment: frontends map their settings
 // onto [Options].

@@ -14,6 +14,13 @@ import (
 // deadline is not earlier.
 const DefaultOpTimeout = 50 * time.Millisecond
 
+// StoreRetry is how long a [Memory] leaves its store alone after a
+// failure before it tries the store again. It is longer than a hook's
+// call, so a hook goes on without the store for the rest of the call,
+// while a long-lived Memory (the MCP server's) comes back to the store
+// after a passing failure instead of doing without it until it restarts.
+const StoreRetry = 30 * time.Second
+
 // Options configures a [Memory]. Zero fields mean the defaults.
 type Options struct {
 	// Store keeps the memory; nil means a Memory that remembers nothing.
@@ -44,7 +51,8 @@ type Memory struct {
 	opts Options
 
 	mu      sync.Mutex
-	broken  error
+	broken  error     // the first failure
+	paused  time.Time // the store is left alone until then
 	notices []string
 	hits    atomic.Int64
 	// seen holds the health records this Memory read, by provider.
@@ -78,8 +86,9 @@ func (m *Memory) Store() *store.Store {
 	return m.opts.Store
 }
 
-// Problem returns the first store failure the Memory met, after which it
-// stopped using the store; nil while the store works.
+// Problem returns the first store failure the Memory met; nil while the
+// store has never failed. After each failure the Memory leaves the store
+// alone for [StoreRetry].
 func (m *Memory) Problem() error {
 	if m == nil {
 		return nil
@@ -123,13 +132,12 @@ func (m *Memory) live() bool {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.broken == nil
+	return m.paused.IsZero() || !m.now().Before(m.paused)
 }
 
 // call runs fn against the store with the Memory's per-call bound. A
 // failure of the store (not an answer such as not found) disables the
-// store for the rest of the Memory's life; the caller carries on without
-// it.
+// store for [StoreRetry]; the caller carries on without it.
 func (m *Memory) call(ctx context.Context, fn func(ctx context.Context, s *store.Store) error) error {
 	if !m.live() {
 		return errOff
@@ -145,6 +153,7 @@ func (m *Memory) call(ctx context.Context, fn func(ctx context.Context, s *store
 		if m.broken == nil {
 			m.broken = fmt.Errorf("the store failed, going on without it: %w", err)
 		}
+		m.paused = m.now().Add(StoreRetry)
 		m.mu.Unlock()
 	}
 	return err

@@ -169,6 +169,10 @@ func TestSearchKey_NormalisesTextAndDomains(t *testing.T) {
 	if a == memory.SearchKey(provider.Query{Text: "go generics", ExcludeDomains: []string{"go.dev"}}, []string{"tavily"}) {
 		t.Errorf("an exclude filter does not change the key")
 	}
+	general := memory.SearchKey(provider.Query{Text: "rates"}, []string{"tavily"})
+	if general == memory.SearchKey(provider.Query{Text: "rates", Topic: "news"}, []string{"tavily"}) {
+		t.Errorf("the topic does not change the key")
+	}
 	if !strings.HasPrefix(a, memory.CachePrefix) {
 		t.Errorf("key %q outside the cache prefix", a)
 	}

@@ -29,6 +29,9 @@ import (
 //     the error is an [*AllFailedError].
 //   - The caller's domain filters are passed on and enforced again with
 //     [FilterDomains].
+//   - The filters the winner did not apply (the entries of its answer's
+//     Ignored, else its [provider.Ignorer] answer) come back in
+//     Results.Ignored.
 //
 // A Fallback is safe for concurrent use.
 type Fallback struct {
@@ -100,6 +103,7 @@ func (f *Fallback) Search(ctx context.Context, q provider.Query) (out *provider.
 			if cp.Query == "" {
 				cp.Query = q.Text
 			}
+			cp.Ignored = addIgnored(nil, f.providers[i], f.names[i], q, res)
 			return &cp, len(cp.Results), nil
 		},
 	}

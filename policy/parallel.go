@@ -26,6 +26,9 @@ import (
 //     in Providers.
 //   - The caller's domain filters are enforced again with [FilterDomains],
 //     so a provider that ignores them cannot leak results.
+//   - The filters each answering provider did not apply (the entries of
+//     its answer's Ignored, else its [provider.Ignorer] answer) come back
+//     in Results.Ignored.
 //   - Failures of some providers come back in Results.Failures; only when
 //     every provider fails is the answer an [*AllFailedError].
 //   - When the caller's context is canceled, Search returns at once with an
@@ -143,6 +146,7 @@ func (p *Parallel) Search(ctx context.Context, q provider.Query) (out *provider.
 
 	var lists []rankedList
 	var failures []provider.Failure
+	var ignored map[string][]string
 	for i := range slots {
 		slot := &slots[i]
 		select {
@@ -166,6 +170,7 @@ func (p *Parallel) Search(ctx context.Context, q provider.Query) (out *provider.
 			continue
 		}
 		kept := FilterDomains(slot.res.Results, q.IncludeDomains, q.ExcludeDomains)
+		ignored = addIgnored(ignored, p.providers[i], p.names[i], q, slot.res)
 		lists = append(lists, rankedList{index: i, name: p.names[i], results: kept, answer: slot.res.Answer})
 		attempts = append(attempts, Attempt{Provider: p.names[i], Results: len(kept), Elapsed: slot.elapsed})
 	}
@@ -177,6 +182,7 @@ func (p *Parallel) Search(ctx context.Context, q provider.Query) (out *provider.
 		Results:  fuse(lists, resultLimit(q, p.cfg.MaxResults, DefaultMaxResults)),
 		Provider: p.name,
 		Failures: failures,
+		Ignored:  ignored,
 	}
 	for _, l := range lists {
 		if l.answer != "" {

@@ -7,7 +7,9 @@
 // A backend implements [Searcher], [Extractor] or both. The optional [Namer]
 // interface gives it a stable name for provenance and diagnostics. Policies
 // (package policy) combine several backends and are themselves Searchers and
-// Extractors, so they compose.
+// Extractors, so they compose. The optional [Ignorer] interface says which
+// filters of a query a backend cannot apply; backends also report them in
+// [Results].Ignored, and policies merge them.
 //
 // # Errors
 //

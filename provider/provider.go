@@ -96,6 +96,79 @@ type Query struct {
 	Country string
 	// Language is an ISO 639-1 code ("en", "fr"); empty means no preference.
 	Language string
+	// Topic is the kind of search, as Tavily's topic: [TopicGeneral],
+	// [TopicNews] or [TopicFinance]; empty ([AnyTopic]) leaves it to the
+	// backend's configuration. A backend that cannot search by topic
+	// runs a general search and reports the filter in [Ignorer.Ignores].
+	Topic Topic
+}
+
+// Topic is the kind of search a [Query] asks for.
+type Topic string
+
+// The topics a [Query] may ask for.
+const (
+	// AnyTopic leaves the topic to the backend's configuration.
+	AnyTopic Topic = ""
+	// TopicGeneral is a general web search.
+	TopicGeneral Topic = "general"
+	// TopicNews searches news: recent articles from news sources.
+	TopicNews Topic = "news"
+	// TopicFinance searches finance sources: markets, companies and their
+	// reports.
+	TopicFinance Topic = "finance"
+)
+
+// Topics lists the topics besides [AnyTopic].
+var Topics = []Topic{TopicGeneral, TopicNews, TopicFinance}
+
+// Specific reports whether t asks for more than a general search: a
+// backend that cannot search by topic ignores a specific topic only.
+func (t Topic) Specific() bool { return t != AnyTopic && t != TopicGeneral }
+
+// The names of the filters of a [Query] that a backend may be unable to
+// apply, as [Ignorer.Ignores] returns them, spelt as the search tools'
+// inputs are.
+const (
+	FilterTimeRange = "time_range"
+	FilterCountry   = "country"
+	FilterLanguage  = "language"
+	FilterTopic     = "topic"
+)
+
+// Ignorer is implemented by backends that can say which filters of a
+// query they cannot apply. Ignores returns the names of the filters set in
+// q that the search runs without ([FilterTimeRange], [FilterCountry],
+// [FilterLanguage], [FilterTopic]), in that order, or nil when every
+// filter set is applied; it sends no request. A filter the backend
+// approximates (domain filters appended to the query and enforced on the
+// answer) is applied, and a value the backend rejects as a bad request is
+// an error of the search, not an ignored filter. Its answers match the
+// backend's package documentation.
+//
+// Policies (package policy) ask every backend that answered and list the
+// answers in [Results].Ignored; a backend also fills Results.Ignored
+// itself, so that wrappers which hide the interface keep the answer.
+type Ignorer interface {
+	Ignores(q Query) []string
+}
+
+// IgnoresOf returns what s says it ignores of q ([Ignorer]), or nil when
+// it does not implement Ignorer.
+func IgnoresOf(s any, q Query) []string {
+	if ig, ok := s.(Ignorer); ok {
+		return ig.Ignores(q)
+	}
+	return nil
+}
+
+// IgnoredBy returns the value of [Results].Ignored for one backend named
+// name that ignored filters: nil when filters is empty.
+func IgnoredBy(name string, filters []string) map[string][]string {
+	if len(filters) == 0 {
+		return nil
+	}
+	return map[string][]string{name: filters}
 }
 
 // Results is the answer to a search.
@@ -115,6 +188,10 @@ type Results struct {
 	// Failures lists the providers that failed while others succeeded. Only
 	// policies that combine several providers fill it.
 	Failures []Failure
+	// Ignored maps the name of each backend that answered without applying
+	// some filters of the query to those filters' names ([Ignorer]); nil
+	// when every filter was applied.
+	Ignored map[string][]string `json:",omitempty"`
 	// Cached is when the results were fetched, for results answered from
 	// a cache (package memory); zero for fresh results.
 	Cached time.Time `json:",omitzero"`

@@ -8,8 +8,9 @@
 // query contains one of them as a whole word (case-insensitive; keywords
 // such as "c++", ".net" or "gitlab-ci" match at their edges) is denied with
 // instructions naming the MCP tool to call. So that the agent is never
-// trapped, the denial is remembered per session in a [StateStore]: an
-// identical retry (same query, same allowed and blocked domains as sets)
+// trapped, the denial is remembered per session in a [State] (files in a
+// directory with [StateStore]; package memory keeps it in webgate's store):
+// an identical retry (same query, same allowed and blocked domains as sets)
 // within the escape window passes through and clears the memory.
 //
 // # Tool routes

@@ -196,22 +196,23 @@ func DenyDocs(query string, dbs []Database) DocsDenial {
 }
 
 // Route decides a WebSearch call: deny is true when the call matched
-// databases and the denial was recorded in store, so that an identical retry
+// databases and the denial was recorded in st, so that an identical retry
 // within the escape window goes through (Route then returns deny false and
-// clears the memory). When the denial cannot be recorded, Route does not
-// deny and returns the error, so the agent is never trapped.
-func (r *DocsRouter) Route(store *StateStore, sessionID string, c Call) (d DocsDenial, matched []Database, deny bool, err error) {
+// clears the memory). When the denial cannot be recorded (st is nil, or
+// fails), Route does not deny and returns the error, so the agent is never
+// trapped.
+func (r *DocsRouter) Route(st State, sessionID string, c Call) (d DocsDenial, matched []Database, deny bool, err error) {
 	matched = r.Match(c.Query)
 	if len(matched) == 0 {
 		return DocsDenial{}, nil, false, nil
 	}
-	if store == nil {
+	if st == nil {
 		return DocsDenial{}, matched, false, fmt.Errorf("%w: no state store", ErrState)
 	}
-	if released, _ := store.Release(sessionID, c); released {
+	if released, _ := st.Release(sessionID, c); released {
 		return DocsDenial{}, matched, false, nil
 	}
-	if err := store.Remember(sessionID, c); err != nil {
+	if err := st.Remember(sessionID, c); err != nil {
 		return DocsDenial{}, matched, false, err
 	}
 	return DenyDocs(c.Query, matched), matched, true, nil

@@ -60,6 +60,13 @@ func (c Call) key() Call {
 	return Call{Query: strings.TrimSpace(c.Query), AllowedDomains: normSet(c.AllowedDomains), BlockedDomains: normSet(c.BlockedDomains)}
 }
 
+// Canonical returns c in the form [Call.Same] compares: the query with
+// surrounding space trimmed, the domain lists lower-cased, sorted and
+// without duplicates or empty entries. Two calls are the same exactly when
+// their canonical forms are equal, so a [State] may keep a digest of the
+// canonical form instead of the call.
+func (c Call) Canonical() Call { return c.key() }
+
 // Same reports whether c and o are the same call.
 func (c Call) Same(o Call) bool {
 	a, b := c.key(), o.key()
@@ -74,6 +81,33 @@ type deniedCall struct {
 type sessionState struct {
 	Denied []deniedCall `json:"denied"`
 }
+
+// State remembers, per session, the calls a docs route denied, for the
+// escape hatch: an identical call ([Call.Same]) within the escape window
+// is released once. [DocsRouter.Route] takes one; [StateStore] keeps it in
+// files, and package memory keeps it in webgate's store. Implementations
+// are safe for concurrent use, by goroutines and by processes sharing the
+// state, and never lose a denial to a concurrent update.
+type State interface {
+	// Remember records that c was denied in the session. An error means
+	// the denial could not be recorded; the caller must then not deny,
+	// or the agent could never get past the route.
+	Remember(sessionID string, c Call) error
+	// Release reports whether c repeats a call denied in the session
+	// within the escape window, and when it does clears the memory of
+	// that call, so that a later identical call is routed again.
+	Release(sessionID string, c Call) (bool, error)
+	// Remembered reports, without changing anything, whether Release
+	// would release c now; diagnostics call it freely.
+	Remembered(sessionID string, c Call) (bool, error)
+	// Window is how long a denial is remembered.
+	Window() time.Duration
+	// Describe says where the state is kept, for diagnostics: a
+	// directory, or "the sqlite store".
+	Describe() string
+}
+
+var _ State = (*StateStore)(nil)
 
 // StateStore remembers, per session, the calls a docs route denied. It keeps
 // one file per session in Dir, written atomically with mode 0600, under a
@@ -148,10 +182,22 @@ func (s *StateStore) lock(name string) (func(), error) {
 }
 
 func (s *StateStore) window() time.Duration {
-	if s.EscapeWindow > 0 {
+	if s != nil && s.EscapeWindow > 0 {
 		return s.EscapeWindow
 	}
 	return DefaultEscapeWindow
+}
+
+// Window returns how long a denial is remembered: EscapeWindow, or
+// [DefaultEscapeWindow].
+func (s *StateStore) Window() time.Duration { return s.window() }
+
+// Describe returns the state directory.
+func (s *StateStore) Describe() string {
+	if s == nil {
+		return ""
+	}
+	return s.Dir
 }
 
 const stateFilePrefix = "docs-route-"
@@ -217,7 +263,7 @@ func (s *StateStore) Release(sessionID string, c Call) (bool, error) {
 // expired entries, and writes the state back when fn (or the expiry)
 // changed it.
 func (s *StateStore) update(sessionID string, fn func(*sessionState) bool) error {
-	if s.Dir == "" {
+	if s == nil || s.Dir == "" {
 		return fmt.Errorf("%w: no state directory", ErrState)
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
@@ -385,7 +431,7 @@ func (s *StateStore) removeStale(current string) {
 // file counts as "not remembered", one that is not a regular file is an
 // error.
 func (s *StateStore) Remembered(sessionID string, c Call) (bool, error) {
-	if s.Dir == "" {
+	if s == nil || s.Dir == "" {
 		return false, fmt.Errorf("%w: no state directory", ErrState)
 	}
 	st, err := readState(filepath.Join(s.Dir, SessionFile(sessionID)))

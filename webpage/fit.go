@@ -2,9 +2,11 @@ package webpage
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // OmissionMark stands where [FitContent] left text out of content it kept
@@ -275,4 +277,125 @@ func CutText(s string, max int) string {
 		n += w
 	}
 	return s
+}
+
+// Window is one part of a long content, cut by position with [CutWindow].
+// Positions count UTF-16 code units, as [TextLen] does.
+type Window struct {
+	// Text is the part of the content from Start to End.
+	Text string
+	// Start and End are where Text begins and ends in the content; End is
+	// where the next window starts.
+	Start, End int
+	// Total is the length of the whole content.
+	Total int
+}
+
+// More reports whether content follows the window.
+func (w Window) More() bool { return w.End < w.Total }
+
+// markdownLink matches a Markdown link or image, "[text](target)" or
+// "![alt](target)", with an image inside a link's text and one level of
+// parentheses inside its target (as Wikipedia's URLs have).
+var markdownLink = regexp.MustCompile(`!?\[(?:[^\[\]\n]|!\[[^\[\]\n]*\]\((?:[^()\s]|\([^()\s]*\))*\))*\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)`)
+
+// linkLookaround bounds how far around a cut [CutWindow] looks for a link
+// that spans it, in bytes.
+const linkLookaround = 4096
+
+// CutWindow returns the part of content that starts at offset and is at
+// most max UTF-16 code units long, so that a long document can be read in
+// consecutive windows: each window's End is the next one's offset, and the
+// windows together are the content, with nothing left out or repeated.
+//
+// An offset inside a character that takes two code units (a surrogate
+// pair) starts at that character. The window ends at a character
+// boundary, and, when content follows, preferably after a paragraph, a
+// line, a sentence or a word in its last fifth, and never inside a
+// Markdown link or image when the window can end before it. A window
+// always holds at least one character unless it starts at the end; an
+// offset past the end gives an empty window at the end. max <= 0 means no
+// limit.
+func CutWindow(content string, offset, max int) Window {
+	total := TextLen(content)
+	start, startUnits := unitIndex(content, offset)
+	w := Window{Start: startUnits, End: startUnits, Total: total}
+	rest := content[start:]
+	if rest == "" {
+		return w
+	}
+	if max <= 0 || TextLen(rest) <= max {
+		w.Text, w.End = rest, total
+		return w
+	}
+	cut := len(CutText(rest, max))
+	if cut == 0 {
+		// The first character alone is longer than max: take it, so that
+		// paging always moves on.
+		_, size := utf8.DecodeRuneInString(rest)
+		cut = size
+	}
+	cut = boundaryCut(rest, cut)
+	cut = outsideLinks(rest, cut)
+	w.Text = rest[:cut]
+	w.End = startUnits + TextLen(w.Text)
+	return w
+}
+
+// unitIndex returns the byte index in s of the character at UTF-16 offset
+// units, or of the character that contains it, and that character's own
+// offset; for an offset past the end, len(s) and the length of s.
+func unitIndex(s string, units int) (int, int) {
+	if units <= 0 {
+		return 0, 0
+	}
+	n := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if n+w > units {
+			return i, n
+		}
+		n += w
+	}
+	return len(s), n
+}
+
+// boundaryCut moves a cut of s at byte cut back to just after the last
+// paragraph break, line break, sentence end or space in the cut's last
+// fifth, if there is one.
+func boundaryCut(s string, cut int) int {
+	head := s[:cut]
+	for _, sep := range []string{"\n\n", "\n", ". ", " "} {
+		if i := strings.LastIndex(head, sep); i >= 0 && i+len(sep) > cut*4/5 {
+			return i + len(sep)
+		}
+	}
+	return cut
+}
+
+// outsideLinks moves a cut of s at byte cut back to the start of the
+// Markdown link that spans it, if any, unless that leaves nothing before
+// the cut.
+func outsideLinks(s string, cut int) int {
+	for {
+		from := max(cut-linkLookaround, 0)
+		to := min(cut+linkLookaround, len(s))
+		moved := false
+		for _, m := range markdownLink.FindAllStringIndex(s[from:to], -1) {
+			a, b := from+m[0], from+m[1]
+			if a < cut && cut < b {
+				if a == 0 {
+					return cut
+				}
+				cut, moved = a, true
+				break
+			}
+		}
+		if !moved {
+			return cut
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/memory"
 )
 
 // hostEnv is what the diagnostic commands read of the machine. Commands
@@ -173,7 +174,12 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 			return p
 		}
 	case hooks.WantsWebSearch(in, search):
-		return hooks.PlanWebSearch(ctx, in, hookenv.WebSearch(cfg, loadErr))
+		env := hookenv.WebSearch(cfg, loadErr)
+		if m := routeMemory(ctx, cfg, env.Routes); m != nil {
+			defer m.Store().Close()
+			env.Routes.State = hookenv.RouteState(cfg, m)
+		}
+		return hooks.PlanWebSearch(ctx, in, env)
 	case hooks.WantsWebFetch(in, fetch), hooks.WantsShell(in):
 		return hooks.PlanWebFetch(ctx, in, hookenv.WebFetch(cfg, loadErr), page)
 	}
@@ -187,6 +193,25 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 		p.Why = "webgate's hooks do not act on the " + string(in.Event) + " event"
 	}
 	return p
+}
+
+// routeMemory opens the memory whose store holds the docs routes' escape
+// hatch, as a hook would find it ([hookenv.RouteState]), when there are
+// docs routes and a store to read; otherwise, or when the store does not
+// open, it returns nil and the plan reads the files a hook falls back to.
+// It never creates the store.
+func routeMemory(ctx context.Context, cfg *config.Config, r hooks.Routes) *memory.Memory {
+	if len(r.Docs.Databases()) == 0 {
+		return nil
+	}
+	if loc := locateStore(cfg); loc.Driver == "off" || loc.notCreated() {
+		return nil
+	}
+	m, err := openMemory(ctx, cfg, cliStoreTimeout)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // decisionWord says in a word what a plan leads to: "deny", "add", "pass",

@@ -286,8 +286,9 @@ Examples:
 Flags:
 `)
 		}
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
+	usageLines.Store(fs, "[--target T] [--scope user|project] [--dry-run]")
 	for _, a := range args {
 		if a == "-h" || a == "-help" || a == "--help" {
 			fs.SetOutput(stdout) // help asked for is output, as for every command
@@ -295,7 +296,7 @@ Flags:
 			return exitOK
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseQuietly(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}

@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/webgate-dev/webgate/internal/buildinfo"
@@ -55,6 +56,8 @@ func commands() []command {
 		cacheCommand(),
 		statsCommand(),
 		logCommand(),
+		setupCommand(),
+		completionCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
@@ -78,7 +81,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if args[0] == "help" && len(args) > 1 {
 			c, ok := lookup(args[1])
 			if !ok {
-				fmt.Fprintf(stderr, "webgate: unknown command %q\n", args[1])
+				var names []string
+				for _, c := range commands() {
+					names = append(names, c.name)
+				}
+				fmt.Fprintf(stderr, "webgate: unknown command %q%s\n", args[1], didYouMean(args[1], names, ""))
 				return exitUsage
 			}
 			return c.run(ctx, []string{"-h"}, stdin, stdout, stderr)
@@ -91,7 +98,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "webgate: unknown command %q\nRun 'webgate help' for the list of commands.\n", args[0])
+		var names []string
+		for _, c := range commands() {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "webgate: unknown command %q%s\nRun 'webgate help' for the list of commands.\n", args[0], didYouMean(args[0], names, ""))
 		return exitUsage
 	}
 	return c.run(ctx, args[1:], stdin, stdout, stderr)
@@ -122,19 +133,106 @@ func usage(w io.Writer) {
 func versionString() string { return buildinfo.Version() }
 
 // newFlagSet returns a FlagSet for a subcommand whose help shows the usage
-// line, a description, the flags and examples.
+// line, a description, the flags (as --name) and examples. A bad flag gets
+// a short usage instead (see parseArgs).
 func newFlagSet(name, usageLine, description, examples string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("webgate "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: webgate %s %s\n\n%s\n\nFlags:\n", name, usageLine, strings.TrimSpace(description))
-		fs.PrintDefaults()
+		printFlags(w, fs)
 		if examples != "" {
 			fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
 		}
 	}
+	usageLines.Store(fs, usageLine)
 	return fs
+}
+
+// usageLines holds each FlagSet's usage line, for the short usage of a
+// bad command line.
+var usageLines sync.Map
+
+// printFlags lists fs's flags as the help shows them: "--name VALUE", then
+// the usage and the default on the next line.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if len(f.Name) == 1 {
+			line = "  -" + f.Name
+		}
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n        %s", line, strings.ReplaceAll(usage, "\n", "\n        "))
+		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
+			if _, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || d != "false" {
+				fmt.Fprintf(w, " (default %s)", d)
+			}
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// shortUsage explains a bad command line for fs in three lines: the
+// problem with a suggestion, the usage line, and where the help is.
+func shortUsage(w io.Writer, fs *flag.FlagSet, err error) {
+	cmd := strings.TrimPrefix(fs.Name(), "webgate ")
+	msg := err.Error()
+	const undefined = "flag provided but not defined: "
+	if bad, ok := strings.CutPrefix(msg, undefined); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag " + bad + didYouMean(strings.TrimLeft(bad, "-"), names, "--")
+	}
+	fmt.Fprintf(w, "webgate %s: %s\n", cmd, msg)
+	if u, ok := usageLines.Load(fs); ok {
+		fmt.Fprintf(w, "Usage: webgate %s %s\n", cmd, u)
+	}
+	fmt.Fprintf(w, "Run 'webgate %s --help' for the flags and examples.\n", cmd)
+}
+
+// didYouMean returns " (did you mean PREFIX+name?)" for the name among
+// names closest to got (at most two edits, or got a prefix of it), or "".
+func didYouMean(got string, names []string, prefix string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(strings.ToLower(got), strings.ToLower(n))
+		if strings.HasPrefix(n, got) && len(got) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + prefix + best + "?)"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }
 
 // parseArgs parses flags that may appear before, between or after
@@ -159,7 +257,7 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 		}
 	}
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuietly(fs, args); err != nil {
 			return nil, err
 		}
 		args = fs.Args()
@@ -170,6 +268,19 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, err
 		args = args[1:]
 	}
 	return append(pos, rest...), nil
+}
+
+// parseQuietly parses args with fs, explaining a bad command line with a
+// short usage (shortUsage) rather than the whole help.
+func parseQuietly(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		shortUsage(out, fs, err)
+	}
+	return err
 }
 
 // flagExit maps a flag parsing error to an exit code: 0 for --help, 2 for

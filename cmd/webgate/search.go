@@ -12,6 +12,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
 )
 
 func searchCommand() command {
@@ -31,8 +32,15 @@ environment decide which providers are asked and how (WEBGATE_… and the
 providers' own variables:
   ` + envExamples + `).
 It prints one block per result (title, URL, snippet), then the providers
-that failed, if any. When the query matches a local documentation index, a
-note names its MCP tool.
+that failed, if any, and the filters a provider could not apply
+("Filters not applied: ignored by exa: topic."): such a provider searched
+without them. When the query matches a local documentation index, a note
+names its MCP tool.
+
+--time-range keeps pages published within the past day, week, month or
+year; --topic asks for general, news or finance results, as providers
+that know topics understand them (Tavily's topic, Exa's and SearXNG's
+news category).
 
 Text from the web is printed under a terminal rule: escape sequences,
 control characters and bidirectional overrides are removed, and results
@@ -41,14 +49,15 @@ after 25s unless --timeout says otherwise.
 
 With --json it prints the result as one JSON object: {"query", "provider",
 "results": [{"title", "url", "snippet", "published", "providers"}],
-"failed_providers": [{"provider", "class", "legacy_class"}], "local_docs":
-[…]}; a failure prints {"error": {"reason", "class", "legacy_class",
+"failed_providers": [{"provider", "class", "legacy_class"}], "ignored":
+{"<provider>": ["topic", …]}, "local_docs": […]}; a failure prints {"error": {"reason", "class", "legacy_class",
 "message", "failed_providers", "timed_out"}}.
 
 ` + exitCodesHelp
 
 const searchExamples = `  webgate search golang context cancellation
   webgate search -n 3 --allow go.dev "range over func"
+  webgate search --topic news --time-range week "go release"
   webgate search --json --mode fallback --provider exa,tavily "sqlite wal mode" | jq -r '.results[].url'`
 
 func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -62,12 +71,18 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
 	searchNames := config.Providers().SearchNames()
 	fs.Var(&providers, "provider", "ask only the providers `NAMES`, in this order (of "+strings.Join(searchNames, ", ")+")")
+	timeRange := fs.String("time-range", "", "only return pages published within the past `RANGE`: day, week, month or year")
+	topic := fs.String("topic", "", "search for `TOPIC`: general, news or finance (default: as the providers are configured)")
 	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION` (default %v)", webtools.DefaultSearchTimeout))
 	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
+	}
+	if *quiet {
+		stderr = errorsOnly(stderr)
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	switch {
@@ -83,6 +98,12 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		return exitUsage
 	case *mode != "" && !slices.Contains([]string{config.ModeParallel, config.ModeFallback, config.ModeSingle}, *mode):
 		fmt.Fprintf(stderr, "webgate search: --mode must be parallel, fallback or single, got %q\n", *mode)
+		return exitUsage
+	case *timeRange != "" && !slices.Contains(webtools.TimeRanges, provider.TimeRange(*timeRange)):
+		fmt.Fprintf(stderr, "webgate search: --time-range must be day, week, month or year, got %q\n", *timeRange)
+		return exitUsage
+	case *topic != "" && !slices.Contains(webtools.Topics, provider.Topic(*topic)):
+		fmt.Fprintf(stderr, "webgate search: --topic must be general, news or finance, got %q\n", *topic)
 		return exitUsage
 	}
 	if msg := checkProviders(providers, searchNames, "search"); msg != "" {
@@ -100,7 +121,8 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		err = &webtools.Error{Reason: webtools.NotConfigured, Message: tools.SearchHint}
 	} else {
 		stop := spinner(stderr, "searching")
-		res, err = tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults})
+		res, err = tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults,
+			TimeRange: provider.TimeRange(*timeRange), Topic: provider.Topic(*topic)})
 		stop()
 	}
 	if err != nil {
@@ -113,7 +135,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	if *asJSON {
 		writeJSON(stdout, res)
 	} else {
-		printText(stdout, res.Text())
+		printText(stdout, res.HumanText())
 	}
 	if len(res.Results) == 0 {
 		if !*asJSON {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -241,6 +242,35 @@ func printWarnings(stderr io.Writer, cmd string, warnings []string) {
 	}
 }
 
+// errorsOnly wraps a command's stderr for --quiet: warnings, progress and
+// notes are dropped, and only lines that report a failure pass — those
+// not marked "warning:" or written as progress. It is not a terminal, so
+// no progress line is drawn.
+func errorsOnly(w io.Writer) io.Writer { return &quietWriter{w: w} }
+
+type quietWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (q *quietWriter) Write(p []byte) (int, error) {
+	q.buf = append(q.buf, p...)
+	for {
+		i := bytes.IndexByte(q.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := q.buf[:i+1]
+		if !bytes.Contains(line, []byte(": warning: ")) && !bytes.Contains(line, []byte(": no results (")) && !bytes.Contains(line, []byte(": wrote ")) {
+			if _, err := q.w.Write(line); err != nil {
+				return len(p), err
+			}
+		}
+		q.buf = q.buf[i+1:]
+	}
+	return len(p), nil
+}
+
 // printError writes a failed command's error to stderr on one line, under
 // the terminal rule: its message may echo text from the web.
 func printError(stderr io.Writer, cmd string, err error) {
@@ -301,8 +331,9 @@ func spinner(w io.Writer, label string) (stop func()) {
 		marks := []string{"|", "/", "-", `\`}
 		tick := time.NewTicker(120 * time.Millisecond)
 		defer tick.Stop()
+		start := time.Now().Add(-400 * time.Millisecond)
 		for i := 0; ; i++ {
-			fmt.Fprintf(w, "\r%s %s…", marks[i%len(marks)], label)
+			fmt.Fprintf(w, "\r%s %s… %.1fs", marks[i%len(marks)], label, time.Since(start).Seconds())
 			select {
 			case <-done:
 				fmt.Fprint(w, "\r\033[K")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/routing"
 )
 
 func TestHandlers_StepAsideWhenTheConfigurationCannotBeLoaded(t *testing.T) {
@@ -70,7 +71,8 @@ func TestLockSlice_IsASmallPartOfTheBudget(t *testing.T) {
 	cfg := config.Default()
 	cfg.StateDir = t.TempDir()
 	cfg.Hooks.WebSearch.Budget = 3 * time.Second
-	if r := HookRoutes(cfg, true, false); r.State == nil || r.State.LockWait != 150*time.Millisecond {
+	r := HookRoutes(cfg, true, false)
+	if st, _ := r.State.(*routing.StateStore); st == nil || st.LockWait != 150*time.Millisecond {
 		t.Errorf("state = %+v", r.State)
 	}
 }

@@ -212,7 +212,8 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 
 // WebSearch returns the web search hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the docs routes
-// ([HookRoutes]); its Searcher is the search policy [config.Config.Build]
+// ([HookRoutes]; the hook's own call keeps their state in the store when
+// it opened, see [RouteState]); its Searcher is the search policy [config.Config.Build]
 // makes, observed for the debug trace. Without search keys the environment
 // has no Searcher (the hook steps aside after the routes).
 func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
@@ -229,6 +230,9 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 	env.Settings.Secrets = cfg.Secrets()
 	env.Routes = HookRoutes(cfg, true, false)
+	if sess != nil && sess.mem != nil {
+		env.Routes.State = RouteState(cfg, sess.mem)
+	}
 	if len(env.Problems) > 0 {
 		return env
 	}

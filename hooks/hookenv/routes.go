@@ -6,10 +6,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/safefile"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -125,10 +127,9 @@ func readFile[T any](p string, parse func([]byte) ([]T, error)) ([]T, error) {
 
 // HookRoutes returns the routes a hook applies for cfg ([Routes]): the
 // docs databases when withDocs is set, the tool routes when withTools is
-// set, with the docs routes' state kept in cfg.StateDir (one file per
-// session; a lock another process holds is waited for at most 5% of the
-// web search hook's budget, and never more than a second) and the
-// warnings as text.
+// set, with the docs routes' state in files ([RouteState] without a
+// memory) and the warnings as text. A hook call whose store opened
+// replaces the state with the store's.
 func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	if cfg == nil {
 		cfg = config.Default()
@@ -136,10 +137,97 @@ func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	rs := LoadRoutes(cfg, withDocs, withTools)
 	r := hooks.Routes{Docs: rs.Docs, Tools: rs.Tools}
 	if withDocs {
-		r.State = &routing.StateStore{Dir: cfg.StateDir, LockWait: lockSlice(cfg.Hooks.WebSearch.Budget)}
+		r.State = RouteState(cfg, nil)
 	}
 	for _, w := range rs.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
 	return r
 }
+
+// RouteState returns where the docs routes keep their escape hatch (the
+// denials of each session, so that an identical retry within
+// [routing.DefaultEscapeWindow] goes through):
+//
+//   - with m, a memory whose store opened and has not failed, in the store
+//     ([memory.Memory.RouteState]): one record per session, under a keyed
+//     fingerprint of the session id, changed atomically, so every hook
+//     process, on this machine or sharing a Redis, sees one state;
+//   - otherwise (the store is off, or could not be opened), in files in
+//     cfg.StateDir ([routing.StateStore]): one file per session under a
+//     lock, waited for at most 5% of the web search hook's budget and never
+//     more than a second; so docs routes keep their escape hatch without a
+//     store.
+//
+// With the store, the files stay the fallback: a denial the store fails
+// to record is recorded in the files, and a retry is released from
+// either, so a call whose store did not open (a busy machine, a store
+// that is briefly locked) and its retry whose store did still find each
+// other. The files are only read (a file that does not exist is not
+// created) unless a denial is recorded or released there.
+func RouteState(cfg *config.Config, m *memory.Memory) routing.State {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	files := &routing.StateStore{Dir: cfg.StateDir, LockWait: lockSlice(cfg.Hooks.WebSearch.Budget)}
+	if m != nil && m.Store() != nil && m.Problem() == nil {
+		return &fallbackState{primary: m.RouteState(routing.DefaultEscapeWindow), files: files}
+	}
+	return files
+}
+
+// fallbackState is the docs routes' state in the store (primary) with the
+// files as the fallback; see [RouteState].
+type fallbackState struct {
+	primary routing.State
+	files   *routing.StateStore
+}
+
+// Remember records the denial in the store, or in the files when the
+// store fails.
+func (f *fallbackState) Remember(sessionID string, c routing.Call) error {
+	err := f.primary.Remember(sessionID, c)
+	if err == nil {
+		return nil
+	}
+	if ferr := f.files.Remember(sessionID, c); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return nil
+}
+
+// Release releases a denial recorded in the store, or else one recorded
+// in the files.
+func (f *fallbackState) Release(sessionID string, c routing.Call) (bool, error) {
+	ok, err := f.primary.Release(sessionID, c)
+	if ok {
+		return true, nil
+	}
+	// Peek first: releasing takes the session's file lock, which creates
+	// a lock file.
+	if in, _ := f.files.Remembered(sessionID, c); in {
+		return f.files.Release(sessionID, c)
+	}
+	return false, err
+}
+
+// Remembered reports whether the store or the files would release c; an
+// error is the store's.
+func (f *fallbackState) Remembered(sessionID string, c routing.Call) (bool, error) {
+	ok, err := f.primary.Remembered(sessionID, c)
+	if ok {
+		return true, nil
+	}
+	// The files are the fallback: what is wrong with them matters only
+	// when the store failed too.
+	if in, _ := f.files.Remembered(sessionID, c); in {
+		return true, nil
+	}
+	return false, err
+}
+
+// Window returns how long a denial is remembered.
+func (f *fallbackState) Window() time.Duration { return f.primary.Window() }
+
+// Describe names the store.
+func (f *fallbackState) Describe() string { return f.primary.Describe() }

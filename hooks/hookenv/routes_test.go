@@ -178,7 +178,8 @@ func parse(t *testing.T, payload string) *hooks.Input {
 }
 
 func TestWebSearchHandler_RoutesDocsQueriesWithoutProviderKeys(t *testing.T) {
-	load, state := routedLoader(t)
+	// The file state, which the hooks use when the store is off.
+	load, state := routedLoader(t, "WEBGATE_STORE=off")
 	h := WebSearchHandler(load)
 	in := parse(t, `{"hook_event_name":"PreToolUse","session_id":"sess-1","tool_name":"WebSearch","tool_input":{"query":"terraform state mv"}}`)
 	d := h(context.Background(), in)

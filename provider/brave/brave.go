@@ -73,6 +73,7 @@ type Client struct {
 var (
 	_ provider.Searcher = (*Client)(nil)
 	_ provider.Namer    = (*Client)(nil)
+	_ provider.Ignorer  = (*Client)(nil)
 )
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
@@ -138,7 +139,26 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		return nil, &provider.Error{Provider: Name, Op: "search", Status: resp.Status, Kind: provider.KindUnknown,
 			Message: "malformed response: " + derr.Error(), Attempts: resp.Attempts, Err: derr}
 	}
-	return toResults(sr, q.Text, f), nil
+	out := toResults(sr, q.Text, f)
+	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	return out, nil
+}
+
+// Ignores returns the filters of q that Brave cannot apply: a country or a
+// language it does not list, and a topic other than general (only the web
+// vertical is read). See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	if strings.TrimSpace(q.Country) != "" && CountryCode(q.Country) == "" {
+		out = append(out, provider.FilterCountry)
+	}
+	if strings.TrimSpace(q.Language) != "" && SearchLang(q.Language) == "" {
+		out = append(out, provider.FilterLanguage)
+	}
+	if q.Topic.Specific() {
+		out = append(out, provider.FilterTopic)
+	}
+	return out
 }
 
 // setKey puts the key in Brave's X-Subscription-Token header.

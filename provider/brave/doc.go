@@ -39,6 +39,8 @@
 //
 //   - A country or a language Brave does not list ([Countries],
 //     [SearchLangs]) is not sent; the search runs without that preference.
+//   - Query.Topic: only the web vertical is read, so the news and finance
+//     topics run a web search.
 //   - A domain filter cannot be sent as a parameter; see above for how it
 //     is approximated in q and enforced on the answer.
 //   - Brave returns no relevance score and no generated answer:
@@ -47,6 +49,10 @@
 //     when Config.ExtraSnippets is set, and is empty otherwise.
 //   - Result.Published comes from page_age, or from age when that is a
 //     date; a relative age ("2 days ago") leaves it zero.
+//
+// [Client.Ignores] names the filters a query sets that are not applied
+// (such a country, language or topic), and each search's Results.Ignored
+// says so.
 //
 // Titles and descriptions are HTML-unescaped (Brave sends entities such as
 // &#x27;) and stripped of <strong> markup. A result without a URL is

@@ -24,14 +24,24 @@
 //   - Country → userLocation, upper-cased ("de" → "DE"). It biases results
 //     towards the country; it does not restrict them. A value that is not
 //     two ASCII letters is a [provider.KindBadRequest] error.
+//   - Topic news → category "news", in place of [Config.Category]; the
+//     general topic leaves the configured category. The finance topic is
+//     not honoured: Exa's nearest category, "financial report", holds
+//     filings and earnings reports rather than finance news and market
+//     pages, so the search runs without a topic.
 //   - Language is not honoured: Exa has no language parameter. It is
 //     ignored, as a preference the service cannot express.
+//
+// [Client.Ignores] names the filters a query sets that are not honoured
+// (language, the finance topic), and each search's Results.Ignored says
+// so.
 //
 // Every search sends contents explicitly, so cost and size never depend on
 // the service's defaults: {"text":{"maxCharacters":N}} with N =
 // [Config.SearchMaxCharacters], plus "highlights":true when
 // [Config.Highlights] is set, and maxAgeHours / livecrawlTimeout when
-// configured. Type and category come from [Config].
+// configured. Type and category come from [Config] (the category from the
+// query's topic, for news).
 //
 // Each hit becomes a [provider.Result]: Title, URL (url, or else id),
 // Content (the page text), Snippet (the first highlight, else the summary,

@@ -118,6 +118,7 @@ var (
 	_ provider.Searcher  = (*Client)(nil)
 	_ provider.Extractor = (*Client)(nil)
 	_ provider.Namer     = (*Client)(nil)
+	_ provider.Ignorer   = (*Client)(nil)
 )
 
 // New returns a Client that takes its API keys from keys. A nil cfg means
@@ -211,6 +212,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		Answer:    sr.Output.text(),
 		Provider:  providerName,
 		RequestID: requestID(string(sr.RequestID), resp),
+		Ignored:   provider.IgnoredBy(providerName, c.Ignores(q)),
 	}
 	for _, r := range sr.Results {
 		u := strings.TrimSpace(string(r.URL))
@@ -236,6 +238,28 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	return out, nil
 }
 
+// Ignores returns the filters of q that Exa cannot apply: a language, and
+// a topic other than general or news. See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	if strings.TrimSpace(q.Language) != "" {
+		out = append(out, provider.FilterLanguage)
+	}
+	if q.Topic.Specific() && q.Topic != provider.TopicNews {
+		out = append(out, provider.FilterTopic)
+	}
+	return out
+}
+
+// category returns the category a search for q sends: "news" for the news
+// topic, else the configured one.
+func (c *Client) category(q provider.Query) string {
+	if q.Topic == provider.TopicNews {
+		return "news"
+	}
+	return c.cfg.Category
+}
+
 // searchBody maps q onto a /search request body.
 func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 	text := strings.TrimSpace(q.Text)
@@ -249,7 +273,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 	req := searchRequest{
 		Query:          text,
 		Type:           c.cfg.Type,
-		Category:       c.cfg.Category,
+		Category:       c.category(q),
 		NumResults:     clamp(q.MaxResults, c.cfg.NumResults),
 		IncludeDomains: domains(q.IncludeDomains),
 		ExcludeDomains: domains(q.ExcludeDomains),

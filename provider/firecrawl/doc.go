@@ -57,6 +57,8 @@
 //
 //   - Query.Language: Firecrawl's search has no language parameter. It is
 //     ignored.
+//   - Query.Topic: only web results are asked for and read, so the news
+//     and finance topics run a web search.
 //   - IncludeDomains and ExcludeDomains together (see above).
 //   - Firecrawl returns no relevance score, publication date or generated
 //     answer for web results: Result.Score is 1/rank in Firecrawl's order,
@@ -67,6 +69,9 @@
 //   - ExtractRequest.Query is not sent: Firecrawl would answer it with
 //     query-relevant highlights rather than the page, which is what Extract
 //     returns.
+//
+// [Client.Ignores] names the query filters among these that a query sets
+// (language, topic), and each search's Results.Ignored says so.
 //
 // # Errors
 //

@@ -100,6 +100,7 @@ var (
 	_ provider.Searcher  = (*Client)(nil)
 	_ provider.Extractor = (*Client)(nil)
 	_ provider.Namer     = (*Client)(nil)
+	_ provider.Ignorer   = (*Client)(nil)
 )
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
@@ -190,7 +191,22 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if derr != nil {
 		return nil, respErr(opSearch, resp, provider.KindUnknown, "malformed response: "+derr.Error(), derr)
 	}
-	return toResults(sr, q.Text, exclude, c.cfg.MaxCharacters), nil
+	out := toResults(sr, q.Text, exclude, c.cfg.MaxCharacters)
+	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	return out, nil
+}
+
+// Ignores returns the filters of q that Firecrawl cannot apply: a
+// language, and a topic other than general. See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	if strings.TrimSpace(q.Language) != "" {
+		out = append(out, provider.FilterLanguage)
+	}
+	if q.Topic.Specific() {
+		out = append(out, provider.FilterTopic)
+	}
+	return out
 }
 
 // searchBody maps q onto a /v2/search body. It also returns the domains to

@@ -62,7 +62,10 @@
 //     which Jina lists with their region.
 //
 // Query.TimeRange cannot be honoured: Jina Search has no date parameter.
-// It is ignored, and results of any date come back.
+// It is ignored, and results of any date come back. Neither can
+// Query.Topic: Jina Search has no news or finance vertical, so those
+// topics run a general search. [Client.Ignores] names these filters when
+// a query sets them, and each search's Results.Ignored says so.
 //
 // Each hit becomes a [provider.Result]: "url" (hits without one are
 // dropped), "title", "description" as Snippet, "content" as Content (only

@@ -130,6 +130,7 @@ var (
 	_ provider.Searcher  = (*Client)(nil)
 	_ provider.Extractor = (*Client)(nil)
 	_ provider.Namer     = (*Client)(nil)
+	_ provider.Ignorer   = (*Client)(nil)
 )
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
@@ -393,7 +394,21 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		res.Results[i].Provider = Name
 		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
 	}
+	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
 	return res, nil
+}
+
+// Ignores returns the filters of q that Jina Search cannot apply: a time
+// range, and a topic other than general. See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	if q.TimeRange != provider.AnyTime {
+		out = append(out, provider.FilterTimeRange)
+	}
+	if q.Topic.Specific() {
+		out = append(out, provider.FilterTopic)
+	}
+	return out
 }
 
 // searchParams maps q onto Jina Search's query parameters.

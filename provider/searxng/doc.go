@@ -32,7 +32,9 @@
 //     sent before any request. A region in Query.Language ("en-GB") is
 //     kept unless Query.Country replaces it.
 //   - categories, engines: [Config.Categories] and [Config.Engines],
-//     comma-joined, when set.
+//     comma-joined, when set. Query.Topic news sends categories=news in
+//     place of Config.Categories (SearXNG's news category); the general
+//     topic leaves the configured categories.
 //   - safesearch: [Config.SafeSearch] (0, 1 or 2), when set.
 //   - timeout_limit: [Config.TimeoutLimit] in seconds, when set.
 //
@@ -48,12 +50,18 @@
 //     (0 means [Config.MaxResults], default 10); a page holds as many
 //     results as its engines found, often 10 to 30, so fewer may come
 //     back.
-//   - Query.Country without Query.Language: SearXNG has no country
-//     parameter, only a region inside the language, so a country alone is
-//     not sent.
+//   - Query.Country without Query.Language (or with the language
+//     "auto"): SearXNG has no country parameter, only a region inside the
+//     language, so a country alone is not sent.
+//   - Query.Topic finance: SearXNG has no finance category, so the search
+//     runs in the configured categories.
 //   - The domain filters are honoured exactly on the results returned, but
 //     only by filtering: when the engines ignore the site: operators,
 //     filtering leaves fewer results.
+//
+// [Client.Ignores] names the filters a query sets that are not sent (such
+// a country, the finance topic), and each search's Results.Ignored says
+// so.
 //
 // # Results
 //

@@ -68,6 +68,7 @@ type Client struct {
 var (
 	_ provider.Searcher = (*Client)(nil)
 	_ provider.Namer    = (*Client)(nil)
+	_ provider.Ignorer  = (*Client)(nil)
 )
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
@@ -168,6 +169,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		Answer:   decoded.Answer,
 		Provider: Name,
 		Results:  []provider.Result{},
+		Ignored:  provider.IgnoredBy(Name, c.Ignores(q)),
 	}
 	include, exclude := domains(q.IncludeDomains), domains(q.ExcludeDomains)
 	want := q.MaxResults
@@ -188,6 +190,21 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 }
 
 const opSearch = "search"
+
+// Ignores returns the filters of q that SearXNG cannot apply: a country
+// without a language (or with the language "auto"), and the finance topic.
+// See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	lang := strings.TrimSpace(q.Language)
+	if strings.TrimSpace(q.Country) != "" && (lang == "" || strings.EqualFold(lang, "auto")) {
+		out = append(out, provider.FilterCountry)
+	}
+	if q.Topic.Specific() && q.Topic != provider.TopicNews {
+		out = append(out, provider.FilterTopic)
+	}
+	return out
+}
 
 // languageRE is the language SearXNG accepts (webadapter.py): a two- or
 // three-letter code with an optional two-letter region.
@@ -233,7 +250,9 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		}
 		v.Set("language", lang)
 	}
-	if len(c.cfg.Categories) > 0 {
+	if q.Topic == provider.TopicNews {
+		v.Set("categories", "news")
+	} else if len(c.cfg.Categories) > 0 {
 		v.Set("categories", strings.Join(c.cfg.Categories, ","))
 	}
 	if len(c.cfg.Engines) > 0 {

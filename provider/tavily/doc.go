@@ -13,6 +13,9 @@
 //   - Query.IncludeDomains and ExcludeDomains become "include_domains" and
 //     "exclude_domains".
 //   - Query.TimeRange becomes "time_range" (day, week, month, year).
+//   - Query.Topic becomes "topic" (general, news or finance); empty means
+//     Config.Topic (default general). Another value is a
+//     [provider.KindBadRequest] error sent before any request.
 //   - Query.Country, an ISO 3166-1 alpha-2 code, becomes Tavily's full
 //     lowercase country name ("us" → "united states", see [CountryName]).
 //     Tavily applies a country only to the "general" topic, so the field is
@@ -27,7 +30,11 @@
 //
 //   - Query.Language: Tavily has no language filter or bias. The field is
 //     ignored.
-//   - Country with the news or finance topic (see above).
+//   - Country with the news or finance topic, and a country Tavily does
+//     not list (see above).
+//
+// [Client.Ignores] names these filters when a query sets them, and each
+// search's Results.Ignored says so.
 //
 // # What Extract honours
 //

@@ -123,6 +123,7 @@ var (
 	_ provider.Searcher  = (*Client)(nil)
 	_ provider.Extractor = (*Client)(nil)
 	_ provider.Namer     = (*Client)(nil)
+	_ provider.Ignorer   = (*Client)(nil)
 )
 
 // New returns a client that takes its API keys from keys. A nil cfg means
@@ -213,7 +214,32 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if err != nil {
 		return nil, malformed("search", resp, err)
 	}
-	return toResults(sr, q.Text, c.cfg.MaxCharacters), nil
+	out := toResults(sr, q.Text, c.cfg.MaxCharacters)
+	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	return out, nil
+}
+
+// topic returns the topic a search for q sends: the query's, else the
+// configured one.
+func (c *Client) topic(q provider.Query) string {
+	if q.Topic != provider.AnyTopic {
+		return string(q.Topic)
+	}
+	return c.cfg.Topic
+}
+
+// Ignores returns the filters of q that Tavily cannot apply: a language,
+// and a country with the news or finance topic or that Tavily does not
+// list. See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	var out []string
+	if strings.TrimSpace(q.Country) != "" && (c.topic(q) != "general" || CountryName(q.Country) == "") {
+		out = append(out, provider.FilterCountry)
+	}
+	if strings.TrimSpace(q.Language) != "" {
+		out = append(out, provider.FilterLanguage)
+	}
+	return out
 }
 
 // toResults maps a decoded /search answer onto provider.Results. Results
@@ -258,6 +284,10 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	if !ok {
 		return nil, badRequest("search", fmt.Sprintf("unknown time range %q", q.TimeRange))
 	}
+	topic := c.topic(q)
+	if !slices.Contains(Topics, topic) {
+		return nil, badRequest("search", fmt.Sprintf("unknown topic %q", q.Topic))
+	}
 	n := q.MaxResults
 	if n <= 0 {
 		n = c.cfg.MaxResults
@@ -266,7 +296,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	req := searchRequest{
 		Query:          text,
 		SearchDepth:    c.cfg.SearchDepth,
-		Topic:          c.cfg.Topic,
+		Topic:          topic,
 		MaxResults:     n,
 		TimeRange:      tr,
 		IncludeDomains: cleanDomains(q.IncludeDomains),
@@ -279,7 +309,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	if c.cfg.IncludeRawContent {
 		req.IncludeRawContent = "markdown"
 	}
-	if c.cfg.Topic == "general" {
+	if topic == "general" {
 		req.Country = CountryName(q.Country)
 	}
 	return json.Marshal(req)

@@ -9,7 +9,7 @@
 //
 // # Query fields
 //
-// Search honours every [provider.Query] field:
+// Search honours every [provider.Query] field but Topic:
 //
 //   - Text is sent as "query" (trimmed; empty is a bad request).
 //   - MaxResults is sent as "maxResults": 0 means Config.MaxResults
@@ -22,6 +22,10 @@
 //   - Country is sent lower-case as "country"; it must be two letters.
 //   - Language is sent as "language"; it must be two letters, and a
 //     BCP 47 tag ("en-US") is cut to its primary language ("en").
+//
+// Query.Topic cannot be honoured: /ai-search has no news or finance
+// vertical, so those topics run a general search. [Client.Ignores] says
+// so when a query sets one, and so does each search's Results.Ignored.
 //
 // Search cannot express a date range other than those four, an exact
 // phrase, or a file type: [provider.Query] has no such fields, and the

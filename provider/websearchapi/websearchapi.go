@@ -101,6 +101,7 @@ var (
 	_ provider.Searcher  = (*Client)(nil)
 	_ provider.Extractor = (*Client)(nil)
 	_ provider.Namer     = (*Client)(nil)
+	_ provider.Ignorer   = (*Client)(nil)
 )
 
 // The accepted values of the enumerated [Config] fields.
@@ -274,7 +275,17 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		res.Results[i].Provider = Name
 		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
 	}
+	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
 	return res, nil
+}
+
+// Ignores returns the filters of q that WebSearchAPI.ai cannot apply: a
+// topic other than general. See the package documentation.
+func (c *Client) Ignores(q provider.Query) []string {
+	if q.Topic.Specific() {
+		return []string{provider.FilterTopic}
+	}
+	return nil
 }
 
 // Extract reads req.URL through POST /scrape. req.Query is not used: the

@@ -4,8 +4,25 @@
 // the docs and tool routes).
 //
 // web_search takes a query and optionally allowed_domains,
-// blocked_domains, max_results and time_range (day, week, month or year);
-// web_fetch takes a url and optionally a prompt.
+// blocked_domains, max_results, time_range (day, week, month or year) and
+// topic (general, news or finance); its answer names the providers that
+// could not apply a filter ("Filters not applied: ignored by exa:
+// topic."). web_fetch takes a url and optionally a prompt, an offset and
+// max_chars. Without an offset, a long page is cut to the parts most
+// relevant to the prompt, within the server's cap ([Options.MaxChars]) or
+// max_chars characters of the page's text; with an offset (0 for the
+// beginning), the page is read in order: the answer holds at most
+// max_chars characters of the page's text from the offset (by default,
+// and at most, what fits in the cap), and ends with the range shown, the
+// page's total length and the next offset ("[Characters 8000–16000 of
+// 52311; next: offset=16000.]"). Characters are counted as JavaScript
+// counts them (UTF-16 code units). Every page of one document is cut from
+// the same read; with the page reader's cache, the pages after the first
+// cost no new read.
+//
+// Both tools answer with text only, and declare no output schema: the
+// clients tried (Claude Code, Codex) give the model a tool's structured
+// content, as JSON, instead of its text when there is some.
 //
 // [New] builds an *mcp.Server from plain values; the webgate mcp command
 // runs it over stdio. Every failure is a tool error (an isError result)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,6 +14,7 @@ import (
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // Tool names.
@@ -54,7 +54,10 @@ type SearchInput struct {
 	MaxResults int `json:"max_results,omitempty" jsonschema:"How many results to return."`
 	// TimeRange restricts results to pages published within the past
 	// day, week, month or year; empty means any time.
-	TimeRange string `json:"time_range,omitempty" jsonschema:"Only return pages published within the past day, week, month or year. Some providers cannot filter by date and return pages of any date."`
+	TimeRange string `json:"time_range,omitempty" jsonschema:"Only return pages published within the past day, week, month or year. Some providers cannot filter by date: they return pages of any date, and the answer names them."`
+	// Topic asks for a kind of search: general, news or finance; empty
+	// leaves it to the providers' configuration.
+	Topic string `json:"topic,omitempty" jsonschema:"The kind of search: general, news (recent articles from news sources) or finance. Providers that cannot search by topic run a general search, and the answer names them."`
 }
 
 // FetchInput is the input of the web_fetch tool.
@@ -63,6 +66,12 @@ type FetchInput struct {
 	URL string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
 	// Prompt says what the caller wants from the page.
 	Prompt string `json:"prompt,omitempty" jsonschema:"What you want from the page. When the page is long, the parts most relevant to it are kept."`
+	// Offset, when set, reads the page in order from this character on;
+	// nil keeps the parts most relevant to the prompt.
+	Offset *int `json:"offset,omitempty"`
+	// MaxChars bounds the characters of the page's text in the answer; 0
+	// means the server's cap.
+	MaxChars int `json:"max_chars,omitempty"`
 }
 
 const searchDescription = `Search the web. Returns the title, URL and a snippet of each result, best first. ` +
@@ -71,7 +80,9 @@ const searchDescription = `Search the web. Returns the title, URL and a snippet 
 
 const fetchDescription = `Read a web page and return its content as Markdown (title, headings, text, lists, links, code). ` +
 	`Pages that need JavaScript or are mostly navigation are read through an extraction service. ` +
-	`Only public http and https URLs are fetched.`
+	`Only public http and https URLs are fetched. ` +
+	`A long page is cut to the parts most relevant to the prompt; to read it in order instead, pass offset (0 for the beginning) ` +
+	`and read on from the next offset the answer gives, until it says the end of the page.`
 
 const instructions = `webgate gives web access: web_search finds pages, web_fetch reads one page as Markdown.`
 
@@ -114,7 +125,7 @@ func New(tools *webtools.Tools, opts *Options) *mcp.Server {
 		Name:        FetchTool,
 		Title:       "Web fetch",
 		Description: fetchDescription,
-		InputSchema: fetchSchema(),
+		InputSchema: fetchSchema(o.MaxChars),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
 	}, h.fetch)
 	return s
@@ -137,15 +148,30 @@ func searchSchema() *jsonschema.Schema {
 	for _, r := range webtools.TimeRanges {
 		tr.Enum = append(tr.Enum, string(r))
 	}
+	tp := s.Properties["topic"]
+	for _, t := range webtools.Topics {
+		tp.Enum = append(tp.Enum, string(t))
+	}
 	return s
 }
 
-func fetchSchema() *jsonschema.Schema {
+// fetchSchema is FetchInput's schema with bounds an agent can see;
+// maxChars is the server's cap.
+func fetchSchema(maxChars int) *jsonschema.Schema {
 	s, err := jsonschema.For[FetchInput](nil)
 	if err != nil {
 		panic(err) // a static type; covered by the tests
 	}
 	s.Properties["url"].MinLength = ptr(1)
+	off := s.Properties["offset"]
+	off.Type, off.Types = "integer", nil
+	off.Minimum = ptr(0.0)
+	off.Description = "Read the page in order from this character on (0: its beginning), instead of keeping the parts most relevant to the prompt. " +
+		"Characters are counted as JavaScript counts string length. The answer gives the range shown, the page's total length and the next offset to read on from."
+	mc := s.Properties["max_chars"]
+	mc.Minimum = ptr(0.0)
+	mc.Maximum = ptr(float64(maxChars))
+	mc.Description = fmt.Sprintf("At most this many characters of the page's text (default and maximum %d, the whole answer's cap; a page may hold a little less to leave room for its header).", maxChars)
 	return s
 }
 
@@ -163,32 +189,64 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		BlockedDomains: in.BlockedDomains,
 		MaxResults:     in.MaxResults,
 		TimeRange:      provider.TimeRange(in.TimeRange),
+		Topic:          provider.Topic(in.Topic),
 	})
 	if err != nil {
 		h.log(SearchTool, start, "error", reasonOf(err))
 		return toolError(SearchTool, err), nil, nil
 	}
 	h.log(SearchTool, start, "ok", fmt.Sprintf("%d result(s) via %s", len(out.Results), out.Provider))
-	return webResult(out.Text()), nil, nil
+	text := webText(out.Text())
+	res = textResult(text)
+	return res, nil, nil
 }
+
+// rangeReserve is the room kept for the line that ends a page of a
+// document ("[Characters 8000–16000 of 52311; next: offset=16000.]").
+const rangeReserve = 100
 
 func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchInput) (res *mcp.CallToolResult, _ any, _ error) {
 	start := time.Now()
 	defer h.recover(FetchTool, &res)
-	out, err := h.tools.Fetch(ctx, webtools.FetchRequest{URL: in.URL, Prompt: in.Prompt})
+	var err error
+	switch {
+	case in.Offset != nil && *in.Offset < 0:
+		err = &webtools.Error{Reason: webtools.BadInput, Message: fmt.Sprintf("offset must not be negative, got %d.", *in.Offset)}
+	case in.MaxChars < 0 || in.MaxChars > h.opts.MaxChars:
+		err = &webtools.Error{Reason: webtools.BadInput, Message: fmt.Sprintf("max_chars must be between 0 (the default, %d) and %d, got %d.", h.opts.MaxChars, h.opts.MaxChars, in.MaxChars)}
+	}
+	var out *webtools.FetchResult
+	if err == nil {
+		out, err = h.tools.Fetch(ctx, webtools.FetchRequest{URL: in.URL, Prompt: in.Prompt})
+	}
+	// The label counts towards the cap.
+	room := max(h.opts.MaxChars-webpage.TextLen(sanitize.UntrustedNotice)-2, 1)
+	if err == nil && in.Offset != nil {
+		// A page is cut by position; it holds at most max_chars
+		// characters, and fewer when the header leaves less room.
+		limit := h.opts.MaxChars
+		if in.MaxChars > 0 {
+			limit = in.MaxChars
+		}
+		limit = min(limit, max(room-webpage.TextLen(out.Header())-rangeReserve, 200))
+		err = out.Page(*in.Offset, limit)
+	}
 	if err != nil {
 		h.log(FetchTool, start, "error", reasonOf(err))
 		return toolError(FetchTool, err), nil, nil
 	}
 	h.log(FetchTool, start, "ok", out.Summary())
+	r := out.Render(room, in.MaxChars)
+	var text string
 	if out.Path == webtools.PathRoute {
 		// A tool route's message is the user's configuration, not web
 		// content.
-		return textResult(sanitize.Agent(out.Text(h.opts.MaxChars))), nil, nil
+		text = sanitize.Agent(out.Text(h.opts.MaxChars))
+	} else {
+		text = webText(r.Text)
 	}
-	// The label counts towards the cap.
-	room := max(h.opts.MaxChars-utf8.RuneCountInString(sanitize.UntrustedNotice)-2, 1)
-	return webResult(out.Text(room)), nil, nil
+	res = textResult(text)
+	return res, nil, nil
 }
 
 // recover turns a panic in a handler into a tool error.
@@ -225,12 +283,12 @@ func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-// webResult is the answer for text holding web content: the
+// webText is the answer for text holding web content: the
 // untrusted-content label, then the text under the agent rule
 // ([sanitize.Agent]), so that nothing in it can imitate the framing of the
 // agent's runtime.
-func webResult(text string) *mcp.CallToolResult {
-	return textResult(sanitize.UntrustedNotice + "\n\n" + sanitize.Agent(text))
+func webText(text string) string {
+	return sanitize.UntrustedNotice + "\n\n" + sanitize.Agent(text)
 }
 
 // toolError renders err as a tool error. The text starts with the tool and

@@ -24,6 +24,26 @@
 // size with [webpage.FitContent], keeping the parts most relevant to the
 // prompt.
 //
+// # Paging
+//
+// A long document can also be read in order, one page at a time:
+// [FetchResult.Page] keeps the part of the content from an offset, at
+// most a number of characters long ([webpage.CutWindow]; characters are
+// counted as agents count them, in UTF-16 code units), and the result
+// says the whole length, the range kept and the next offset
+// (TotalChars, Offset, NextOffset; "[Characters 8000–16000 of 52311;
+// next: offset=16000.]" in the text). A page is cut positionally, never by
+// relevance. Every page of a document is cut from the same read: the page
+// reader's cache (package memory) answers the reads after the first.
+//
+// # Filters providers ignore
+//
+// [SearchResult.Ignored] lists, for each provider that answered, the
+// filters of the request it could not apply (time_range, topic, country,
+// language), as the search policy reports them (provider.Results.Ignored);
+// the text says so in one line ("Filters not applied: ignored by exa:
+// topic.").
+//
 // # Errors
 //
 // Failures are [*Error] values with a [Reason] (bad input, not configured,

@@ -95,11 +95,20 @@ type SearchRequest struct {
 	// day, week, month or year; empty means any time. Providers that
 	// cannot filter by date say so in their package documentation.
 	TimeRange provider.TimeRange
+	// Topic asks for a kind of search: general, news or finance; empty
+	// leaves it to the providers' configuration. Providers that cannot
+	// search by topic run a general search, and the result says so
+	// ([SearchResult.Ignored]).
+	Topic provider.Topic
 }
 
 // TimeRanges lists the values [SearchRequest.TimeRange] accepts besides
 // the empty one.
 var TimeRanges = []provider.TimeRange{provider.PastDay, provider.PastWeek, provider.PastMonth, provider.PastYear}
+
+// Topics lists the values [SearchRequest.Topic] accepts besides the empty
+// one.
+var Topics = provider.Topics
 
 // Hit is one search result.
 type Hit struct {
@@ -127,6 +136,10 @@ type SearchResult struct {
 	Failed []Failure `json:"failed_providers,omitempty"`
 	// LocalDocs lists local documentation indexes the query matched.
 	LocalDocs []DocsIndex `json:"local_docs,omitempty"`
+	// Ignored maps each provider that answered without applying some
+	// filters of the request (time_range, topic, …) to those filters'
+	// names; nil when every filter was applied.
+	Ignored map[string][]string `json:"ignored,omitempty"`
 	// Elapsed is how long the search took.
 	Elapsed time.Duration `json:"-"`
 	// Cached is when the results were fetched, for an answer from the
@@ -136,8 +149,8 @@ type SearchResult struct {
 
 // Search runs req with the Searcher. A search that succeeds with no hits
 // returns a result with no Results and a nil error. Failures are
-// [*Error] values: [BadInput] for an empty query, a bad result count or an
-// unknown time range,
+// [*Error] values: [BadInput] for an empty query, a bad result count, an
+// unknown time range or topic,
 // [NotConfigured] without a Searcher, [ProviderFailed] when every provider
 // failed.
 //
@@ -170,6 +183,9 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	if req.TimeRange != provider.AnyTime && !slices.Contains(TimeRanges, req.TimeRange) {
 		return nil, &Error{Reason: BadInput, Message: fmt.Sprintf("time_range must be day, week, month or year, not %q.", sanitize.Line(string(req.TimeRange)))}
 	}
+	if req.Topic != provider.AnyTopic && !slices.Contains(Topics, req.Topic) {
+		return nil, &Error{Reason: BadInput, Message: fmt.Sprintf("topic must be general, news or finance, not %q.", sanitize.Line(string(req.Topic)))}
+	}
 	var docs []DocsIndex
 	for _, d := range t.Docs.Match(q) {
 		docs = append(docs, DocsIndex{Description: d.Description, MCPTool: d.MCPToolName, Path: d.Path})
@@ -191,6 +207,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		IncludeDomains: cleanList(req.AllowedDomains),
 		ExcludeDomains: cleanList(req.BlockedDomains),
 		TimeRange:      req.TimeRange,
+		Topic:          req.Topic,
 	})
 	if err == nil && res == nil {
 		err = &provider.Error{Provider: provider.NameOf(t.Searcher), Op: "search", Kind: provider.KindUnknown, Message: "no answer"}
@@ -204,6 +221,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		Results:   []Hit{},
 		Failed:    failuresFrom(res.Failures),
 		LocalDocs: docs,
+		Ignored:   ignoredFrom(res.Ignored),
 		Elapsed:   t.now().Sub(start),
 		Cached:    res.Cached,
 	}
@@ -237,6 +255,28 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		out.Results = append(out.Results, h)
 	}
 	return out, nil
+}
+
+// ignoredFrom copies a provider's Ignored map with every name on one
+// clean line, leaving out empty entries; nil when nothing was ignored.
+func ignoredFrom(in map[string][]string) map[string][]string {
+	var out map[string][]string
+	for name, filters := range in {
+		var clean []string
+		for _, f := range filters {
+			if f = sanitize.Line(f); f != "" && !slices.Contains(clean, f) {
+				clean = append(clean, f)
+			}
+		}
+		if len(clean) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[sanitize.Line(name)] = clean
+	}
+	return out
 }
 
 // FetchRequest is one page read.
@@ -316,6 +356,57 @@ type FetchResult struct {
 	// Cached is when the page was read, for an answer from the cache;
 	// zero for a fresh read.
 	Cached time.Time `json:"cached_at,omitzero"`
+	// TotalChars is the length of the page's whole content, in characters
+	// as agents count them (UTF-16 code units, see [webpage.TextLen]).
+	TotalChars int `json:"total_chars"`
+	// Offset is where Content starts in the whole content: 0 unless
+	// [FetchResult.Page] kept one page of it.
+	Offset int `json:"offset"`
+	// NextOffset is where the rest of the content starts when Content
+	// stops before its end ([FetchResult.Page]); nil when Content reaches
+	// the end.
+	NextOffset *int `json:"next_offset"`
+
+	// paged is set by Page.
+	paged bool
+}
+
+// Page keeps the part of Content that starts at offset and holds at most
+// maxChars characters (UTF-16 code units, as agents count them; 0 means
+// no limit), cut by [webpage.CutWindow]: at a character boundary, after a
+// paragraph, a line or a word when one is near the end, and not inside a
+// Markdown link when the page can end before it. Offset and NextOffset
+// then say where the page sits; reading the same URL again and keeping
+// the page at NextOffset reads on, until NextOffset is nil, and the pages
+// together are the whole content. [FetchResult.Text] renders a page as
+// is, with its range and the next offset, instead of fitting the content
+// to the prompt.
+//
+// Page applies to a result of [Tools.Fetch], once. A tool route's message
+// is kept whole. A negative offset or maxChars, or an offset at or past
+// the end of the content (but 0), is a [BadInput] error.
+func (r *FetchResult) Page(offset, maxChars int) error {
+	switch {
+	case offset < 0:
+		return &Error{Reason: BadInput, Message: fmt.Sprintf("offset must not be negative, got %d.", offset)}
+	case maxChars < 0:
+		return &Error{Reason: BadInput, Message: fmt.Sprintf("max_chars must not be negative, got %d.", maxChars)}
+	}
+	total := webpage.TextLen(r.Content)
+	r.TotalChars = total
+	if r.Path == PathRoute {
+		return nil
+	}
+	if offset > 0 && offset >= total {
+		return &Error{Reason: BadInput, Message: fmt.Sprintf("offset %d is past the end of the page's content, which has %d characters.", offset, total)}
+	}
+	w := webpage.CutWindow(r.Content, offset, maxChars)
+	r.Content, r.Offset, r.NextOffset, r.paged = w.Text, w.Start, nil, true
+	if w.More() {
+		next := w.End
+		r.NextOffset = &next
+	}
+	return nil
 }
 
 // Fetch reads one page: a matching tool route answers first; otherwise
@@ -356,6 +447,7 @@ func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	res.ContentType = sanitize.Line(res.ContentType)
 	res.Provider = sanitize.Line(res.Provider)
 	res.Prompt = sanitize.Text(res.Prompt)
+	res.TotalChars = webpage.TextLen(res.Content)
 	return res, nil
 }
 
