@@ -1,6 +1,7 @@
 package webtools_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/webgate-dev/webgate/internal/app/webtools"
@@ -24,5 +25,17 @@ func TestError_MessageUnderItsClassNamesTheClassOnce(t *testing.T) {
 	}
 	if e.Error() != e.Message {
 		t.Error("MessageUnder changed the error's own message")
+	}
+}
+
+func TestSummary_AnErrorPageIsNotCalledNotHTML(t *testing.T) {
+	r := &webtools.FetchResult{Status: 503, ContentType: "text/html", Path: webtools.PathExtraction, Provider: "tavily", Why: "answered a direct read with HTTP 503 Service Unavailable"}
+	got := r.Summary()
+	if !strings.HasPrefix(got, "HTTP 503; extracted via tavily") || strings.Contains(got, "not HTML") {
+		t.Errorf("summary %q", got)
+	}
+	r = &webtools.FetchResult{Status: 200, ContentType: "application/pdf", Path: webtools.PathReadable}
+	if got := r.Summary(); !strings.HasPrefix(got, "not HTML (application/pdf)") {
+		t.Errorf("summary %q", got)
 	}
 }

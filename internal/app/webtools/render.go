@@ -129,6 +129,9 @@ func (r *FetchResult) Summary() string {
 		verdict = string(r.Class) + " (" + strconv.FormatFloat(r.Confidence, 'f', 2, 64) + ")"
 	case r.Path == PathRoute:
 		verdict = "not fetched"
+	case r.Status != 0 && (r.Status < 200 || r.Status > 299):
+		// An error page is not judged by its media type.
+		verdict = "HTTP " + strconv.Itoa(r.Status)
 	case r.ContentType != "":
 		verdict = "not HTML (" + r.ContentType + ")"
 	}
