@@ -156,9 +156,10 @@ func (c *cachedSearcher) Search(ctx context.Context, q provider.Query) (*provide
 		ttl /= partialDivisor
 	}
 	// The entry keeps the results, not the question: the key is a hash
-	// of it, and the query text is the caller's on a hit.
+	// of it, and the query text is the caller's on a hit. A hit costs
+	// nothing, so the call's usage is not kept either.
 	stored := *res
-	stored.Failures, stored.Query = nil, ""
+	stored.Failures, stored.Query, stored.Usage = nil, "", nil
 	c.m.put(ctx, key, cachedResults{At: c.m.now(), Results: &stored}, ttl)
 	return res, nil
 }

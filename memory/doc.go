@@ -36,7 +36,8 @@
 // # Usage, budgets and the decision log
 //
 // Each provider call adds to per-day counters (requests, results, failures
-// by kind, latency) read back by [Memory.Usage]; a monthly budget of
+// by kind, latency, and the credits, cost and tokens a backend reports in
+// [provider.Usage]) read back by [Memory.Usage]; a monthly budget of
 // requests per provider warns once at 80 % ([Memory.Notices]) and skips the
 // provider at 100 %. [Memory.Record] appends a hook decision to the decision
 // log, with queries and URLs kept in full, hashed or not at all, and passed

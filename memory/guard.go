@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
@@ -65,10 +66,10 @@ func (g *guard) before(ctx context.Context, op string) error {
 
 // after records the call's outcome and usage. It runs detached from the
 // call's context, which may have ended, within the store's own bound.
-func (g *guard) after(ctx context.Context, results int, elapsed time.Duration, err error) {
+func (g *guard) after(ctx context.Context, results int, usage *provider.Usage, elapsed time.Duration, err error) {
 	ctx = context.WithoutCancel(ctx)
 	g.m.settle(ctx, g.name, g.keyless, err)
-	g.m.count(ctx, g.name, results, elapsed, err)
+	g.m.count(ctx, g.name, results, usage, elapsed, err)
 }
 
 type guardedSearcher struct {
@@ -87,10 +88,11 @@ func (g *guardedSearcher) Search(ctx context.Context, q provider.Query) (*provid
 	start := g.m.now()
 	res, err := g.s.Search(ctx, q)
 	n := 0
+	var u *provider.Usage
 	if res != nil {
-		n = len(res.Results)
+		n, u = len(res.Results), res.Usage
 	}
-	g.after(ctx, n, g.m.now().Sub(start), err)
+	g.after(ctx, n, u, g.m.now().Sub(start), err)
 	return res, err
 }
 
@@ -110,10 +112,11 @@ func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequ
 	start := g.m.now()
 	p, err := g.x.Extract(ctx, req)
 	n := 0
+	var u *provider.Usage
 	if p != nil {
-		n = 1
+		n, u = 1, p.Usage
 	}
-	g.after(ctx, n, g.m.now().Sub(start), err)
+	g.after(ctx, n, u, g.m.now().Sub(start), err)
 	return p, err
 }
 
@@ -128,15 +131,43 @@ const (
 func day(t time.Time) string   { return t.UTC().Format("2006-01-02") }
 func month(t time.Time) string { return t.UTC().Format("2006-01") }
 
-// count adds one call to the provider's usage and, when it has a budget,
+// The scales of the usage counters that hold fractions: credits in
+// thousandths, dollars in millionths.
+const (
+	creditsScale = 1000
+	costScale    = 1_000_000
+)
+
+// scaled returns v × scale rounded, or 0 when v is not a positive,
+// finite figure of a sane size (below 10^12).
+func scaled(v float64, scale float64) int64 {
+	if !(v > 0) || v >= 1e12 {
+		return 0
+	}
+	return int64(math.Round(v * scale))
+}
+
+// count adds one call to the provider's usage (with the credits, cost and
+// tokens usage reports, when it reports them) and, when it has a budget,
 // warns once when the month's requests pass 80 % of it.
-func (m *Memory) count(ctx context.Context, name string, results int, elapsed time.Duration, err error) {
+func (m *Memory) count(ctx context.Context, name string, results int, usage *provider.Usage, elapsed time.Duration, err error) {
 	now := m.now()
 	p := "usage/" + day(now) + "/" + name + "/"
 	deltas := map[string]int64{
 		p + "requests":   1,
 		p + "results":    int64(results),
 		p + "latency_ms": elapsed.Milliseconds(),
+	}
+	if usage != nil {
+		if v := scaled(usage.Credits, creditsScale); v > 0 {
+			deltas[p+"credits_milli"] = v
+		}
+		if v := scaled(usage.CostUSD, costScale); v > 0 {
+			deltas[p+"cost_micro_usd"] = v
+		}
+		if usage.Tokens > 0 {
+			deltas[p+"tokens"] = usage.Tokens
+		}
 	}
 	if err != nil {
 		kind := provider.KindOf(err)

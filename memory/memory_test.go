@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,7 @@ type searcher struct {
 	calls atomic.Int32
 	err   error
 	res   []provider.Result
+	usage *provider.Usage
 }
 
 func (s *searcher) Name() string { return s.name }
@@ -60,7 +62,7 @@ func (s *searcher) Search(_ context.Context, q provider.Query) (*provider.Result
 	if res == nil {
 		res = []provider.Result{{Title: "Go", URL: "https://go.dev/doc/"}}
 	}
-	return &provider.Results{Query: q.Text, Results: res, Provider: s.name}, nil
+	return &provider.Results{Query: q.Text, Results: res, Provider: s.name, Usage: s.usage}, nil
 }
 
 func TestCache_SameQueryIsAnsweredOnceAndSaysWhen(t *testing.T) {
@@ -422,6 +424,77 @@ func TestUsage_CountsPerDayAndProvider(t *testing.T) {
 	}
 	if since, _ := m.Usage(ctx, c.now()); len(since) != 1 {
 		t.Errorf("since today: %+v", since)
+	}
+}
+
+// pageReader is an extractor fake that reads every page with usage.
+type pageReader struct{ usage *provider.Usage }
+
+func (p pageReader) Extract(_ context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	return &provider.Page{URL: req.URL, Content: "# Page", Usage: p.usage}, nil
+}
+
+func TestUsage_AddsUpTheCreditsCostAndTokensProvidersReport(t *testing.T) {
+	m, c := newMemory(t, memory.Options{})
+	ctx := context.Background()
+	tavily := m.Searcher(memory.Backend{Name: "tavily", Keys: []string{"k"}}, &searcher{name: "tavily", usage: &provider.Usage{Credits: 2}})
+	tavilyPages := m.Extractor(memory.Backend{Name: "tavily", Keys: []string{"k"}}, pageReader{usage: &provider.Usage{Credits: 0.2}})
+	exa := m.Searcher(memory.Backend{Name: "exa", Keys: []string{"k"}}, &searcher{name: "exa", usage: &provider.Usage{CostUSD: 0.0075}})
+	jina := m.Searcher(memory.Backend{Name: "jina"}, &searcher{name: "jina", usage: &provider.Usage{Tokens: 10000}})
+	silent := m.Searcher(memory.Backend{Name: "brave", Keys: []string{"k"}}, &searcher{name: "brave"})
+	odd := m.Searcher(memory.Backend{Name: "odd", Keys: []string{"k"}}, &searcher{name: "odd", usage: &provider.Usage{Credits: -1, CostUSD: math.NaN(), Tokens: -5}})
+	for range 2 {
+		tavily.Search(ctx, provider.Query{Text: "q"})
+		exa.Search(ctx, provider.Query{Text: "q"})
+		jina.Search(ctx, provider.Query{Text: "q"})
+		silent.Search(ctx, provider.Query{Text: "q"})
+		odd.Search(ctx, provider.Query{Text: "q"})
+	}
+	tavilyPages.Extract(ctx, provider.ExtractRequest{URL: "https://go.dev/doc/"})
+	c.add(24 * time.Hour)
+	tavily.Search(ctx, provider.Query{Text: "q"})
+
+	us, err := m.Usage(ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type figures struct {
+		credits, cost float64
+		tokens        int64
+	}
+	got := map[string]figures{}
+	for _, u := range us {
+		got[u.Day+" "+u.Provider] = figures{u.Credits, u.CostUSD, u.Tokens}
+	}
+	want := map[string]figures{
+		"2026-03-10 tavily": {credits: 4.2},
+		"2026-03-10 exa":    {cost: 0.015},
+		"2026-03-10 jina":   {tokens: 20000},
+		"2026-03-10 brave":  {},
+		"2026-03-10 odd":    {},
+		"2026-03-11 tavily": {credits: 2},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("usage %+v", us)
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || g != w {
+			t.Errorf("%s: credits, cost, tokens = %+v, want %+v", k, g, w)
+		}
+	}
+	// Only the figures a provider reported are counters of its own.
+	cs, err := m.Store().Counters(ctx, "usage/2026-03-10/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range cs {
+		if (strings.Contains(name, "/brave/") || strings.Contains(name, "/odd/")) &&
+			(strings.HasSuffix(name, "credits_milli") || strings.HasSuffix(name, "cost_micro_usd") || strings.HasSuffix(name, "tokens")) {
+			t.Errorf("counter %s kept for a provider that reported nothing usable", name)
+		}
+	}
+	if cs["usage/2026-03-10/tavily/credits_milli"] != 4200 || cs["usage/2026-03-10/exa/cost_micro_usd"] != 15000 {
+		t.Errorf("counters %v", cs)
 	}
 }
 

@@ -25,6 +25,12 @@ type Usage struct {
 	FailuresByKind map[provider.Kind]int64 `json:"failures_by_kind,omitempty"`
 	// Latency is the calls' total time; Latency / Requests is the mean.
 	Latency time.Duration `json:"latency_ns"`
+	// Credits, CostUSD and Tokens add up what the provider reported the
+	// calls cost ([provider.Usage]): credits to the thousandth, dollars to
+	// the millionth; zero when it reported nothing.
+	Credits float64 `json:"credits,omitempty"`
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Tokens  int64   `json:"tokens,omitempty"`
 }
 
 // MeanLatency returns the mean time of a call.
@@ -69,6 +75,12 @@ func (m *Memory) Usage(ctx context.Context, since time.Time) ([]Usage, error) {
 			u.Results = v
 		case field == "latency_ms":
 			u.Latency = time.Duration(v) * time.Millisecond
+		case field == "credits_milli":
+			u.Credits = float64(v) / creditsScale
+		case field == "cost_micro_usd":
+			u.CostUSD = float64(v) / costScale
+		case field == "tokens":
+			u.Tokens = v
 		case strings.HasPrefix(field, "failures/"):
 			if u.FailuresByKind == nil {
 				u.FailuresByKind = map[provider.Kind]int64{}

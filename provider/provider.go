@@ -195,6 +195,23 @@ type Results struct {
 	// Cached is when the results were fetched, for results answered from
 	// a cache (package memory); zero for fresh results.
 	Cached time.Time `json:",omitzero"`
+	// Usage is what the provider reported the search cost; nil when it
+	// reported nothing. Policies that merge several providers' answers
+	// leave it nil: the memory counts each backend's usage below them.
+	Usage *Usage `json:",omitempty"`
+}
+
+// Usage is what a provider reported one call cost, in the units it bills
+// in. A backend fills the fields its provider reports in the answer and
+// leaves the others zero; it never estimates a figure the answer lacks.
+type Usage struct {
+	// Credits are the provider's credits the call used (Tavily,
+	// Firecrawl).
+	Credits float64 `json:"credits,omitempty"`
+	// CostUSD is the call's price in US dollars (Exa).
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Tokens are the tokens the call was charged (Jina).
+	Tokens int64 `json:"tokens,omitempty"`
 }
 
 // Result is one search hit.
@@ -283,6 +300,9 @@ type Page struct {
 	// Cached is when the page was read, for a page answered from a cache;
 	// zero for a fresh read.
 	Cached time.Time `json:",omitzero"`
+	// Usage is what the provider reported the read cost; nil when it
+	// reported nothing.
+	Usage *Usage `json:",omitempty"`
 }
 
 // CapRunes returns s cut to at most n characters (runes); n <= 0 means no

@@ -122,17 +122,18 @@ func (h *memHost) memory() *memory.Memory {
 	return m
 }
 
-// fakeSearcher answers with n results, or fails with err.
+// fakeSearcher answers with n results and usage, or fails with err.
 type fakeSearcher struct {
-	n   int
-	err error
+	n     int
+	err   error
+	usage *provider.Usage
 }
 
 func (f fakeSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	r := &provider.Results{Query: q.Text}
+	r := &provider.Results{Query: q.Text, Usage: f.usage}
 	for range f.n {
 		r.Results = append(r.Results, provider.Result{Title: "t", URL: "https://go.dev/blog/context"})
 	}
@@ -143,15 +144,17 @@ func (f fakeSearcher) Search(ctx context.Context, q provider.Query) (*provider.R
 var cachedQuery = provider.Query{Text: "golang context cancellation", MaxResults: 5}
 
 // seed fills the host's memory through the memory's own paths: tavily
-// answers 8 calls with 3 results, is rate limited once (9 of its budget of
-// 10: 90 %) and then has its key parked for an auth failure; exa fails 5
-// times in a row, which opens its breaker; two decisions are logged, one
-// with the key and terminal escapes in its query; one search is cached.
+// answers 8 calls with 3 results for 2 credits each, is rate limited once
+// (9 of its budget of 10: 90 %) and then has its key parked for an auth
+// failure; exa answers once with 1 result for $0.0075, then fails 5 times
+// in a row, which opens its breaker; jina answers 2 calls with 2 results
+// for 10000 tokens each; two decisions are logged, one with the key and
+// terminal escapes in its query; one search is cached.
 func (h *memHost) seed() {
 	h.t.Helper()
 	ctx := context.Background()
 	m := h.memory()
-	tavily := m.Searcher(memory.Backend{Name: "tavily", Keys: []string{memTavilyKey}}, fakeSearcher{n: 3})
+	tavily := m.Searcher(memory.Backend{Name: "tavily", Keys: []string{memTavilyKey}}, fakeSearcher{n: 3, usage: &provider.Usage{Credits: 2}})
 	for range 8 {
 		if _, err := tavily.Search(ctx, provider.Query{Text: "q"}); err != nil {
 			h.t.Fatal(err)
@@ -160,6 +163,16 @@ func (h *memHost) seed() {
 	limited := m.Searcher(memory.Backend{Name: "tavily", Keys: []string{memTavilyKey}},
 		fakeSearcher{err: &provider.Error{Provider: "tavily", Kind: provider.KindRateLimited}})
 	_, _ = limited.Search(ctx, provider.Query{Text: "q"})
+	paid := m.Searcher(memory.Backend{Name: "exa", Keys: []string{memExaKey}}, fakeSearcher{n: 1, usage: &provider.Usage{CostUSD: 0.0075}})
+	if _, err := paid.Search(ctx, provider.Query{Text: "q"}); err != nil {
+		h.t.Fatal(err)
+	}
+	jina := m.Searcher(memory.Backend{Name: "jina"}, fakeSearcher{n: 2, usage: &provider.Usage{Tokens: 10000}})
+	for range 2 {
+		if _, err := jina.Search(ctx, provider.Query{Text: "q"}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 	exa := m.Searcher(memory.Backend{Name: "exa", Keys: []string{memExaKey}},
 		fakeSearcher{err: &provider.Error{Provider: "exa", Kind: provider.KindTransient}})
 	for range 5 {
@@ -233,9 +246,10 @@ func TestMemoryCommands(t *testing.T) {
 		}
 		day := time.Now().UTC().Format("2006-01-02")
 		wantLine(t, "stats", out, `^Store: sqlite .*webgate\.db \(store\.url: default\)$`)
-		wantLine(t, "stats", out, `^  DAY\s+PROVIDER\s+REQUESTS\s+RESULTS\s+FAILURES\s+MEAN LATENCY$`)
-		wantLine(t, "stats", out, `^  `+day+`\s+tavily\s+9\s+24\s+1 \(rate-limited 1\)\s+(<?\d+ms|\d[.\d]*s|-)$`)
-		wantLine(t, "stats", out, `^  `+day+`\s+exa\s+5\s+0\s+5 \(transient 5\)\s+`)
+		wantLine(t, "stats", out, `^  DAY\s+PROVIDER\s+REQUESTS\s+RESULTS\s+FAILURES\s+MEAN LATENCY\s+CREDITS\s+COST\s+TOKENS$`)
+		wantLine(t, "stats", out, `^  `+day+`\s+tavily\s+9\s+24\s+1 \(rate-limited 1\)\s+(<?\d+ms|\d[.\d]*s|-)\s+16\s+-\s+-$`)
+		wantLine(t, "stats", out, `^  `+day+`\s+exa\s+6\s+1\s+5 \(transient 5\)\s+\S+\s+-\s+\$0\.0075\s+-$`)
+		wantLine(t, "stats", out, `^  `+day+`\s+jina\s+2\s+4\s+0\s+\S+\s+-\s+-\s+20000$`)
 		wantLine(t, "stats", out, `^  tavily\s+\d{4}-\d{2}\s+9/10 \(90 %\) ⚠$`)
 		wantLine(t, "stats", out, `^  tavily\s+key [0-9a-f]{8}… parked \(auth\) until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$`)
 		wantLine(t, "stats", out, `^  exa\s+circuit breaker open until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC, after 5 transient failures in a row$`)
@@ -266,6 +280,9 @@ func TestMemoryCommands(t *testing.T) {
 				Results        int64
 				Failures       int64
 				FailuresByKind map[string]int64 `json:"failures_by_kind"`
+				Credits        float64
+				CostUSD        float64 `json:"cost_usd"`
+				Tokens         int64
 			}
 			Budgets []struct {
 				Provider    string
@@ -293,11 +310,15 @@ func TestMemoryCommands(t *testing.T) {
 		for i, u := range rep.Usage {
 			usage[u.Provider] = i
 		}
-		if i, ok := usage["tavily"]; !ok || rep.Usage[i].Requests != 9 || rep.Usage[i].Results != 24 || rep.Usage[i].FailuresByKind["rate-limited"] != 1 {
+		if i, ok := usage["tavily"]; !ok || rep.Usage[i].Requests != 9 || rep.Usage[i].Results != 24 || rep.Usage[i].FailuresByKind["rate-limited"] != 1 ||
+			rep.Usage[i].Credits != 16 || rep.Usage[i].CostUSD != 0 || rep.Usage[i].Tokens != 0 {
 			t.Errorf("tavily usage = %+v", rep.Usage)
 		}
-		if i, ok := usage["exa"]; !ok || rep.Usage[i].Failures != 5 || rep.Usage[i].FailuresByKind["transient"] != 5 {
+		if i, ok := usage["exa"]; !ok || rep.Usage[i].Failures != 5 || rep.Usage[i].FailuresByKind["transient"] != 5 || rep.Usage[i].CostUSD != 0.0075 {
 			t.Errorf("exa usage = %+v", rep.Usage)
+		}
+		if i, ok := usage["jina"]; !ok || rep.Usage[i].Requests != 2 || rep.Usage[i].Tokens != 20000 || rep.Usage[i].Credits != 0 {
+			t.Errorf("jina usage = %+v", rep.Usage)
 		}
 		if len(rep.Budgets) != 1 || rep.Budgets[0].Provider != "tavily" || rep.Budgets[0].Used != 9 || rep.Budgets[0].Limit != 10 ||
 			rep.Budgets[0].Percent != 90 || !rep.Budgets[0].Warn || rep.Budgets[0].Spent {
@@ -593,4 +614,38 @@ func TestMemoryCommands(t *testing.T) {
 		_, out, _ = h.run("stats")
 		wantLine(t, "stats", out, `^  tavily\s+`+month+`\s+12/10 \(120 %\) ⚠ spent: skipped until `+next+` 00:00 UTC$`)
 	})
+}
+
+func TestStats_ShowsTheCreditsCostAndTokensColumnsOnlyWhenARowHasThem(t *testing.T) {
+	row := func(name string, u memory.Usage) usageView {
+		u.Day, u.Provider, u.Requests = "2026-11-03", name, 1
+		return usageView{Usage: u}
+	}
+	header := func(rep statsReport) string {
+		var b bytes.Buffer
+		printStats(&b, rep)
+		return wantLine(t, "stats", b.String(), `^  DAY\s`)
+	}
+	plain := statsReport{Since: "2026-11-01", Usage: []usageView{row("brave", memory.Usage{})}}
+	if h := header(plain); strings.Contains(h, "CREDITS") || strings.Contains(h, "COST") || strings.Contains(h, "TOKENS") {
+		t.Errorf("no figures reported, header %q", h)
+	}
+	credits := statsReport{Since: "2026-11-01", Usage: []usageView{row("brave", memory.Usage{}), row("firecrawl", memory.Usage{Credits: 2.5})}}
+	if h := header(credits); !strings.HasSuffix(h, "MEAN LATENCY  CREDITS") {
+		t.Errorf("credits reported, header %q, want a CREDITS column alone", h)
+	}
+	var b bytes.Buffer
+	printStats(&b, credits)
+	wantLine(t, "stats", b.String(), `^  2026-11-03\s+brave\s+1\s+0\s+0\s+-\s+-$`)
+	wantLine(t, "stats", b.String(), `^  2026-11-03\s+firecrawl\s+1\s+0\s+0\s+-\s+2\.5$`)
+
+	js, err := json.Marshal(plain.Usage[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"credits"`, `"cost_usd"`, `"tokens"`} {
+		if strings.Contains(string(js), k) {
+			t.Errorf("--json row without figures has %s: %s", k, js)
+		}
+	}
 }

@@ -32,7 +32,9 @@ in the state directory by default), which every hook process, the MCP
 server and the CLI share, and prints:
 
   usage     per day (UTC) and provider: requests, results, failed calls
-            by kind, mean latency
+            by kind, mean latency; and, when providers report them, the
+            credits (Tavily, Firecrawl), cost in US dollars (Exa) and
+            tokens (Jina) the calls used
   budgets   each monthly budget (providers.NAME.budget.monthly) and the
             share used; ⚠ from 80 %, and at 100 % the provider is skipped
             until the next month
@@ -202,10 +204,36 @@ func printStats(w io.Writer, rep statsReport) {
 	if len(rep.Usage) == 0 {
 		fmt.Fprintln(w, "  no provider calls recorded")
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  DAY\tPROVIDER\tREQUESTS\tRESULTS\tFAILURES\tMEAN LATENCY")
+		var credits, cost, tokens bool
 		for _, u := range rep.Usage {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\n", u.Day, u.Provider, u.Requests, u.Results, failuresText(u.Usage), latencyText(u.MeanLatency()))
+			credits = credits || u.Credits > 0
+			cost = cost || u.CostUSD > 0
+			tokens = tokens || u.Tokens > 0
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		header := "  DAY\tPROVIDER\tREQUESTS\tRESULTS\tFAILURES\tMEAN LATENCY"
+		if credits {
+			header += "\tCREDITS"
+		}
+		if cost {
+			header += "\tCOST"
+		}
+		if tokens {
+			header += "\tTOKENS"
+		}
+		fmt.Fprintln(tw, header)
+		for _, u := range rep.Usage {
+			line := fmt.Sprintf("  %s\t%s\t%d\t%d\t%s\t%s", u.Day, u.Provider, u.Requests, u.Results, failuresText(u.Usage), latencyText(u.MeanLatency()))
+			if credits {
+				line += "\t" + figureText("", u.Credits)
+			}
+			if cost {
+				line += "\t" + figureText("$", u.CostUSD)
+			}
+			if tokens {
+				line += "\t" + tokensText(u.Tokens)
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 	}
@@ -250,6 +278,23 @@ func failuresText(u memory.Usage) string {
 		parts = append(parts, fmt.Sprintf("%s %d", sanitize.Line(k), u.FailuresByKind[provider.Kind(k)]))
 	}
 	return fmt.Sprintf("%d (%s)", u.Failures, strings.Join(parts, ", "))
+}
+
+// figureText renders a reported figure in its shortest exact form after
+// prefix ("12.5", "$0.0075", "20000"); "-" for none.
+func figureText(prefix string, v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return prefix + strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// tokensText renders a token count; "-" for none.
+func tokensText(n int64) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // latencyText renders a latency to the millisecond ("412ms", "1.204s",

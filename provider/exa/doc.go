@@ -113,7 +113,9 @@
 //   - costDollars is decoded in both shapes (the newer
 //     {total, search, contents} and the older
 //     {total, breakDown, perRequestPrices, perPagePrices}) and never fails a
-//     response; it is not exposed.
+//     response. Its total becomes Results.Usage or Page.Usage
+//     ([provider.Usage].CostUSD); an answer without a costDollars object
+//     leaves Usage nil, and the breakdown is not exposed.
 //   - publishedDate, author and score may be null; a leaf field of an
 //     unexpected type (text or highlights echoed as a bool or an object, a
 //     score sent as a string) decodes to its zero value instead of failing

@@ -213,6 +213,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		Provider:  providerName,
 		RequestID: requestID(string(sr.RequestID), resp),
 		Ignored:   provider.IgnoredBy(providerName, c.Ignores(q)),
+		Usage:     sr.CostDollars.usage(),
 	}
 	for _, r := range sr.Results {
 		u := strings.TrimSpace(string(r.URL))
@@ -364,6 +365,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 		Format:    provider.Markdown,
 		Provider:  providerName,
 		RequestID: rid,
+		Usage:     cr.CostDollars.usage(),
 	}, nil
 }
 
@@ -410,6 +412,15 @@ func (c *Client) respErr(op string, resp *provider.Response, kind provider.Kind,
 		Attempts:  resp.Attempts,
 		Err:       cause,
 	}
+}
+
+// usage returns the cost an answer reported as a [provider.Usage]: nil
+// when it had no costDollars object, or a negative total.
+func (c *costDollars) usage() *provider.Usage {
+	if c == nil || !c.reported || c.Total < 0 {
+		return nil
+	}
+	return &provider.Usage{CostUSD: float64(c.Total)}
 }
 
 // requestID returns the body's requestId, or else the x-request-id header.

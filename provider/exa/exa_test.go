@@ -319,8 +319,8 @@ func TestSearch_ReturnsDeepSearchOutputAsTheAnswer(t *testing.T) {
 	}
 }
 
-func TestSearch_AcceptsBothCostShapes(t *testing.T) {
-	for _, name := range []string{"search.json", "search_old_cost.json"} {
+func TestSearch_AcceptsBothCostShapesAndReportsTheTotal(t *testing.T) {
+	for name, cost := range map[string]float64{"search.json": 0.007, "search_old_cost.json": 0.005} {
 		srv := fake(t, ok(fixture(t, name)))
 		res, err := newClient(t, srv, nil).Search(context.Background(), provider.Query{Text: "q"})
 		if err != nil {
@@ -328,6 +328,29 @@ func TestSearch_AcceptsBothCostShapes(t *testing.T) {
 		}
 		if len(res.Results) == 0 {
 			t.Errorf("%s: no results", name)
+		}
+		if want := (&provider.Usage{CostUSD: cost}); !reflect.DeepEqual(res.Usage, want) {
+			t.Errorf("%s: Usage = %+v, want %+v", name, res.Usage, want)
+		}
+	}
+}
+
+func TestSearch_ReportsNoUsageWithoutACostObject(t *testing.T) {
+	for body, want := range map[string]*provider.Usage{
+		`{"results":[]}`:                                 nil,
+		`{"results":[],"costDollars":null}`:              nil,
+		`{"results":[],"costDollars":"0.01"}`:            nil,
+		`{"results":[],"costDollars":{"total":-1}}`:      nil,
+		`{"results":[],"costDollars":{"total":"0.012"}}`: {CostUSD: 0.012},
+		`{"results":[],"costDollars":{"total":0}}`:       {},
+	} {
+		srv := fake(t, ok(body))
+		res, err := newClient(t, srv, nil).Search(context.Background(), provider.Query{Text: "q"})
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if !reflect.DeepEqual(res.Usage, want) {
+			t.Errorf("%s: Usage = %+v, want %+v", body, res.Usage, want)
 		}
 	}
 }
@@ -513,8 +536,9 @@ func TestExtract_ReturnsThePageAsMarkdownWithItsTitle(t *testing.T) {
 			Format:    provider.Markdown,
 			Provider:  "exa",
 			RequestID: "e492118ccdedcba5088bfc4357a8a125",
+			Usage:     &provider.Usage{CostUSD: 0.001},
 		}
-		if *p != want {
+		if !reflect.DeepEqual(*p, want) {
 			t.Errorf("format %q: page = %+v\nwant %+v", f, *p, want)
 		}
 	}

@@ -168,7 +168,8 @@ func (o *wireOutput) text() string {
 // costDollars accepts both shapes Exa has used: the newer
 // {total, search:{…}, contents:{…}} and the older
 // {total, breakDown:[…], perRequestPrices:{…}, perPagePrices:{…}}. Only the
-// total is read; the rest is kept raw.
+// total is read; the rest is kept raw. A costDollars that is not an object
+// decodes with reported false.
 type costDollars struct {
 	Total            flexFloat       `json:"total"`
 	Search           json.RawMessage `json:"search"`
@@ -176,11 +177,13 @@ type costDollars struct {
 	BreakDown        json.RawMessage `json:"breakDown"`
 	PerRequestPrices json.RawMessage `json:"perRequestPrices"`
 	PerPagePrices    json.RawMessage `json:"perPagePrices"`
+	reported         bool
 }
 
 // UnmarshalJSON decodes the cost, ignoring anything but an object.
 func (c *costDollars) UnmarshalJSON(data []byte) error {
 	*c = costDollars(decodeLoose[plainCost](data))
+	c.reported = isObject(data)
 	return nil
 }
 

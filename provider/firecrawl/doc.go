@@ -106,6 +106,13 @@
 // [provider.Error].RetryAfter is that field, else the seconds in the
 // message; the wait is read from the text, the kind never is.
 //
+// # Usage
+//
+// A search's "creditsUsed" and a scrape's "metadata.creditsUsed" become
+// Results.Usage and Page.Usage ([provider.Usage].Credits); an answer
+// without the figure leaves Usage nil. The scrape's figure is not in
+// Firecrawl's OpenAPI document, but its answers carry it.
+//
 // # Self-hosted instances
 //
 // Set Config.BaseURL to the instance's root ("http://localhost:3002"); a

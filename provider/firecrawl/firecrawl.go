@@ -299,6 +299,7 @@ func toResults(sr *searchResponse, query string, exclude []string, maxChars int)
 		Provider:  Name,
 		RequestID: provider.Message(string(sr.ID)),
 		Results:   make([]provider.Result, 0, len(sr.Data.Web)),
+		Usage:     sr.CreditsUsed.usage(),
 	}
 	for i, r := range sr.Data.Web {
 		u := firstOf(string(r.URL), string(r.Metadata.URL), string(r.Metadata.SourceURL))
@@ -368,6 +369,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 		Format:    provider.Markdown,
 		Provider:  Name,
 		RequestID: rid,
+		Usage:     doc.Metadata.CreditsUsed.usage(),
 	}, nil
 }
 

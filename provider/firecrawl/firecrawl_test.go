@@ -162,6 +162,43 @@ func TestSearch_AsksForScrapedResultsAndMapsThem(t *testing.T) {
 	if res.RequestID != "01928a7e-6a1b-7c22-8e3f-2c3d4e5f6071" || res.Provider != "firecrawl" {
 		t.Errorf("request id %q, provider %q", res.RequestID, res.Provider)
 	}
+	if want := (&provider.Usage{Credits: 4}); !reflect.DeepEqual(res.Usage, want) {
+		t.Errorf("Usage = %+v, want %+v (creditsUsed)", res.Usage, want)
+	}
+}
+
+func TestSearchAndExtract_ReadTheCreditsUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name, field string
+		want        *provider.Usage
+	}{
+		{"a number", `"creditsUsed":3,`, &provider.Usage{Credits: 3}},
+		{"a numeric string", `"creditsUsed":"1.5",`, &provider.Usage{Credits: 1.5}},
+		{"zero", `"creditsUsed":0,`, &provider.Usage{}},
+		{"absent", ``, nil},
+		{"null", `"creditsUsed":null,`, nil},
+		{"negative", `"creditsUsed":-2,`, nil},
+		{"an object", `"creditsUsed":{"n":1},`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t, ok(`{"success":true,`+tc.field+`"data":{"web":[{"url":"https://go.dev/","title":"Go"}]}}`))
+			res, err := newClient(t, srv, nil).Search(context.Background(), provider.Query{Text: "q"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Usage, tc.want) {
+				t.Errorf("search: Usage = %+v, want %+v", res.Usage, tc.want)
+			}
+			srv = newServer(t, ok(`{"success":true,"data":{"markdown":"# Go","metadata":{`+tc.field+`"statusCode":200}}}`))
+			page, err := newClient(t, srv, nil).Extract(context.Background(), provider.ExtractRequest{URL: extractURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(page.Usage, tc.want) {
+				t.Errorf("extract: Usage = %+v, want %+v", page.Usage, tc.want)
+			}
+		})
+	}
 }
 
 func TestSearch_ReadsAListOfResultsInPlaceOfTheSourcesObject(t *testing.T) {
@@ -213,6 +250,9 @@ func TestExtract_SendsMarkdownAndTheConfiguredOptions(t *testing.T) {
 	if page.Title != "Understanding context in Go | Example" || page.Format != provider.Markdown || page.URL != extractURL ||
 		page.RequestID != "019285c1-7d0a-7a3e-9a61-3f2b9c1d4e5f" || !strings.HasPrefix(page.Content, "# Understanding context in Go") {
 		t.Errorf("page %+v", page)
+	}
+	if want := (&provider.Usage{Credits: 1}); !reflect.DeepEqual(page.Usage, want) {
+		t.Errorf("Usage = %+v, want %+v (metadata.creditsUsed)", page.Usage, want)
 	}
 }
 

@@ -68,14 +68,15 @@ type document struct {
 // metadata is the part of a page's metadata the client reads. Firecrawl
 // sends title and description as a string or a list of strings.
 type metadata struct {
-	Title       text   `json:"title"`
-	OGTitle     text   `json:"ogTitle"`
-	Description text   `json:"description"`
-	URL         text   `json:"url"`
-	SourceURL   text   `json:"sourceURL"`
-	StatusCode  number `json:"statusCode"`
-	Error       text   `json:"error"`
-	ScrapeID    text   `json:"scrapeId"`
+	Title       text    `json:"title"`
+	OGTitle     text    `json:"ogTitle"`
+	Description text    `json:"description"`
+	URL         text    `json:"url"`
+	SourceURL   text    `json:"sourceURL"`
+	StatusCode  number  `json:"statusCode"`
+	Error       text    `json:"error"`
+	ScrapeID    text    `json:"scrapeId"`
+	CreditsUsed credits `json:"creditsUsed"`
 }
 
 // targetFailed reports whether the metadata says the target page failed:
@@ -100,8 +101,47 @@ func (m metadata) targetFailed() (bool, string) {
 
 // searchResponse is the part of a /v2/search answer the client reads.
 type searchResponse struct {
-	Data searchData `json:"data"`
-	ID   text       `json:"id"`
+	Data        searchData `json:"data"`
+	ID          text       `json:"id"`
+	CreditsUsed credits    `json:"creditsUsed"`
+}
+
+// credits is a creditsUsed figure: a number or a numeric string. A figure
+// that is absent, null, negative or of another type reads as not reported.
+type credits struct {
+	value    float64
+	reported bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *credits) UnmarshalJSON(b []byte) error {
+	*c = credits{}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] == 'n' || b[0] == '{' || b[0] == '[' || b[0] == 't' || b[0] == 'f' {
+		return nil
+	}
+	if b[0] == '"' {
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return nil
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e15 {
+		return nil
+	}
+	*c = credits{value: v, reported: true}
+	return nil
+}
+
+// usage returns the figure as a [provider.Usage], or nil when it was not
+// reported.
+func (c credits) usage() *provider.Usage {
+	if !c.reported {
+		return nil
+	}
+	return &provider.Usage{Credits: c.value}
 }
 
 // searchData holds the results per source. Only web is requested. A list

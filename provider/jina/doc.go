@@ -73,6 +73,14 @@
 // or "3 days ago"; zero when absent or unparseable). Jina sends no score:
 // Result.Score is 1/rank.
 //
+// # Usage
+//
+// The tokens Jina charged become Page.Usage and Results.Usage
+// ([provider.Usage].Tokens): for a page, data.usage.tokens, else
+// meta.usage.tokens, else (text layout) the X-Usage-Tokens header; for a
+// search, meta.usage.tokens, else the sum of the hits' usage.tokens. An
+// answer without a whole, non-negative count leaves Usage nil.
+//
 // # Failures
 //
 // The HTTP status decides the kind; Jina's error class name, which becomes

@@ -260,6 +260,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 			if e != nil {
 				return e
 			}
+			if n, ok := headerTokens(r.Header); ok && p.Usage == nil {
+				p.Usage = &provider.Usage{Tokens: n}
+			}
 			page = p
 			return nil
 		},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -224,6 +225,42 @@ func TestExtract_ReturnsThePage(t *testing.T) {
 	if p.Title != "An article" || p.URL != "https://example.org/article" || p.Content != "# An article" ||
 		p.Format != provider.Markdown || p.Provider != "jina" {
 		t.Errorf("page = %+v", p)
+	}
+	if p.Usage == nil || *p.Usage != (provider.Usage{Tokens: 42}) {
+		t.Errorf("Usage = %+v, want 42 tokens", p.Usage)
+	}
+}
+
+func TestExtract_ReadsTheTokensUsed(t *testing.T) {
+	page := func(usage, meta string) string {
+		return `{"code":200,"status":20000,"data":{"url":"https://example.org/article","content":"# A"` + usage + `}` + meta + `}`
+	}
+	for _, tc := range []struct {
+		name string
+		a    providertest.Answer
+		want *provider.Usage
+	}{
+		{"data.usage", providertest.Answer{Body: page(`,"usage":{"tokens":42}`, `,"meta":{"usage":{"tokens":42}}`)}, &provider.Usage{Tokens: 42}},
+		{"meta.usage alone", providertest.Answer{Body: page(``, `,"meta":{"usage":{"tokens":"17"}}`)}, &provider.Usage{Tokens: 17}},
+		{"none", providertest.Answer{Body: page(``, ``)}, nil},
+		{"not a whole number", providertest.Answer{Body: page(`,"usage":{"tokens":1.5}`, ``)}, nil},
+		{"negative", providertest.Answer{Body: page(`,"usage":{"tokens":-3}`, ``)}, nil},
+		{"usage of another shape", providertest.Answer{Body: page(`,"usage":7`, `,"meta":[]`)}, nil},
+		{"the text layout's header", providertest.Answer{Header: http.Header{"Content-Type": {"text/plain"}, "X-Usage-Tokens": {"128"}},
+			Body: readFile(t, "reader_text.txt")}, &provider.Usage{Tokens: 128}},
+		{"the text layout without the header", providertest.Answer{Header: http.Header{"Content-Type": {"text/plain"}},
+			Body: readFile(t, "reader_text.txt")}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := start(t, nil, jina.Config{}, tc.a)
+			p, err := extract(c, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Usage, tc.want) {
+				t.Errorf("Usage = %+v, want %+v", p.Usage, tc.want)
+			}
+		})
 	}
 }
 
@@ -468,6 +505,27 @@ func TestSearch_ReturnsRankedResults(t *testing.T) {
 	}
 	if r1.Score != 0.5 || !r1.Published.IsZero() {
 		t.Errorf("result 1: Score %v, Published %v", r1.Score, r1.Published)
+	}
+	// meta.usage is what the search was charged (at least 10,000 tokens),
+	// more than the hits' own counts.
+	if res.Usage == nil || *res.Usage != (provider.Usage{Tokens: 10000}) {
+		t.Errorf("Usage = %+v, want meta.usage's 10000 tokens", res.Usage)
+	}
+}
+
+func TestSearch_SumsTheHitsTokensWithoutMetaUsage(t *testing.T) {
+	for body, want := range map[string]*provider.Usage{
+		`{"code":200,"data":[{"url":"https://a.example","usage":{"tokens":300}},{"url":"https://b.example","usage":{"tokens":200}}]}`: {Tokens: 500},
+		`{"code":200,"data":[{"url":"https://a.example"}]}`:                                                                           nil,
+	} {
+		_, c := start(t, oneKey(), jina.Config{}, providertest.Answer{Body: body})
+		res, err := c.Search(context.Background(), provider.Query{Text: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Usage, want) {
+			t.Errorf("%s: Usage = %+v, want %+v", body, res.Usage, want)
+		}
 	}
 }
 

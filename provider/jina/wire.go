@@ -229,6 +229,11 @@ func decodeReader(body []byte, respondWith string) (*provider.Page, *provider.Er
 		Title:   str(d["title"]),
 		Content: strings.TrimSpace(rawStr(d[field])),
 	}
+	if n, ok := usageTokens(raw); ok {
+		p.Usage = &provider.Usage{Tokens: n}
+	} else if n, ok := usageTokens(m["meta"]); ok {
+		p.Usage = &provider.Usage{Tokens: n}
+	}
 	return checkPage(p, strings.Split(rawStr(d["warning"]), "\n"))
 }
 
@@ -314,7 +319,12 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 			return nil, malformed(`"data" is not a list`)
 		}
 	}
+	var hitTokens int64
+	var hitsReport bool
 	for _, raw := range items {
+		if n, ok := usageTokens(raw); ok {
+			hitTokens, hitsReport = hitTokens+n, true
+		}
 		var it object
 		if json.Unmarshal(raw, &it) != nil || it == nil {
 			continue
@@ -332,7 +342,44 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 		r.Score = 1 / float64(len(res.Results)+1)
 		res.Results = append(res.Results, r)
 	}
+	if n, ok := usageTokens(m["meta"]); ok {
+		res.Usage = &provider.Usage{Tokens: n}
+	} else if hitsReport {
+		res.Usage = &provider.Usage{Tokens: hitTokens}
+	}
 	return res, nil
+}
+
+// maxTokens bounds a token count read from an answer, so that sums stay
+// far from overflowing.
+const maxTokens = 1 << 50
+
+// usageTokens reads "usage.tokens" of the JSON object raw (the envelope's
+// meta, the reader's data or a search hit): a whole, non-negative number.
+func usageTokens(raw json.RawMessage) (int64, bool) {
+	var o object
+	if json.Unmarshal(raw, &o) != nil || o == nil {
+		return 0, false
+	}
+	var u object
+	if json.Unmarshal(o["usage"], &u) != nil || u == nil {
+		return 0, false
+	}
+	f, ok := num(u["tokens"])
+	if !ok || f < 0 || f > maxTokens || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// headerTokens reads the X-Usage-Tokens header the reader sends with its
+// text answers.
+func headerTokens(h http.Header) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-Usage-Tokens")), 10, 64)
+	if err != nil || n < 0 || n > maxTokens {
+		return 0, false
+	}
+	return n, true
 }
 
 func malformed(msg string) *provider.Error {

@@ -48,6 +48,14 @@
 // "failed_results", or returns with no content, is a
 // [provider.KindUnsupported] error.
 //
+// # Usage
+//
+// Every search and extraction sends "include_usage": true, and the
+// answer's "usage.credits" becomes Results.Usage or Page.Usage
+// ([provider.Usage].Credits): 1 or 2 credits a search by depth; an
+// extraction is billed per five pages read, so one page often reports 0.
+// An answer without a credits figure leaves Usage nil.
+//
 // # Errors
 //
 // Tavily's statuses map to kinds as follows: 400 bad request, 401 and 403

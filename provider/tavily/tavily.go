@@ -251,6 +251,7 @@ func toResults(sr *searchResponse, query string, maxChars int) *provider.Results
 		Provider:  Name,
 		RequestID: string(sr.RequestID),
 		Results:   make([]provider.Result, 0, len(sr.Results)),
+		Usage:     sr.Usage.report(),
 	}
 	for _, r := range sr.Results {
 		u := strings.TrimSpace(string(r.URL))
@@ -302,6 +303,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		IncludeDomains: cleanDomains(q.IncludeDomains),
 		ExcludeDomains: cleanDomains(q.ExcludeDomains),
 		IncludeAnswer:  c.cfg.IncludeAnswer,
+		IncludeUsage:   true,
 	}
 	if c.cfg.ChunksPerSource > 0 && c.cfg.SearchDepth != "ultra-fast" {
 		req.ChunksPerSource = c.cfg.ChunksPerSource
@@ -352,6 +354,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 		Format:       string(format),
 		ExtractDepth: c.cfg.ExtractDepth,
 		Timeout:      c.cfg.ExtractTimeout.Seconds(),
+		IncludeUsage: true,
 	}
 	if q := strings.TrimSpace(req.Query); q != "" && c.cfg.ExtractChunks > 0 {
 		er.Query = q
@@ -390,6 +393,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 		Format:    format,
 		Provider:  Name,
 		RequestID: string(xr.RequestID),
+		Usage:     xr.Usage.report(),
 	}, nil
 }
 

@@ -77,6 +77,7 @@ func TestSearch_MapsEveryQueryFieldOntoTheRequest(t *testing.T) {
 		"country":         "germany",
 		"search_depth":    "basic",
 		"topic":           "general",
+		"include_usage":   true,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("request body\n got %v\nwant %v", got, want)
@@ -224,6 +225,7 @@ func TestSearch_ReadsEveryResultField(t *testing.T) {
 	}
 	want := &provider.Results{
 		Query: "q", Answer: "short answer", Provider: "tavily", RequestID: "req-1",
+		Usage: &provider.Usage{Credits: 1},
 		Results: []provider.Result{
 			{Title: "Go", URL: "https://go.dev", Snippet: "snippet", Content: "héllo", Score: 0.75,
 				Published: time.Date(2024, 3, 5, 10, 0, 0, 0, time.UTC), Provider: "tavily"},
@@ -232,6 +234,47 @@ func TestSearch_ReadsEveryResultField(t *testing.T) {
 	}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("results\n got %+v\nwant %+v", r, want)
+	}
+}
+
+func TestSearchAndExtract_AskForAndReadTheCreditsUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name, usage string
+		want        *provider.Usage
+	}{
+		{"credits reported", `,"usage":{"credits":2}`, &provider.Usage{Credits: 2}},
+		{"credits as a string", `,"usage":{"credits":"1.5"}`, &provider.Usage{Credits: 1.5}},
+		{"zero credits: an extraction below Tavily's batch of five", `,"usage":{"credits":0}`, &provider.Usage{}},
+		{"no usage", ``, nil},
+		{"usage null", `,"usage":null`, nil},
+		{"usage of another shape", `,"usage":[1]`, nil},
+		{"credits null", `,"usage":{"credits":null}`, nil},
+		{"negative credits", `,"usage":{"credits":-1}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fake(t, providertest.Answer{Body: `{"results":[{"url":"https://go.dev","title":"Go","content":"c","raw_content":"# Go"}]` + tc.usage + `}`})
+			c := newClient(t, srv, tavily.Config{})
+			res, err := c.Search(context.Background(), provider.Query{Text: "q"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sent(t, srv)["include_usage"]; got != true {
+				t.Errorf("search: include_usage = %v, want true", got)
+			}
+			if !reflect.DeepEqual(res.Usage, tc.want) {
+				t.Errorf("search: Usage = %+v, want %+v", res.Usage, tc.want)
+			}
+			p, err := c.Extract(context.Background(), provider.ExtractRequest{URL: "https://go.dev"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sent(t, srv)["include_usage"]; got != true {
+				t.Errorf("extract: include_usage = %v, want true", got)
+			}
+			if !reflect.DeepEqual(p.Usage, tc.want) {
+				t.Errorf("extract: Usage = %+v, want %+v", p.Usage, tc.want)
+			}
+		})
 	}
 }
 
@@ -275,7 +318,7 @@ func TestExtract_SendsQueryAndChunksOnlyWhenConfiguredAndTheRequestHasAQuery(t *
 	}{
 		{
 			name: "without a query", req: provider.ExtractRequest{URL: "https://example.org/article"},
-			want:   map[string]any{"urls": []any{"https://example.org/article"}, "format": "markdown", "extract_depth": "basic"},
+			want:   map[string]any{"urls": []any{"https://example.org/article"}, "format": "markdown", "extract_depth": "basic", "include_usage": true},
 			absent: []string{"query", "chunks_per_source", "timeout"},
 		},
 		{
@@ -343,7 +386,7 @@ func TestExtract_ReturnsThePage(t *testing.T) {
 	}
 	want := &provider.Page{URL: "https://example.org/article", Title: "Context cancellation in Go",
 		Content: "# Context cancellation in Go", Format: provider.Markdown, Provider: "tavily",
-		RequestID: "123e4567-e89b-12d3-a456-426614174113"}
+		RequestID: "123e4567-e89b-12d3-a456-426614174113", Usage: &provider.Usage{Credits: 1}}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("page\n got %+v\nwant %+v", p, want)
 	}

@@ -25,6 +25,7 @@ type searchRequest struct {
 	Country           string   `json:"country,omitempty"`
 	IncludeAnswer     string   `json:"include_answer,omitempty"`
 	IncludeRawContent string   `json:"include_raw_content,omitempty"`
+	IncludeUsage      bool     `json:"include_usage"`
 }
 
 // extractRequest is the body of POST /extract.
@@ -35,15 +36,42 @@ type extractRequest struct {
 	Query           string   `json:"query,omitempty"`
 	ChunksPerSource int      `json:"chunks_per_source,omitempty"`
 	Timeout         float64  `json:"timeout,omitempty"`
+	IncludeUsage    bool     `json:"include_usage"`
 }
 
 // searchResponse is the part of a /search answer the client reads. Fields
-// it does not need (images, usage, response_time, auto_parameters) are not
+// it does not need (images, response_time, auto_parameters) are not
 // decoded, so their shape never matters.
 type searchResponse struct {
 	Answer    text           `json:"answer"`
 	Results   []searchResult `json:"results"`
 	RequestID text           `json:"request_id"`
+	Usage     usage          `json:"usage"`
+}
+
+// usage is the "usage" object an answer carries when the request set
+// include_usage: {"credits": 1}. Any other shape reads as no usage.
+type usage struct {
+	Credits *float `json:"credits"`
+}
+
+func (u *usage) UnmarshalJSON(b []byte) error {
+	type plain usage
+	var p plain
+	if json.Unmarshal(b, &p) != nil {
+		p = plain{}
+	}
+	*u = usage(p)
+	return nil
+}
+
+// report returns the usage as the provider reported it, or nil when the
+// answer had no credits figure.
+func (u usage) report() *provider.Usage {
+	if u.Credits == nil || *u.Credits < 0 {
+		return nil
+	}
+	return &provider.Usage{Credits: float64(*u.Credits)}
 }
 
 type searchResult struct {
@@ -60,6 +88,7 @@ type extractResponse struct {
 	Results       []extractResult `json:"results"`
 	FailedResults failedList      `json:"failed_results"`
 	RequestID     text            `json:"request_id"`
+	Usage         usage           `json:"usage"`
 }
 
 type extractResult struct {
