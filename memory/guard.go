@@ -120,13 +120,14 @@ func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequ
 	return p, err
 }
 
-// Usage counters live under "usage/<YYYY-MM-DD>/<provider>/<name>" for
-// [usageTTL]; the monthly request count a budget is held against lives
-// under "month/<YYYY-MM>/<provider>/requests".
-const (
-	usageTTL = 400 * 24 * time.Hour
-	monthTTL = 62 * 24 * time.Hour
-)
+// Usage counters live under "usage/<YYYY-MM-DD>/<provider>/<name>"; the
+// monthly request count a budget is held against lives under
+// "month/<YYYY-MM>/<provider>/requests" (monthKey). Both are kept for
+// [usageTTL].
+const usageTTL = 400 * 24 * time.Hour
+
+// monthKey is the counter of the provider's requests in t's month.
+func monthKey(name string, t time.Time) string { return "month/" + month(t) + "/" + name + "/requests" }
 
 func day(t time.Time) string   { return t.UTC().Format("2006-01-02") }
 func month(t time.Time) string { return t.UTC().Format("2006-01") }
@@ -176,22 +177,27 @@ func (m *Memory) count(ctx context.Context, name string, results int, usage *pro
 		}
 		deltas[p+"failures/"+string(kind)] = 1
 	}
-	_ = m.call(ctx, func(ctx context.Context, s *store.Store) error {
-		_, err := s.IncrMany(ctx, deltas, usageTTL)
-		return err
-	})
+	// A provider with a budget counts the month's requests in the same
+	// atomic write.
 	budget := m.opts.Budgets[name]
-	if budget <= 0 {
-		return
+	mk := monthKey(name, now)
+	if budget > 0 {
+		deltas[mk] = 1
 	}
-	var used int64
+	var counts map[string]int64
 	if m.call(ctx, func(ctx context.Context, s *store.Store) error {
 		var err error
-		used, err = s.Incr(ctx, "month/"+month(now)+"/"+name+"/requests", 1, monthTTL)
+		counts, err = s.IncrMany(ctx, deltas, usageTTL)
 		return err
-	}) != nil {
+	}) != nil || budget <= 0 {
 		return
 	}
+	m.budgetNotices(name, counts[mk], budget)
+}
+
+// budgetNotices warns once when the month's requests reach 80 % of the
+// provider's budget, and once when they reach all of it.
+func (m *Memory) budgetNotices(name string, used, budget int64) {
 	if warn := (budget*8 + 9) / 10; used == warn && warn < budget {
 		m.notice(fmt.Sprintf("%s has used %d of its monthly budget of %d requests (80 %%); at 100 %% it is skipped until next month", name, used, budget))
 	}
@@ -208,9 +214,10 @@ func (m *Memory) budgetSpent(ctx context.Context, name, op string) *provider.Err
 		return nil
 	}
 	var used int64
+	mk := monthKey(name, m.now())
 	err := m.call(ctx, func(ctx context.Context, s *store.Store) error {
-		cs, err := s.Counters(ctx, "month/"+month(m.now())+"/"+name+"/requests")
-		used = cs["month/"+month(m.now())+"/"+name+"/requests"]
+		cs, err := s.Counters(ctx, mk)
+		used = cs[mk]
 		return err
 	})
 	if err != nil || used < budget {

@@ -126,7 +126,8 @@ func (m *Memory) Budgets(ctx context.Context) ([]Budget, error) {
 	if m == nil || m.opts.Store == nil || len(m.opts.Budgets) == 0 {
 		return nil, nil
 	}
-	mo := month(m.now())
+	now := m.now()
+	mo := month(now)
 	cs, err := m.opts.Store.Counters(ctx, "month/"+mo+"/")
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (m *Memory) Budgets(ctx context.Context) ([]Budget, error) {
 	var out []Budget
 	for _, name := range sortedKeys(m.opts.Budgets) {
 		if limit := m.opts.Budgets[name]; limit > 0 {
-			out = append(out, Budget{Provider: name, Month: mo, Limit: limit, Used: cs["month/"+mo+"/"+name+"/requests"]})
+			out = append(out, Budget{Provider: name, Month: mo, Limit: limit, Used: cs[monthKey(name, now)]})
 		}
 	}
 	return out, nil
