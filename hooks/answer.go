@@ -129,10 +129,8 @@ func answerKept(ctx context.Context, in *Input, s Settings, a Answers, fetch boo
 	max := s.maxChars()
 	var d Decision
 	if in.Event == PostToolUseFailure {
-		errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
 		intro := fmt.Sprintf("webgate fallback: the %s tool failed; here is the answer webgate prepared for the call.", in.ToolName)
-		body := cutText(intro+"\n\n"+text, max-textLen(errText)-2)
-		d = Decision{Action: AddContext, Context: cutText(body+"\n\n"+errText, max)}
+		d = Decision{Action: AddContext, Context: afterError(in, max, func(room int) string { return cutText(intro+"\n\n"+text, room) })}
 	} else {
 		var v any
 		if fetch {

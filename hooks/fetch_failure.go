@@ -158,12 +158,9 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	if res.Note != "" {
 		intro += "\n" + res.Note
 	}
-	// The error gets at most a quarter of the cap, the page the rest, and
-	// the whole stays within the cap however small it is set.
-	errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
 	page := &provider.Page{URL: res.FinalURL, Title: res.Title, Content: res.Content}
-	body := renderPage(args, page, intro, footer, max-textLen(errText)-2)
-	d := Decision{Action: AddContext, Context: cutText(body+"\n\n"+errText, max), Diagnostics: trace}
+	body := afterError(in, max, func(room int) string { return renderPage(args, page, intro, footer, room) })
+	d := Decision{Action: AddContext, Context: body, Diagnostics: trace}
 	if s.SystemMessage {
 		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s failed; added the page's content (%s)", in.ToolName, path), 300)
 	}

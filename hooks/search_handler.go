@@ -314,11 +314,8 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", len(res.Results), via, in.ToolName)
 	default:
 		header := fmt.Sprintf("webgate fallback: the %s tool failed, so here are provider-backed web search results for query %q (via %s). The original error follows them.", in.ToolName, args.Query, via)
-		// The error gets at most a quarter of the cap, the results the rest,
-		// and the whole stays within the cap however small it is set.
-		errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
-		body := renderResults(header, res, footer, max-textLen(errText)-2)
-		d = Decision{Action: AddContext, Context: cutText(body+"\n\n"+errText, max), Diagnostics: trace}
+		body := afterError(in, max, func(room int) string { return renderResults(header, res, footer, room) })
+		d = Decision{Action: AddContext, Context: body, Diagnostics: trace}
 		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, len(res.Results), via)
 	}
 	if s.SystemMessage {

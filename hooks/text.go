@@ -76,3 +76,13 @@ func stepAsideMessage(in *Input, problem string) string {
 // user information, at most [sanitize.MaxURL] bytes, with no white space,
 // control or invisible formatting character.
 func linkURL(raw string) bool { return sanitize.URL(raw) != "" }
+
+// afterError composes the additional context of a PostToolUseFailure: what
+// webgate adds, rendered by render within the room it is given, then the
+// tool's original error. The error gets at most a quarter of max (and at
+// most 1,500 characters), the addition the rest, and the whole stays
+// within max however small it is set.
+func afterError(in *Input, max int, render func(room int) string) string {
+	errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
+	return cutText(render(max-textLen(errText)-2)+"\n\n"+errText, max)
+}
