@@ -1,8 +1,8 @@
 package webpage
 
 import (
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -297,7 +297,7 @@ func (w Window) More() bool { return w.End < w.Total }
 // markdownLink matches a Markdown link or image, "[text](target)" or
 // "![alt](target)", with an image inside a link's text and one level of
 // parentheses inside its target (as Wikipedia's URLs have).
-var markdownLink = regexp.MustCompile(`!?\[(?:[^\[\]\n]|!\[[^\[\]\n]*\]\((?:[^()\s]|\([^()\s]*\))*\))*\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)`)
+var markdownLink = lazyre.New(`!?\[(?:[^\[\]\n]|!\[[^\[\]\n]*\]\((?:[^()\s]|\([^()\s]*\))*\))*\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)`)
 
 // linkLookaround bounds how far around a cut [CutWindow] looks for a link
 // that spans it, in bytes.
@@ -384,7 +384,7 @@ func outsideLinks(s string, cut int) int {
 		from := max(cut-linkLookaround, 0)
 		to := min(cut+linkLookaround, len(s))
 		moved := false
-		for _, m := range markdownLink.FindAllStringIndex(s[from:to], -1) {
+		for _, m := range markdownLink().FindAllStringIndex(s[from:to], -1) {
 			a, b := from+m[0], from+m[1]
 			if a < cut && cut < b {
 				if a == 0 {

@@ -224,7 +224,7 @@ func CheckURL(raw string) (*url.URL, error) {
 // at all, to an address of the machine or network that resolves them
 // (see [specialName]).
 func checkLiteralHost(u *url.URL, allowPrivate bool) error {
-	a, ok := hostAddr(u.Hostname())
+	a, ok := HostAddr(u.Hostname())
 	if !ok {
 		if why := specialName(u.Hostname(), allowPrivate); why != "" {
 			return fmt.Errorf("%s: %w: %s", u.Hostname(), ErrBlockedAddress, why)
@@ -273,12 +273,6 @@ func specialName(host string, allowPrivate bool) string {
 	}
 	return ""
 }
-
-// hostAddr returns the address host spells: an IP literal, or an IPv4
-// address in the inet_aton forms (one to four parts, each decimal, octal
-// with a leading 0, or hexadecimal with 0x), with or without one trailing
-// dot.
-func hostAddr(host string) (netip.Addr, bool) { return HostAddr(host) }
 
 // HostAddr returns the address a URL's host spells: an IP literal (with or
 // without brackets), or an IPv4 address in the inet_aton forms resolvers

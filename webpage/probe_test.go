@@ -209,7 +209,7 @@ func TestHostAddr_ReadsEveryIPv4SpellingAResolverAccepts(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		a, ok := hostAddr(tt.host)
+		a, ok := HostAddr(tt.host)
 		got := ""
 		if ok {
 			got = a.String()

@@ -99,11 +99,16 @@ func (r *Reader) order() Order {
 
 // structureTier reads a template-heavy page as the Markdown of its useful
 // structure (sections, link lists, teasers), converted from the HTML the
-// probe read. It converts only when the tier runs, so a caller that stops
-// after the plan (the web fetch hook before the native tool) pays nothing
-// for it.
+// probe read: the plan's own conversion when it already fell back to the
+// structure, else a conversion made only when the tier runs, so a caller
+// that stops after the plan (the web fetch hook before the native tool)
+// pays nothing for it.
 func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, error) {
-	doc := ConvertHTMLMode(p.body, p.FinalURL, ConvertStructure)
+	doc := p.local
+	if doc.Mode != ConvertStructure {
+		// The plan's conversion chose the article; read the structure.
+		doc = ConvertHTMLMode(p.body, p.FinalURL, ConvertStructure)
+	}
 	if ok, why := judgeLocal(doc.Markdown); !ok {
 		return nil, fmt.Errorf("the page's structure %s", why)
 	}
@@ -134,9 +139,6 @@ func (r *Reader) pdfTier(ctx context.Context, p *Plan, _ Request) (*Result, erro
 	res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s).", doc.Pages, doc.Engine)
 	if doc.Truncated || doc.PagesRead < doc.Pages {
 		res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s); only the first %d pages are shown.", doc.Pages, doc.Engine, doc.PagesRead)
-	}
-	if strings.TrimSpace(res.Content) == "" {
-		return nil, fmt.Errorf("the document has no text")
 	}
 	return res, nil
 }

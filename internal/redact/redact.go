@@ -135,7 +135,7 @@ var rules = []rule{
 
 // markerRE finds markers already in the text, so that redacting again
 // changes nothing.
-var markerRE = regexp.MustCompile(`\[REDACTED:[a-z0-9-]{1,40}\]`)
+var markerRE = lazyre.New(`\[REDACTED:[a-z0-9-]{1,40}\]`)
 
 // minRepeat is the shortest secret whose other occurrences are redacted
 // too; shorter ones (a short password) would take ordinary text with
@@ -209,7 +209,7 @@ type span struct {
 func spans(s string) []span {
 	lower := strings.ToLower(s)
 	var sel []span
-	for _, m := range markerRE.FindAllStringIndex(s, -1) {
+	for _, m := range markerRE().FindAllStringIndex(s, -1) {
 		sel = append(sel, span{m[0], m[1], ""})
 	}
 	markers := len(sel)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/webgate-dev/webgate/webpage"
 	"net/netip"
 	"net/url"
 	"os/exec"
@@ -235,7 +236,7 @@ func Render(ctx context.Context, rawURL string, cfg Config) (page *Page, err err
 	if err != nil {
 		return fail(KindBadURL, err)
 	}
-	if a, ok := hostAddr(u.Hostname()); ok {
+	if a, ok := webpage.HostAddr(u.Hostname()); ok {
 		if rerr := cfg.CheckAddress(a); rerr != nil {
 			err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
 			dl.add(Decision{Stage: StageLiteral, URL: u.String(), Host: u.Hostname(), Addr: a, Err: err})

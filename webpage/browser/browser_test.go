@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/webgate-dev/webgate/webpage"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -270,7 +271,7 @@ func TestHostAddr(t *testing.T) {
 		"0x":                 "",
 	}
 	for host, want := range cases {
-		a, ok := hostAddr(host)
+		a, ok := webpage.HostAddr(host)
 		got := ""
 		if ok {
 			got = a.String()

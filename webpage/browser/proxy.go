@@ -371,7 +371,7 @@ func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, er
 		return nil, err
 	}
 	var addrs []netip.Addr
-	if a, ok := hostAddr(host); ok {
+	if a, ok := webpage.HostAddr(host); ok {
 		if rerr := p.rule(a); rerr != nil {
 			err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
 			p.log.add(Decision{Stage: StageLiteral, URL: rawURL, Host: host, Addr: a, Err: err})
@@ -459,7 +459,3 @@ func redact(u *url.URL) string {
 	c.User = nil
 	return c.String()
 }
-
-// hostAddr returns the address host spells, by the page reader's rule
-// ([webpage.HostAddr]).
-func hostAddr(host string) (netip.Addr, bool) { return webpage.HostAddr(host) }

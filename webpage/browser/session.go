@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/webgate-dev/webgate/webpage"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -544,7 +545,7 @@ func (r *run) checkNavigation(raw string) (Decision, bool) {
 		d.URL, d.Err = redact(u), fmt.Errorf("%w: credentials in the URL", ErrBlocked)
 		return d, true
 	}
-	if a, ok := hostAddr(u.Hostname()); ok {
+	if a, ok := webpage.HostAddr(u.Hostname()); ok {
 		if rerr := r.cfg.CheckAddress(a); rerr != nil {
 			d.Stage, d.Addr, d.Err = StageLiteral, a, fmt.Errorf("%w: %w", ErrBlocked, rerr)
 			return d, true
@@ -625,12 +626,7 @@ func (r *run) failKind(kind Kind) Kind {
 
 // ctxKind says whether the render's context ended by the caller's
 // cancellation or by a deadline.
-func (r *run) ctxKind() Kind {
-	if errors.Is(r.parent.Err(), context.Canceled) {
-		return KindCanceled
-	}
-	return KindTimeout
-}
+func (r *run) ctxKind() Kind { return ctxKind(r.parent) }
 
 // readReserve is the time kept at the end of a budget for reading the
 // page: a fifth of it, between 300ms and 2s.
