@@ -37,6 +37,10 @@ type BuildOptions struct {
 	// breakers skip providers, usage and budgets are counted, and search
 	// results and page reads are cached ([Config.OpenMemory]).
 	Memory *memory.Memory
+	// NoReader leaves the page reader out (Stack.Reader is nil): a caller
+	// that only searches does not pay for the classifier's set-up or the
+	// look for a browser on PATH.
+	NoReader bool
 }
 
 // Stack is what a frontend needs to answer searches and read pages, built
@@ -49,7 +53,8 @@ type Stack struct {
 	// with keys; nil when none has keys.
 	Extractor provider.Extractor
 	// Reader reads pages: the probe and classifier as configured, with
-	// Extractor for the pages that need it.
+	// Extractor for the pages that need it; nil with
+	// [BuildOptions.NoReader].
 	Reader *webpage.Reader
 	// SearchProviders and ExtractProviders name the providers in use, in
 	// order.
@@ -66,11 +71,7 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	if opts != nil {
 		o = *opts
 	}
-	st := &Stack{Reader: &webpage.Reader{Probe: c.ProbeConfig()}}
-	if mb := c.Hooks.WebFetch.MaxBytes; mb > 0 {
-		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
-		st.Reader.Classify = cl.ClassifyBytes
-	}
+	st := &Stack{}
 	var errs []error
 	searchOrder, extractOrder := c.Search.Order(), c.Extract.Order()
 	if o.SearchProviders != nil {
@@ -98,20 +99,37 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	if st.Searcher != nil {
 		st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
 	}
-	if st.Extractor != nil {
-		st.Reader.Extractor = st.Extractor
-	}
-	if pc := o.Memory.PageCache(); pc != nil {
-		st.Reader.Cache = pc
-	}
-	st.Reader.Order = webpage.Order(c.Fetch.Order)
-	st.Reader.PDF.Pdftotext = c.Fetch.Pdftotext
-	if r, err := c.renderer(); err == nil {
-		st.Reader.Renderer = r
-	} else if !errors.Is(err, browser.ErrDisabled) && !errors.Is(err, browser.ErrNotFound) {
-		errs = append(errs, err)
+	if !o.NoReader {
+		r, err := c.reader(st.Extractor, o.Memory)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		st.Reader = r
 	}
 	return st, errors.Join(errs...)
+}
+
+// reader builds the page reader over x (nil for none) with the memory's
+// page cache: the probe, the classifier, the reading order, the PDF reader
+// and the local browser as configured.
+func (c *Config) reader(x provider.Extractor, mem *memory.Memory) (*webpage.Reader, error) {
+	r := &webpage.Reader{Probe: c.ProbeConfig(), Extractor: x, Order: webpage.Order(c.Fetch.Order)}
+	if mb := c.Hooks.WebFetch.MaxBytes; mb > 0 {
+		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
+		r.Classify = cl.ClassifyBytes
+	}
+	if pc := mem.PageCache(); pc != nil {
+		r.Cache = pc
+	}
+	r.PDF.Pdftotext = c.Fetch.Pdftotext
+	rend, err := c.renderer()
+	switch {
+	case err == nil:
+		r.Renderer = rend
+	case errors.Is(err, browser.ErrDisabled), errors.Is(err, browser.ErrNotFound):
+		err = nil
+	}
+	return r, err
 }
 
 // renderer returns the browser of the render tier, or an error wrapping

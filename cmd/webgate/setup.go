@@ -840,7 +840,7 @@ func (s *setupRun) check(b config.Backend, value string) (verdict, string) {
 	}
 	set("providers."+b.Name+".http.max_attempts", "1")
 	cfg, _ := s.loadConfig(extra)
-	st, err := cfg.Build(&config.BuildOptions{SearchProviders: []string{b.Name}, ExtractProviders: []string{}})
+	st, err := cfg.Build(&config.BuildOptions{SearchProviders: []string{b.Name}, ExtractProviders: []string{}, NoReader: true})
 	if st == nil || st.Searcher == nil {
 		msg := "webgate could not build " + b.Title
 		if err != nil {

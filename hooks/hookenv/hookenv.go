@@ -55,6 +55,17 @@ func WebSearchHandler(load Loader) hooks.Handler {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg)
+			if hooks.WantsAnswer(in, s, false) && !hooks.WantsWebSearch(in, s.Tools) && len(config.Problems(err)) == 0 {
+				// The native tool ran, or failed: only an answer kept on
+				// PreToolUse is given, so no provider is built.
+				env := &hooks.WebSearchEnv{Settings: s}
+				env.Settings.Secrets = cfg.Secrets()
+				if a := sess.answers(); a != nil {
+					env.Answers = a
+				}
+				d := hooks.HandleWebSearch(ctx, in, env)
+				return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			}
 			d := hooks.HandleWebSearch(ctx, in, webSearch(cfg, err, sess))
 			return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 		})
@@ -80,6 +91,17 @@ func WebFetchHandler(load Loader) hooks.Handler {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg)
+			if in.Event == hooks.PostToolUse && hooks.WantsAnswer(in, s, true) && len(config.Problems(err)) == 0 {
+				// The native tool ran: only an answer kept on PreToolUse
+				// replaces its output, so no page reader is built.
+				env := &hooks.WebFetchEnv{Settings: s}
+				env.Settings.Secrets = cfg.Secrets()
+				if a := sess.answers(); a != nil {
+					env.Answers = a
+				}
+				d := hooks.HandleWebFetch(ctx, in, env)
+				return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			}
 			d := hooks.HandleWebFetch(ctx, in, webFetch(cfg, err, sess))
 			return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 		})
@@ -236,11 +258,11 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 	if len(env.Problems) > 0 {
 		return env
 	}
-	// The search hook builds no extraction provider.
+	// The search hook builds no extraction provider and no page reader.
 	if a := sess.answers(); a != nil {
 		env.Answers = a
 	}
-	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}, NoReader: true})
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
 	}
