@@ -101,44 +101,18 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		return pass(p.Why)
 	}
 	args := in.FetchArgs()
-	r := env.reader()
 	pp := p.Page
-	res, finished, err := bounded(ctx, func(ctx context.Context) (*webpage.Result, error) {
-		return r.Execute(ctx, pp, webpage.Request{URL: args.URL, Prompt: args.Prompt})
-	})
-	if s.Debug && env.DebugLines != nil {
-		trace = append(trace, env.DebugLines()...)
-	}
-	budget := s.budget(gate.DefaultFetchBudget)
-	if !finished {
-		return pass(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
-	}
-	var we *webpage.Error
-	if errors.As(err, &we) {
-		if s.Debug {
-			trace = append(trace, failureLines(we.Failures)...)
-		}
-		switch we.Kind {
-		case webpage.KindNoProvider:
-			return pass("the page " + we.Why + " and no extraction provider has an API key")
-		case webpage.KindExtraction:
-			return pass("the page " + we.Why + " and extraction failed: " + failureSummary(we.Failures))
-		case webpage.KindCanceled:
-			return pass(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
-		}
-	}
-	if err != nil {
-		return pass(err.Error())
-	}
-	if strings.TrimSpace(res.Content) == "" {
-		return pass("the page has no readable content")
+	res, failed, problem := readForAnswer(ctx, p, env, webpage.Request{URL: args.URL, Prompt: args.Prompt}, &trace)
+	switch {
+	case failed != nil && failed.Kind == webpage.KindExtraction:
+		return pass("the page " + failed.Why + " and extraction failed: " + failureSummary(failed.Failures))
+	case failed != nil:
+		return pass("the page " + failed.Why + " and no extraction provider has an API key")
+	case problem != "":
+		return pass(problem)
 	}
 	path := readPath(pp, res)
 	if s.Debug {
-		for _, m := range res.Misses {
-			trace = append(trace, "not read: "+m)
-		}
-		trace = append(trace, failureLines(res.Failures)...)
 		trace = append(trace, fmt.Sprintf("%s: %d chars", path, len(res.Content)))
 	}
 	footer := ""
@@ -189,4 +163,53 @@ func readVia(pp *webpage.Plan, res *webpage.Result) string {
 		return "converted from the page's HTML"
 	}
 	return "read as served (" + pp.ContentType + ")"
+}
+
+// readForAnswer runs the reader's tiers on the page p planned, within the
+// hook's budget, with req, adding the reader's traces to *trace in debug
+// mode. It returns the page read, or what stopped it: failed, for the
+// reader errors each caller words itself (extraction failed, no tier or
+// provider could read the page), or problem, for the rest (the budget ran
+// out, another error, a page without content).
+func readForAnswer(ctx context.Context, p *Plan, env *WebFetchEnv, req webpage.Request, trace *[]string) (res *webpage.Result, failed *webpage.Error, problem string) {
+	s := env.Settings
+	r := env.reader()
+	res, finished, err := bounded(ctx, func(ctx context.Context) (*webpage.Result, error) {
+		return r.Execute(ctx, p.Page, req)
+	})
+	if s.Debug && env.DebugLines != nil {
+		*trace = append(*trace, env.DebugLines()...)
+	}
+	late := fmt.Sprintf("reading the page did not finish within the %v budget", s.budget(gate.DefaultFetchBudget))
+	if !finished {
+		return nil, nil, late
+	}
+	var we *webpage.Error
+	if errors.As(err, &we) {
+		if s.Debug {
+			*trace = append(*trace, failureLines(we.Failures)...)
+			for _, m := range we.Misses {
+				*trace = append(*trace, "not read: "+m)
+			}
+		}
+		switch we.Kind {
+		case webpage.KindExtraction, webpage.KindNoProvider:
+			return nil, we, ""
+		case webpage.KindCanceled:
+			return nil, nil, late
+		}
+	}
+	switch {
+	case err != nil:
+		return nil, nil, oneLine(err.Error())
+	case strings.TrimSpace(res.Content) == "":
+		return nil, nil, "the page has no readable content"
+	}
+	if s.Debug {
+		for _, m := range res.Misses {
+			*trace = append(*trace, "not read: "+m)
+		}
+		*trace = append(*trace, failureLines(res.Failures)...)
+	}
+	return res, nil, ""
 }

@@ -384,51 +384,22 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		return pass(p.Why)
 	}
 	args := in.FetchArgs()
-	r := env.reader()
 	pp := p.Page
 	start := time.Now()
-	res, finished, err := bounded(ctx, func(ctx context.Context) (*webpage.Result, error) {
-		// NoFallback: a page no tier could read is left to the native tool.
-		return r.Execute(ctx, pp, webpage.Request{URL: args.URL, Prompt: args.Prompt, NoFallback: true})
-	})
-	if s.Debug && env.DebugLines != nil {
-		trace = append(trace, env.DebugLines()...)
-	}
-	budget := s.budget(gate.DefaultFetchBudget)
-	if !finished {
-		return stepAside(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
-	}
-	var we *webpage.Error
-	if errors.As(err, &we) {
-		if s.Debug {
-			trace = append(trace, failureLines(we.Failures)...)
-			for _, m := range we.Misses {
-				trace = append(trace, "not read: "+m)
-			}
-		}
-		switch we.Kind {
-		case webpage.KindExtraction:
-			return stepAside("extraction failed: " + failureSummary(we.Failures))
-		case webpage.KindNoProvider:
-			return stepAside("the page " + we.Why + ", and no local tier could read it")
-		case webpage.KindCanceled:
-			return stepAside(fmt.Sprintf("reading the page did not finish within the %v budget", budget))
-		}
-	}
-	if err != nil {
-		return stepAside(oneLine(err.Error()))
-	}
-	if strings.TrimSpace(res.Content) == "" {
-		return stepAside("the page has no readable content")
+	// NoFallback: a page no tier could read is left to the native tool.
+	res, failed, problem := readForAnswer(ctx, p, env, webpage.Request{URL: args.URL, Prompt: args.Prompt, NoFallback: true}, &trace)
+	switch {
+	case failed != nil && failed.Kind == webpage.KindExtraction:
+		return stepAside("extraction failed: " + failureSummary(failed.Failures))
+	case failed != nil:
+		return stepAside("the page " + failed.Why + ", and no local tier could read it")
+	case problem != "":
+		return stepAside(problem)
 	}
 	path, why := readPath(pp, res), pp.Why
 	took := time.Since(start).Round(time.Millisecond)
 	footer := ""
 	if s.Debug {
-		for _, m := range res.Misses {
-			trace = append(trace, "not read: "+m)
-		}
-		trace = append(trace, failureLines(res.Failures)...)
 		trace = append(trace, fmt.Sprintf("%s: %d chars in %v", path, len(res.Content), took))
 		footer = fmt.Sprintf("[webgate debug: page %s; %s in %v]", why, path, took)
 	}
