@@ -85,10 +85,8 @@ func classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range driver.Sentinels {
-		if errors.Is(err, s) {
-			return err
-		}
+	if driver.Classified(err) {
+		return err
 	}
 	if errors.Is(err, context.Canceled) {
 		return err

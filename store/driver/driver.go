@@ -67,6 +67,17 @@ var (
 // Sentinels lists every sentinel error, in a stable order.
 var Sentinels = []error{ErrNotFound, ErrConflict, ErrInvalid, ErrClosed, ErrTimeout, ErrBusy, ErrUnavailable, ErrCorrupt, ErrFull}
 
+// Classified reports whether err already wraps one of the [Sentinels], so
+// that a backend's classification leaves it as it is.
+func Classified(err error) bool {
+	for _, s := range Sentinels {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // AnyVersion, as the ifVersion argument of [Store.Put], makes the write
 // unconditional.
 const AnyVersion int64 = -1

@@ -622,10 +622,8 @@ func classify(ctx context.Context, err error) error {
 	if errors.Is(err, redis.Nil) {
 		return driver.ErrNotFound
 	}
-	for _, s := range driver.Sentinels {
-		if errors.Is(err, s) {
-			return err
-		}
+	if driver.Classified(err) {
+		return err
 	}
 	ctxErr := ctx.Err()
 	if errors.Is(ctxErr, context.Canceled) || (ctxErr == nil && errors.Is(err, context.Canceled)) {

@@ -39,10 +39,8 @@ func classify(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	for _, s := range driver.Sentinels {
-		if errors.Is(err, s) {
-			return err
-		}
+	if driver.Classified(err) {
+		return err
 	}
 	ctxErr := ctx.Err()
 	if errors.Is(ctxErr, context.Canceled) || (ctxErr == nil && errors.Is(err, context.Canceled)) {
@@ -62,9 +60,8 @@ func classify(ctx context.Context, err error) error {
 		return driver.Wrap(driver.ErrCorrupt, err)
 	case ctxErr != nil || errors.Is(err, context.DeadlineExceeded) || (isSQLite && code == codeInterrupt):
 		return driver.Wrap(driver.ErrTimeout, err)
-	case errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone):
-		return driver.Wrap(driver.ErrUnavailable, err)
 	}
+	// Everything else, a closed connection or transaction included.
 	return driver.Wrap(driver.ErrUnavailable, err)
 }
 
