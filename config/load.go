@@ -1,11 +1,9 @@
 package config
 
 import (
-	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -267,7 +265,7 @@ func (l *loader) loadFile(explicit string) {
 		}
 	}
 	if fl == nil {
-		data, err := readOpened(f, path, fi.Size(), safefile.MaxBytes)
+		data, err := safefile.ReadOpened(f, path, fi.Size(), safefile.MaxBytes)
 		if err != nil {
 			cannotRead(err)
 			return
@@ -304,35 +302,13 @@ func fileLayer(m map[string]any, path string, skip map[string]bool) (*layer, err
 		return nil, err
 	}
 	fl := &layer{}
-	known := map[string]bool{}
-	for _, s := range settingsList {
-		known[s.Key] = true
-	}
 	for _, key := range fk.Keys() {
-		if !known[key] {
+		if _, known := settingByKey(key); !known {
 			fl.problem(key, "file "+path, "unknown setting", nil)
 		}
 	}
 	fl.collect(fk, tables, func(key string) string { return "file " + path + " key " + key })
 	return fl, nil
-}
-
-// readOpened reads the file f opened at path, of the given size, at most
-// max bytes, as [safefile.ReadFile] does but into a buffer of the file's
-// size (a configuration of a thousand routes is some 200 KB, which a
-// growing buffer would copy over and over).
-func readOpened(f *os.File, path string, size, max int64) ([]byte, error) {
-	if size > max {
-		size = max
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", safefile.ErrTooLarge, max)}
-	}
-	return buf.Bytes(), nil
 }
 
 // parseErrorText keeps a parser's message to its first line: parsers

@@ -504,10 +504,9 @@ func (s Setting) formatValue(v reflect.Value) string {
 // reference documents values ("25s", "tavily,exa", "4MiB"), and false for
 // an unknown key. Keys are shown by [KeySpec.String], never in full.
 func (c *Config) Value(key string) (string, bool) {
-	for _, s := range settingsList {
-		if s.Key == key {
-			return s.formatValue(s.field(c)), true
-		}
+	s, ok := settingByKey(key)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	return s.formatValue(s.field(c)), true
 }

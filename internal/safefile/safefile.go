@@ -10,6 +10,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -55,14 +56,25 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "read", Path: path, Err: ErrNotRegular}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	return ReadOpened(f, path, fi.Size(), max)
+}
+
+// ReadOpened reads f, a regular file opened at path whose size was size
+// when it was checked, at most max bytes, into a buffer of that size (a
+// file of some 200 KB is not copied over and over by a growing buffer).
+// More than max bytes is an error wrapping [ErrTooLarge].
+func ReadOpened(f *os.File, path string, size, max int64) ([]byte, error) {
+	if size > max {
+		size = max
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > max {
+	if int64(buf.Len()) > max {
 		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)}
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 func notRegular(fi os.FileInfo) error {
