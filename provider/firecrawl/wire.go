@@ -116,22 +116,9 @@ type credits struct {
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *credits) UnmarshalJSON(b []byte) error {
 	*c = credits{}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] == 'n' || b[0] == '{' || b[0] == '[' || b[0] == 't' || b[0] == 'f' {
-		return nil
+	if v, ok := parseNumber(b); ok && v >= 0 {
+		*c = credits{value: v, reported: true}
 	}
-	if b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e15 {
-		return nil
-	}
-	*c = credits{value: v, reported: true}
 	return nil
 }
 
@@ -480,19 +467,28 @@ type number float64
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (n *number) UnmarshalJSON(b []byte) error {
+	v, ok := parseNumber(b)
+	if !ok {
+		v = 0
+	}
+	*n = number(v)
+	return nil
+}
+
+// parseNumber reads a JSON number, or a string holding one, as a finite
+// figure of at most 1e15 in size; anything else is not a number.
+func parseNumber(b []byte) (float64, bool) {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if json.Unmarshal(b, &s) != nil {
-			*n = 0
-			return nil
+			return 0, false
 		}
 		b = []byte(strings.TrimSpace(s))
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
-		v = 0
+		return 0, false
 	}
-	*n = number(v)
-	return nil
+	return v, true
 }
