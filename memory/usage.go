@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,9 +138,4 @@ func (m *Memory) Budgets(ctx context.Context) ([]Budget, error) {
 		}
 	}
 	return out, nil
-}
-
-// String renders a budget as "tavily 812/1000 (81 %)".
-func (b Budget) String() string {
-	return b.Provider + " " + strconv.FormatInt(b.Used, 10) + "/" + strconv.FormatInt(b.Limit, 10) + " (" + strconv.Itoa(b.Percent()) + " %)"
 }

@@ -105,6 +105,10 @@ type doctorFlags struct {
 type doctor struct {
 	f      doctorFlags
 	checks []check
+	// The plugins found (see plugins), read once.
+	pluginsFound bool
+	pluginList   []setup.Plugin
+	pluginErr    error
 }
 
 func (d *doctor) add(section, name, status, detail, fix string) {

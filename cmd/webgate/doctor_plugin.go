@@ -27,13 +27,18 @@ func keyStep() string {
 }
 
 // plugins returns webgate's Claude Code plugins, found as Claude Code
-// records them under the configuration directory.
+// records them under the configuration directory; they are looked for
+// once per doctor run.
 func (d *doctor) plugins() ([]setup.Plugin, error) {
-	return setup.FindPlugins(setup.Options{
-		Home:            d.f.host.Home,
-		ClaudeConfigDir: d.f.host.getenv("CLAUDE_CONFIG_DIR"),
-		ProjectDir:      d.f.projectDir,
-	})
+	if !d.pluginsFound {
+		d.pluginList, d.pluginErr = setup.FindPlugins(setup.Options{
+			Home:            d.f.host.Home,
+			ClaudeConfigDir: d.f.host.getenv("CLAUDE_CONFIG_DIR"),
+			ProjectDir:      d.f.projectDir,
+		})
+		d.pluginsFound = true
+	}
+	return d.pluginList, d.pluginErr
 }
 
 // pluginHook returns the hook binary name as a Claude Code plugin built
