@@ -55,7 +55,7 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
 
-	kind, target, err := parseURL(rawURL, o.DefaultPath)
+	kind, target, err := ParseURL(rawURL, o.DefaultPath)
 	if err != nil {
 		return nil, &Error{Op: "open", Driver: kind, Err: err}
 	}
@@ -86,9 +86,13 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	return New(d, &o), nil
 }
 
-// parseURL returns the backend a store URL names and its target (a path
-// or the URL itself).
-func parseURL(rawURL, defaultPath string) (kind, target string, err error) {
+// ParseURL returns the backend a store URL names ("off", "memory",
+// "sqlite" or "redis") and its target: the SQLite file (defaultPath for
+// the URL ""), or the Redis URL itself. A URL [Open] would refuse is an
+// error wrapping [ErrInvalid]; kind is still set when the scheme was
+// recognised. Frontends use it to show where the store is without opening
+// it.
+func ParseURL(rawURL, defaultPath string) (kind, target string, err error) {
 	switch {
 	case rawURL == "":
 		if defaultPath == "" {

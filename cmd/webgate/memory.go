@@ -8,9 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/store"
 )
 
 // cliStoreTimeout bounds each store call of the commands that read the
@@ -46,30 +45,22 @@ type storeLocation struct {
 func locateStore(cfg *config.Config) storeLocation {
 	l := storeLocation{Origin: cfg.Origin("store.url")}
 	raw := strings.TrimSpace(cfg.Store.URL)
-	scheme, _, _ := strings.Cut(raw, ":")
-	switch scheme = strings.ToLower(scheme); {
+	kind, target, err := store.ParseURL(raw, cfg.StorePath())
+	switch {
 	case cfg.StoreOff():
 		l.Driver = "off"
-	case raw == "":
-		l.Driver, l.Path = "sqlite", cfg.StorePath()
-		l.Where = l.Path
-		if l.Where == "" {
-			l.Where = "(no path: the state directory is unknown)"
-		}
-	case raw == "memory:" || raw == "memory://":
-		l.Driver, l.Where = "memory", "this process only"
-	case filepath.IsAbs(raw):
-		l.Driver, l.Path, l.Where = "sqlite", raw, raw
-	case scheme == "sqlite":
-		l.Driver, l.Where = "sqlite", "(malformed sqlite URL)"
-		if u, err := url.Parse(raw); err == nil && u.Path != "" {
-			l.Path = filepath.FromSlash(u.Path)
-			l.Where = l.Path
-		}
-	case scheme == "redis" || scheme == "rediss":
-		l.Driver, l.Where = "redis", safeURL(raw)
-	default:
+	case err != nil && raw == "":
+		l.Driver, l.Where = "sqlite", "(no path: the state directory is unknown)"
+	case err != nil && kind == "":
 		l.Driver, l.Where = "unknown", "(unrecognised URL)"
+	case err != nil:
+		l.Driver, l.Where = kind, "(invalid "+kind+" URL)"
+	case kind == "memory":
+		l.Driver, l.Where = "memory", "this process only"
+	case kind == "sqlite":
+		l.Driver, l.Path, l.Where = "sqlite", target, target
+	case kind == "redis":
+		l.Driver, l.Where = "redis", safeURL(raw)
 	}
 	return l
 }
