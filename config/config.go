@@ -241,6 +241,17 @@ type HooksConfig struct {
 	// Code talks to a custom endpoint, Bedrock, Vertex or Foundry, where
 	// the native tools fail, replace otherwise).
 	Answer string `koanf:"answer" enum:"deny,replace,auto"`
+	// Worker is "warm" (the default): the first hook call that needs the
+	// worker starts one in the background that stays up between calls
+	// and answers them over a Unix socket in the state directory, so that
+	// a call no longer pays for the worker's start-up; "off" runs the
+	// worker anew for every call. A warm worker serves one working
+	// directory and one worker binary, loads the configuration from each
+	// call's environment, and exits after WorkerIdle without calls.
+	Worker string `koanf:"worker" enum:"warm,off"`
+	// WorkerIdle is how long a warm worker waits for a call before it
+	// exits.
+	WorkerIdle time.Duration `koanf:"worker_idle" min:"1"`
 	// WebSearch configures the web search hook.
 	WebSearch WebSearchHookConfig `koanf:"websearch"`
 	// WebFetch configures the web fetch hook.
@@ -332,6 +343,8 @@ func Default() *Config {
 			MaxReasonChars: gate.DefaultMaxReasonChars,
 			SystemMessage:  true,
 			Answer:         gate.DefaultAnswer,
+			Worker:         gate.DefaultWorker,
+			WorkerIdle:     gate.DefaultWorkerIdle,
 			WebSearch: WebSearchHookConfig{
 				Budget:       gate.DefaultSearchBudget,
 				ToolNames:    slices.Clone(gate.DefaultSearchTools),

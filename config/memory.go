@@ -40,6 +40,16 @@ func (c *Config) StoreOff() bool { return strings.EqualFold(strings.TrimSpace(c.
 // remembers nothing) and, for a store that failed, the error: callers go
 // on without memory. The caller closes the Memory's store.
 func (c *Config) OpenMemory(ctx context.Context) (*memory.Memory, error) {
+	return c.OpenMemoryWith(ctx, store.Open)
+}
+
+// StoreOpener opens a store as [store.Open] does.
+type StoreOpener func(ctx context.Context, url string, opts *store.Options) (*store.Store, error)
+
+// OpenMemoryWith is [Config.OpenMemory] with the store opened by open: a
+// long-running process may hand out a store it keeps open across calls
+// (and then the caller does not close it).
+func (c *Config) OpenMemoryWith(ctx context.Context, open StoreOpener) (*memory.Memory, error) {
 	if c.StoreOff() {
 		return nil, nil
 	}
@@ -52,13 +62,12 @@ func (c *Config) OpenMemory(ctx context.Context) (*memory.Memory, error) {
 			return nil, fmt.Errorf("config: store: %w", err)
 		}
 	}
-	st, err := store.Open(ctx, url, &store.Options{Timeout: c.Store.Timeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
+	salt, err := c.salt()
 	if err != nil {
 		return nil, err
 	}
-	salt, err := c.salt()
+	st, err := open(ctx, url, &store.Options{Timeout: c.Store.Timeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
 	if err != nil {
-		st.Close()
 		return nil, err
 	}
 	budgets := map[string]int64{}

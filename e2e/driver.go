@@ -248,9 +248,14 @@ func RunClaude(t testing.TB, api *FakeAPI, opts Options) *Result {
 }
 
 func envList(env map[string]string) []string {
-	out := make([]string, 0, len(env))
+	out := make([]string, 0, len(env)+1)
 	for k, v := range env {
 		out = append(out, k+"="+v)
+	}
+	if _, ok := env["WEBGATE_HOOKS_WORKER"]; !ok {
+		// Each hook call is then a process of its own that leaves nothing
+		// running; the warm worker's tests set it on purpose.
+		out = append(out, "WEBGATE_HOOKS_WORKER=off")
 	}
 	sort.Strings(out)
 	return out

@@ -24,7 +24,7 @@ func runWithin(t *testing.T, name string, stdin io.Reader, env []string, limit t
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = stdin
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
@@ -113,7 +113,7 @@ func runWorkerWithin(t *testing.T, hook string, stdin io.Reader, env []string, l
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, hook)
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = stdin
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer

@@ -22,9 +22,18 @@ import (
 // ("ms-p90") and the largest peak resident set size of any run
 // ("MB-peak-rss").
 func processStats(b *testing.B, name string, payload []byte, env []string) {
+	processStatsAfter(b, name, payload, env, nil)
+}
+
+// processStatsAfter is processStats calling ready, when not nil, after the
+// warm-up run.
+func processStatsAfter(b *testing.B, name string, payload []byte, env []string, ready func()) {
 	bin := binary(b, name)
 	// One warm-up run, so the page cache holds the binary.
 	runOnce(b, bin, payload, env)
+	if ready != nil {
+		ready()
+	}
 	walls := make([]time.Duration, 0, b.N)
 	var peak int64
 	b.ResetTimer()
@@ -43,7 +52,7 @@ func processStats(b *testing.B, name string, payload []byte, env []string) {
 // runOnce runs bin once and returns its wall time and peak RSS in bytes.
 func runOnce(b *testing.B, bin string, payload []byte, env []string) (time.Duration, int64) {
 	cmd := exec.Command(bin)
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -173,7 +182,7 @@ func largeConfigStats(b *testing.B, hook, payload string, only int, want string)
 	// cache a file changed within the last two seconds.
 	time.Sleep(2100 * time.Millisecond)
 	cmd := exec.Command(binary(b, hook))
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = strings.NewReader(payload)
 	out, err := cmd.Output()
 	if err != nil || (want == "") != (len(out) == 0) || !strings.Contains(string(out), want) {

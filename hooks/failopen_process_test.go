@@ -28,7 +28,7 @@ func runOpenStdin(t *testing.T, name string, data []byte, env []string, limit ti
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t, name), args...)
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

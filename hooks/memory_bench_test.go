@@ -20,10 +20,16 @@ import (
 // timed runs wrote to stderr ("runs-with-stderr": a store that could not be
 // used within its timeout says so there).
 func memoryStats(b *testing.B, payloadOf func(i int) []byte, env []string) {
+	memoryStatsAfter(b, payloadOf, env, nil)
+}
+
+// memoryStatsAfter is memoryStats calling ready, when not nil, after the
+// warm-up run.
+func memoryStatsAfter(b *testing.B, payloadOf func(i int) []byte, env []string, ready func()) {
 	bin := binary(b, "websearch")
 	run := func(p []byte) (wall, cpu time.Duration, stderr string) {
 		cmd := exec.Command(bin)
-		cmd.Env = env
+		cmd.Env = coldEnv(env)
 		cmd.Stdin = bytes.NewReader(p)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -40,6 +46,9 @@ func memoryStats(b *testing.B, payloadOf func(i int) []byte, env []string) {
 		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), errb.String()
 	}
 	run(payloadOf(-1))
+	if ready != nil {
+		ready()
+	}
 	walls := make([]time.Duration, 0, b.N)
 	cpus := make([]time.Duration, 0, b.N)
 	noisy := 0
@@ -71,34 +80,35 @@ func newSearchEachTime(i int) []byte {
 	return searchPayload(fmt.Sprintf("go context cancellation %d", i), goDomains, nil)
 }
 
-// BenchmarkProcessWebSearch_CacheHit times a web search answered from the
-// SQLite cache (the warm-up run fills it), the whole process. Target:
-// median ≤ 10 ms.
-func BenchmarkProcessWebSearch_CacheHit(b *testing.B) {
+// BenchmarkProcessWebSearch_CacheHitWorkerOff times a web search answered
+// from the SQLite cache (the warm-up run fills it), the whole process,
+// with the warm worker off: the worker starts for every call.
+func BenchmarkProcessWebSearch_CacheHitWorkerOff(b *testing.B) {
 	f := newTavilyFake(b)
-	memoryStats(b, sameSearch, memoryBenchEnv(b, f))
+	memoryStats(b, sameSearch, memoryBenchEnv(b, f, "WEBGATE_HOOKS_WORKER=off"))
 	if f.Count() != 1 {
 		b.Errorf("the provider was asked %d times, want once (the warm-up run)", f.Count())
 	}
 }
 
-// BenchmarkProcessWebSearch_StoreOff times the same search with the store
-// off (WEBGATE_STORE=off): every run asks the local fake provider.
-func BenchmarkProcessWebSearch_StoreOff(b *testing.B) {
+// BenchmarkProcessWebSearch_StoreOffWorkerOff times the same search with
+// the store off (WEBGATE_STORE=off) and the warm worker off: every run
+// starts the worker and asks the local fake provider.
+func BenchmarkProcessWebSearch_StoreOffWorkerOff(b *testing.B) {
 	f := newTavilyFake(b)
-	memoryStats(b, sameSearch, memoryBenchEnv(b, f, "WEBGATE_STORE=off"))
+	memoryStats(b, sameSearch, memoryBenchEnv(b, f, "WEBGATE_STORE=off", "WEBGATE_HOOKS_WORKER=off"))
 	if f.Count() != b.N+1 {
 		b.Errorf("the provider was asked %d times, want %d", f.Count(), b.N+1)
 	}
 }
 
-// BenchmarkProcessWebSearch_StoreMiss times a search the SQLite cache does
-// not hold (a new query each run): the store is opened, read, and written
-// (the cache entry, usage, the decision log) around the provider's answer.
-// Target: median ≤ 2 ms over BenchmarkProcessWebSearch_StoreOff.
-func BenchmarkProcessWebSearch_StoreMiss(b *testing.B) {
+// BenchmarkProcessWebSearch_StoreMissWorkerOff times a search the SQLite
+// cache does not hold (a new query each run), with the warm worker off:
+// the store is opened, read, and written (the cache entry, usage, the
+// decision log) around the provider's answer.
+func BenchmarkProcessWebSearch_StoreMissWorkerOff(b *testing.B) {
 	f := newTavilyFake(b)
-	memoryStats(b, newSearchEachTime, memoryBenchEnv(b, f))
+	memoryStats(b, newSearchEachTime, memoryBenchEnv(b, f, "WEBGATE_HOOKS_WORKER=off"))
 	if f.Count() != b.N+1 {
 		b.Errorf("the provider was asked %d times, want %d", f.Count(), b.N+1)
 	}

@@ -104,7 +104,7 @@ func startMCP(t *testing.T, env []string) *mcpClient {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.Command(webgateBinary(t), "mcp")
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	c := &mcpClient{stderr: &bytes.Buffer{}}
 	cmd.Stderr = c.stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "concurrency-test", Version: "0"}, nil).
@@ -239,18 +239,31 @@ func rushCount() int {
 // distinct queries (cache misses) while the MCP server searches, then n
 // with the same queries again (cache hits) while the MCP server repeats
 // its own; and checks what the store holds against what the provider saw.
-func concurrencyRun(t *testing.T, storeURL string) (state string) {
+//
+// With warm set, the hooks run as installed, with the warm worker: the
+// first call starts it, and the rushes are answered by it; otherwise every
+// call is a worker process of its own.
+func concurrencyRun(t *testing.T, storeURL string, warm bool) (state string) {
 	n := rushCount()
 	f := newTavilyFake(t)
-	state = t.TempDir()
+	var env []string
 	extra := []string{patientStore}
 	if storeURL != "" {
 		extra = append(extra, "WEBGATE_STORE="+storeURL)
 	}
-	env := memoryEnv(t, state, f, tavilyKey, extra...)
+	if warm {
+		state = warmState(t)
+		env = warmEnv(t, state, f, tavilyKey, extra...)
+	} else {
+		state = t.TempDir()
+		env = memoryEnv(t, state, f, tavilyKey, extra...)
+	}
 
 	// The store is created by a first call, as on a first run.
 	wantDeny(t, search(t, env, "go context warm-up", goDomains, nil), "PreToolUse", "Tavily: context package")
+	if warm {
+		waitWarm(t, state)
+	}
 
 	srv := startMCP(t, env)
 	query := func(i int) string { return fmt.Sprintf("go context cancellation %02d", i) }
@@ -325,7 +338,7 @@ func concurrencyRun(t *testing.T, storeURL string) (state string) {
 }
 
 func TestConcurrency_FiftyHookProcessesAndAnMCPServerShareOneSQLiteStore(t *testing.T) {
-	state := concurrencyRun(t, "")
+	state := concurrencyRun(t, "", false)
 	integrityCheck(t, filepath.Join(state, config.StoreFile))
 }
 
@@ -333,14 +346,14 @@ func TestConcurrency_FiftyHookProcessesAndAnMCPServerShareOneRedis(t *testing.T)
 	rs := startRedis(t)
 	// The Redis store's own dial and I/O bounds (250 ms) are patient too,
 	// through the URL's parameters.
-	concurrencyRun(t, rs.URL+"?dial_timeout=10s&read_timeout=10s&write_timeout=10s&pool_timeout=10s")
+	concurrencyRun(t, rs.URL+"?dial_timeout=10s&read_timeout=10s&write_timeout=10s&pool_timeout=10s", false)
 }
 
 // startHook starts the websearch hook for query without waiting for it.
 func startHook(t *testing.T, env []string, query string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(binary(t, "websearch"))
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = bytes.NewReader(searchPayload(query, goDomains, nil))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,7 +289,7 @@ func runBinary(t *testing.T, name string, stdin io.Reader, env []string) result 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t, name))
-	cmd.Env = env
+	cmd.Env = coldEnv(env)
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -674,4 +675,16 @@ func TestProcess_WebFetchAnswersCopilotAndVSCode(t *testing.T) {
 	}
 	r = runBinary(t, "webfetch", payload(t, "vscode-webfetch-pre.json", page), fetchEnv(f, t, "wsapi"))
 	wantDeny(t, r, "PreToolUse", "WSAPI-EXTRACT-MARKER")
+}
+
+// coldEnv is env with the warm worker off (WEBGATE_HOOKS_WORKER=off)
+// unless env says otherwise: each run is then one process that leaves
+// nothing running, and the tests of the warm worker start it on purpose.
+func coldEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "WEBGATE_HOOKS_WORKER=") {
+			return env
+		}
+	}
+	return append(slices.Clip(env), "WEBGATE_HOOKS_WORKER=off")
 }

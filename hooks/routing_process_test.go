@@ -335,7 +335,7 @@ func rawRun(bin string, stdin io.Reader, env []string) (stdout, stderr string, e
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env, cmd.Stdin = env, stdin
+	cmd.Env, cmd.Stdin = coldEnv(env), stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()

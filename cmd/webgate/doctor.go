@@ -153,6 +153,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	ws, wf := d.checkBinaries(ctx)
 	d.checkRegistration(ws, wf)
 	d.checkState(cfg)
+	d.checkWarm(cfg)
 	d.checkStore(ctx, cfg)
 	rs := loadRouteSet(cfg)
 	d.checkRoutes(rs)

@@ -19,4 +19,10 @@ const (
 	// denied with webgate's answer as the reason, which works wherever
 	// the native tool fails.
 	DefaultAnswer = "deny"
+	// DefaultWorker is whether a warm worker answers hook calls ("warm")
+	// or every call runs the worker anew ("off").
+	DefaultWorker = "warm"
+	// DefaultWorkerIdle is how long a warm worker waits for a call before
+	// it exits.
+	DefaultWorkerIdle = 10 * time.Minute
 )

@@ -39,7 +39,7 @@ func execWorker(worker, hook string, data []byte) error {
 		syscall.Close(saved)
 		return err
 	}
-	err = syscall.Exec(worker, []string{worker, hook}, os.Environ())
+	err = syscall.Exec(worker, []string{worker, hook}, workerEnv())
 	// Exec failed: put the original standard input back.
 	_ = dupStdin(saved)
 	syscall.Close(saved)

@@ -13,9 +13,14 @@
 // read within a short wait. Like the worker, it never writes to stdout on
 // its own, never fails, and always exits 0.
 //
-// This package must stay light: it imports only the standard library's
-// encoding, os and path packages, and internal/safefile (standard library
-// only) to read the configuration file.
+// When a warm worker is up (see [WarmSocket]), the front hands the call to
+// it over a Unix socket instead of running the worker, and the call skips
+// the worker's start-up.
+//
+// This package must stay light: it imports only the standard library
+// (encoding, os, path, syscall and hash packages, no net), and
+// internal/safefile (standard library only) to read the configuration
+// file.
 package gate
 
 import (
@@ -325,6 +330,16 @@ func Worker(env Env) (string, error) {
 	return "", fmt.Errorf("the %s binary was not found next to this hook or on $PATH; reinstall webgate (make install)", WorkerName)
 }
 
+// workerEnv is the environment a front runs the worker with: its own, and
+// [FrontEnv].
+func workerEnv() []string {
+	env := os.Environ()
+	if _, ok := os.LookupEnv(FrontEnv); !ok {
+		env = append(env, FrontEnv+"=1")
+	}
+	return env
+}
+
 // Version is the release version printed by --version; release builds set
 // it with -ldflags "-X github.com/webgate-dev/webgate/hooks/gate.Version=v1.2.3".
 // When it is "dev", the module version recorded in the binary is used if
@@ -342,11 +357,13 @@ func VersionString() string {
 }
 
 // Main is the whole body of a front binary for hook: it reads the payload,
-// returns at once when the hook ignores it, and otherwise runs the worker
-// with the payload on its stdin and the front's stdout and stderr. It
+// returns at once when the hook ignores it, and otherwise hands it to the
+// warm worker, when one is up, or runs the worker with the payload on its
+// stdin and the front's stdout and stderr. It
 // always returns 0. With the single argument --version it prints the
 // version instead.
 func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+	start := time.Now()
 	if len(args) > 0 {
 		if args[0] == "--version" || args[0] == "-version" {
 			fmt.Fprintf(stdout, "%s (webgate) %s\n", hook, VersionString())
@@ -368,11 +385,15 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		return 0
 	}
 	if stdout == os.Stdout && stderr == os.Stderr {
-		// Only when the streams are the process's own: the worker then
-		// writes to them directly.
+		// Only when the streams are the process's own: a warm worker
+		// answers over its socket, or the worker writes to them directly.
+		if askWarm(hook, worker, data, start, env, stdout, stderr) {
+			return 0
+		}
 		_ = execWorker(worker, hook, data)
 	}
 	cmd := exec.Command(worker, hook)
+	cmd.Env = workerEnv()
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr

@@ -40,6 +40,12 @@ type Loader func() (*config.Config, error)
 // still running. Until the configuration is loaded, the default budget
 // bounds the wait.
 func WebSearchHandler(load Loader) hooks.Handler {
+	return webSearchHandler(load, nil)
+}
+
+// webSearchHandler is [WebSearchHandler] taking its stores from stores
+// (nil: each call opens its own).
+func webSearchHandler(load Loader, stores *storePool) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		return budgeted(ctx, load, "web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
@@ -54,7 +60,7 @@ func WebSearchHandler(load Loader) hooks.Handler {
 			if !hooks.WantsWebSearch(in, s.Tools) && !hooks.WantsAnswer(in, s, false) {
 				return hooks.Decision{}
 			}
-			sess := openMemory(ctx, cfg)
+			sess := openMemory(ctx, cfg, stores)
 			if hooks.WantsAnswer(in, s, false) && !hooks.WantsWebSearch(in, s.Tools) && len(config.Problems(err)) == 0 {
 				// The native tool ran, or failed: only an answer kept on
 				// PreToolUse is given, so no provider is built.
@@ -80,6 +86,12 @@ func WebSearchHandler(load Loader) hooks.Handler {
 // Like [WebSearchHandler], it keeps the hook's budget
 // (hooks.webfetch.budget) from [hooks.Started], loading included.
 func WebFetchHandler(load Loader) hooks.Handler {
+	return webFetchHandler(load, nil)
+}
+
+// webFetchHandler is [WebFetchHandler] taking its stores from stores
+// (nil: each call opens its own).
+func webFetchHandler(load Loader, stores *storePool) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		return budgeted(ctx, load, "web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
@@ -90,7 +102,7 @@ func WebFetchHandler(load Loader) hooks.Handler {
 			if !hooks.WantsWebFetch(in, s.Tools) && !hooks.WantsAnswer(in, s, true) {
 				return hooks.Decision{}
 			}
-			sess := openMemory(ctx, cfg)
+			sess := openMemory(ctx, cfg, stores)
 			if in.Event == hooks.PostToolUse && hooks.WantsAnswer(in, s, true) && len(config.Problems(err)) == 0 {
 				// The native tool ran: only an answer kept on PreToolUse
 				// replaces its output, so no page reader is built.

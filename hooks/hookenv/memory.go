@@ -12,27 +12,38 @@ import (
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/store"
 )
 
 // session is one hook call's use of the memory: the store opened for the
 // call, the providers' outcomes observed, and what the call decided.
 type session struct {
 	mem      *memory.Memory
+	pooled   bool // the store is the pool's: not closed after the call
 	problem  string
 	mu       sync.Mutex
 	outcomes []memory.Outcome
 }
 
 // openMemory opens the configured store within the store's timeout (the
-// hook goes on without it when it cannot), and never past ctx's deadline.
-func openMemory(ctx context.Context, cfg *config.Config) *session {
+// hook goes on without it when it cannot), and never past ctx's deadline;
+// from stores, when there are any.
+func openMemory(ctx context.Context, cfg *config.Config, stores *storePool) *session {
 	s := &session{}
 	if cfg.StoreOff() {
 		return s
 	}
 	octx, cancel := context.WithTimeout(ctx, openTimeout(cfg))
 	defer cancel()
-	m, err := cfg.OpenMemory(octx)
+	open := store.Open
+	if stores != nil {
+		open = func(ctx context.Context, url string, opts *store.Options) (*store.Store, error) {
+			st, pooled, err := stores.open(ctx, url, opts)
+			s.pooled = pooled
+			return st, err
+		}
+	}
+	m, err := cfg.OpenMemoryWith(octx, open)
 	if err != nil {
 		s.problem = "the store is not usable, going on without it: " + oneLine(err.Error())
 		return s
@@ -104,7 +115,9 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 	if s.mem == nil {
 		return d
 	}
-	defer s.mem.Store().Close()
+	if !s.pooled {
+		defer s.mem.Store().Close()
+	}
 	for _, n := range s.mem.Notices() {
 		d.Diagnostics = append(d.Diagnostics, n)
 		if !systemMessage {

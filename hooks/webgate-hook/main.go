@@ -4,7 +4,11 @@
 // directly as "webgate-hook websearch" or "webgate-hook webfetch".
 //
 // It reads one hook payload on stdin, writes at most one JSON object on
-// stdout and always exits 0; see package hooks. Configuration comes from
+// stdout and always exits 0; see package hooks. When a front ran it and
+// hooks.worker is "warm" (the default), it then starts a warm worker in
+// the background, "webgate-hook serve [--idle DURATION] SOCKET KEY", which
+// answers the fronts' later calls over a Unix socket until it is idle
+// (see package gate and hookenv.Serve). Configuration comes from
 // the environment and webgate's configuration file (package config). The
 // hook's budget counts from the moment the process starts and covers
 // everything, the configuration, key, routes and state files included;
@@ -13,10 +17,15 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
@@ -25,11 +34,21 @@ import (
 func main() {
 	start := time.Now()
 	var h hooks.Handler
+	// The configuration the call loaded, to know whether to start a warm
+	// worker afterwards.
+	var loaded atomic.Pointer[config.Config]
+	load := func() (*config.Config, error) {
+		c, err := hookenv.LoadCached()
+		loaded.Store(c)
+		return c, err
+	}
 	switch hook := firstArg(); hook {
 	case "websearch":
-		h = hookenv.WebSearchHandler(hookenv.LoadCached)
+		h = hookenv.WebSearchHandler(load)
 	case "webfetch":
-		h = hookenv.WebFetchHandler(hookenv.LoadCached)
+		h = hookenv.WebFetchHandler(load)
+	case "serve":
+		os.Exit(serve(os.Args[2:]))
 	case "--version", "-version":
 		fmt.Printf("webgate-hook (webgate) %s\n", gate.VersionString())
 		os.Exit(0)
@@ -40,7 +59,47 @@ func main() {
 		_, _ = gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
 		os.Exit(0)
 	}
-	os.Exit(hooks.Run(hooks.WithStart(context.Background(), start), os.Stdin, os.Stdout, os.Stderr, h))
+	code := hooks.Run(hooks.WithStart(context.Background(), start), os.Stdin, os.Stdout, os.Stderr, h)
+	warmUp(loaded.Load())
+	os.Exit(code)
+}
+
+// warmUp starts a warm worker for the calls that follow, in the
+// background, when a front ran this worker and neither the environment
+// nor the configuration turns the warm worker off. The answer has been
+// written already; a failure only means the next call runs a worker too.
+func warmUp(cfg *config.Config) {
+	if _, ok := os.LookupEnv(gate.FrontEnv); !ok || cfg == nil || cfg.Hooks.Worker == "off" || gate.WarmOff(os.LookupEnv) {
+		return
+	}
+	worker, err := gate.Worker(os.LookupEnv)
+	if err != nil {
+		return
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	_ = hookenv.StartWarm(worker, cwd, os.Environ(), cfg.Hooks.WorkerIdle)
+}
+
+// serve runs a warm worker: "serve [--idle DURATION] SOCKET KEY".
+func serve(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	idle := fs.Duration("idle", gate.DefaultWorkerIdle, "exit after this long without a call")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: webgate-hook serve [--idle DURATION] SOCKET KEY")
+		return 2
+	}
+	exe, _ := os.Executable()
+	// Asked to stop, it stops taking calls and finishes the ones under way.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	if err := hookenv.Serve(ctx, hookenv.WarmOptions{Socket: fs.Arg(0), Key: fs.Arg(1), Idle: *idle, Executable: exe}); err != nil {
+		fmt.Fprintf(os.Stderr, "webgate-hook serve: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func firstArg() string {

@@ -1,0 +1,111 @@
+//go:build linux
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches runs the web search
+// hook as installed, with the warm worker on: the session's first WebSearch
+// is answered by the worker the front runs, which starts the warm worker;
+// the second is answered by the warm worker. The model gets the same
+// answer either way.
+func TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches(t *testing.T) {
+	version := ClaudeVersion(t)
+	hook := bins.Build(t, "github.com/webgate-dev/webgate/hooks/websearch")
+	providers := newFakeProviders(t)
+	// A short state directory: a socket's path holds about 100 bytes.
+	state, err := os.MkdirTemp("", "wg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(state) })
+	t.Cleanup(func() { stopWarm(t, state) })
+	api := NewFakeAPI(t,
+		CallTool("WebSearch", map[string]any{"query": "first warm query"}),
+		CallTool("WebSearch", map[string]any{"query": "second warm query"}),
+		Say("done"),
+	)
+	settings := new(Settings).AddHook("PreToolUse", "WebSearch", ExecHook(hook))
+	res := RunClaude(t, api, Options{Settings: settings, Env: providers.env(map[string]string{
+		"WEBGATE_HOOKS_WORKER": "warm",
+		"WEBGATE_STATE_DIR":    state,
+	})})
+
+	assertExitZero(t, res)
+	assertNoOutbound(t, res)
+	assertNoHookKeys(t, res, api)
+	for i, q := range []string{"first warm query", "second warm query"} {
+		got := api.ToolResult(t, i)
+		if !got.IsError || !strings.HasPrefix(got.Body(), DenyContent(version, "WebSearch", "")) ||
+			!strings.Contains(got.Body(), "1. HOOK-RESULT-ONE for "+q) {
+			t.Errorf("tool_result %d = is_error %v, body %q; want the hook's deny with the results", i, got.IsError, got.Body())
+		}
+	}
+	pid := warmWorker(state)
+	if pid == 0 {
+		t.Fatal("no warm worker is running after the session")
+	}
+	if !holdsFile(pid, filepath.Join(state, "webgate.db")) {
+		t.Error("the warm worker answered no call: it does not hold the store open")
+	}
+}
+
+// warmWorker returns the pid of a running warm worker of state, or 0.
+func warmWorker(state string) int {
+	pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
+	for _, p := range pids {
+		b, _ := os.ReadFile(p)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && running(pid) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// holdsFile reports whether process pid has path open.
+func holdsFile(pid int, path string) bool {
+	fds, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/fd/*")
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && target == path {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWarm kills the warm workers of state and waits for them to end.
+func stopWarm(t *testing.T, state string) {
+	for pid := warmWorker(state); pid != 0; pid = warmWorker(state) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		deadline := time.Now().Add(10 * time.Second)
+		for running(pid) {
+			if time.Now().After(deadline) {
+				t.Errorf("warm worker %d is still running", pid)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// running reports whether process pid exists and is not a zombie waiting
+// to be reaped.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}

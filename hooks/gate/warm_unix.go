@@ -1,0 +1,140 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// warmFallbackWithin is how long after the front's start a failed warm
+// worker still leaves time to run the worker by exec; past it, the hook
+// steps aside.
+const warmFallbackWithin = 3 * time.Second
+
+// warmWriteWait bounds sending the request to the warm worker.
+const warmWriteWait = 2 * time.Second
+
+// warmReplySlack is how long past the hook's budget the front waits for
+// the warm worker's answer: the worker steps aside on its own at the
+// budget, and needs a moment to say so.
+const warmReplySlack = time.Second
+
+// fileIno returns the file's inode number.
+func fileIno(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// askWarm hands the call to the warm worker of worker, if one is up, and
+// copies its answer to stdout and stderr. It returns false when the front
+// should run the worker itself: the warm worker is off, not running,
+// refused the call, or failed early enough to leave the worker its time.
+// Otherwise the call is answered (or, past the budget, stepped aside from
+// with a line on stderr).
+func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout, stderr io.Writer) bool {
+	if WarmOff(env) {
+		return false
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	socket, key, err := WarmSocket(worker, cwd, env)
+	if err != nil || !PrivateDir(filepath.Dir(socket)) {
+		return false
+	}
+	conn, err := dialUnix(socket)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	// A warm worker that does not answer in time is retired: its socket
+	// is removed, so that it exits and the next calls do not wait for it.
+	retire := func() {
+		if fi, err := os.Lstat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			_ = os.Remove(socket)
+		}
+	}
+	failed := func(what string, err error) bool {
+		if time.Since(start) < warmFallbackWithin {
+			return false
+		}
+		fmt.Fprintf(stderr, "webgate: the warm worker %s: %v; passing through\n", what, err)
+		return true
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(warmWriteWait))
+	req := WarmRequest{Version: warmVersion, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Payload: data}
+	if err := WriteFrame(conn, &req); err != nil {
+		retire()
+		return failed("could not be asked", err)
+	}
+	var first WarmReply
+	_ = conn.SetReadDeadline(time.Now().Add(WarmFirstWait))
+	if err := ReadFrame(conn, &first); err != nil {
+		retire()
+		return failed("did not answer", err)
+	}
+	if first.Refused != "" {
+		return false
+	}
+	budget := first.Budget
+	if budget <= 0 {
+		budget = DefaultSearchBudget
+		if hook == WebFetch {
+			budget = DefaultFetchBudget
+		}
+	}
+	var final WarmReply
+	_ = conn.SetReadDeadline(start.Add(budget + warmReplySlack))
+	if err := ReadFrame(conn, &final); err != nil || !final.Final {
+		if err == nil {
+			err = errors.New("no final answer")
+		}
+		retire()
+		fmt.Fprintf(stderr, "webgate: the warm worker did not answer within the %v budget: %v; passing through\n", budget, err)
+		return true
+	}
+	_, _ = stdout.Write(final.Stdout)
+	_, _ = stderr.Write(final.Stderr)
+	return true
+}
+
+// dialUnix connects to the Unix socket at path without blocking: a
+// listener whose queue is full refuses at once rather than making the
+// front wait.
+func dialUnix(path string) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, err
+	}
+	syscall.CloseOnExec(fd)
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// PrivateDir reports whether dir is a directory (not a link) of the
+// running user's that no one else may enter or write: where a warm
+// worker's socket may be trusted with the environment, keys included.
+func PrivateDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

@@ -1,0 +1,373 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package hookenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/hooks/gate"
+)
+
+// WarmOptions configure [Serve].
+type WarmOptions struct {
+	// Socket is the socket's path and Key the key every request must
+	// carry, both as [gate.WarmSocket] gives them.
+	Socket, Key string
+	// Idle is how long to wait for a call before exiting; 0 means
+	// [gate.DefaultWorkerIdle].
+	Idle time.Duration
+	// Executable is the worker binary; Serve exits when it changes (a new
+	// build has a new socket). Empty means no such check.
+	Executable string
+}
+
+// startingFresh is how long a marker that a warm worker is starting keeps
+// others from starting one too.
+const startingFresh = 10 * time.Second
+
+// watchEvery is how often a warm worker checks that its socket and its
+// binary are still the ones it started with.
+const watchEvery = 2 * time.Second
+
+// requestWait bounds reading a request once a front has connected.
+const requestWait = 2 * time.Second
+
+// Serve runs a warm worker: it answers hook calls sent by the fronts
+// ([gate.WarmRequest]) on opts.Socket until it has had no call for
+// opts.Idle, its socket is removed or replaced, its binary changes, a
+// call's configuration sets hooks.worker = off, or ctx ends. Each call is
+// answered as the worker process would answer it: the configuration is
+// loaded from the call's environment, and the budget counts from the
+// front's start. Only one warm worker serves a socket (a lock file beside
+// it); Serve returns nil at once when another does. The socket's
+// directory must be private to the user ([gate.PrivateDir]).
+func Serve(ctx context.Context, opts WarmOptions) error {
+	dir := filepath.Dir(opts.Socket)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if !gate.PrivateDir(dir) {
+		return fmt.Errorf("%s is not a private directory of this user's", dir)
+	}
+	defer os.Remove(opts.Socket + ".starting")
+	lock, err := os.OpenFile(opts.Socket+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return nil // another warm worker serves this socket
+	}
+	// The lock file goes with the worker: a worker started meanwhile that
+	// locks the removed file only ends up replacing this one's socket,
+	// which makes this one exit.
+	defer os.Remove(opts.Socket + ".lock")
+	_ = os.Remove(opts.Socket) // a socket left by one that was killed
+	ln, err := net.Listen("unix", opts.Socket)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(opts.Socket, 0o600); err != nil {
+		ln.Close()
+		return err
+	}
+	_ = os.WriteFile(opts.Socket+".pid", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o600)
+	defer os.Remove(opts.Socket + ".pid")
+	_ = os.Remove(opts.Socket + ".starting")
+	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan string, 1), stores: newStorePool()}
+	defer s.stores.close()
+	idle := opts.Idle
+	if idle <= 0 {
+		idle = gate.DefaultWorkerIdle
+	}
+	sockInfo, _ := os.Stat(opts.Socket)
+	var exeInfo os.FileInfo
+	if opts.Executable != "" {
+		exeInfo, _ = os.Stat(opts.Executable)
+	}
+	go s.accept(ctx, ln)
+	timer := time.NewTimer(idle)
+	watch := time.NewTicker(watchEvery)
+	defer watch.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-s.stop:
+			break loop
+		case <-s.calls:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			timer.Reset(idle)
+		case <-timer.C:
+			if s.busy() {
+				timer.Reset(idle)
+				continue
+			}
+			break loop
+		case <-watch.C:
+			if fi, err := os.Stat(opts.Socket); err != nil || sockInfo == nil || !os.SameFile(fi, sockInfo) {
+				break loop
+			}
+			if exeInfo != nil {
+				if fi, err := os.Stat(opts.Executable); err != nil || !os.SameFile(fi, exeInfo) || fi.ModTime() != exeInfo.ModTime() || fi.Size() != exeInfo.Size() {
+					break loop
+				}
+			}
+		}
+	}
+	// Stop taking calls (which removes the socket, when it is still
+	// ours), then let the ones under way finish.
+	if fi, err := os.Stat(opts.Socket); err == nil && sockInfo != nil && !os.SameFile(fi, sockInfo) {
+		ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	}
+	ln.Close()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(drainWait):
+	}
+	return nil
+}
+
+// warmServer is a warm worker's state: the calls under way.
+type warmServer struct {
+	key    string
+	stores *storePool
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	n      int
+	calls  chan struct{} // a call arrived (resets the idle timer)
+	stop   chan string   // a call's configuration turned the warm worker off
+}
+
+func (s *warmServer) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n > 0
+}
+
+func (s *warmServer) accept(ctx context.Context, ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		select {
+		case s.calls <- struct{}{}:
+		default:
+		}
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer func() {
+				s.mu.Lock()
+				s.n--
+				s.mu.Unlock()
+				s.wg.Done()
+			}()
+			s.serveConn(ctx, c)
+		}()
+	}
+}
+
+// serveConn answers one front's call: the budget once the configuration
+// is loaded, then what the worker would have written.
+func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	defer func() { _ = recover() }() // the front steps aside on its own
+	if !samePeer(c) {
+		return
+	}
+	_ = c.SetReadDeadline(time.Now().Add(requestWait))
+	var req gate.WarmRequest
+	if err := gate.ReadFrame(c, &req); err != nil {
+		return
+	}
+	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
+	var handler func(Loader, *storePool) hooks.Handler
+	var budgetOf func(*config.Config) time.Duration
+	switch {
+	case req.Version != 1 || req.Key != s.key:
+		refuse("another worker")
+		return
+	case req.Hook == gate.WebSearch:
+		handler, budgetOf = webSearchHandler, func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }
+	case req.Hook == gate.WebFetch:
+		handler, budgetOf = webFetchHandler, func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }
+	default:
+		refuse("unknown hook")
+		return
+	}
+	now := time.Now()
+	start := time.Unix(0, req.Start)
+	if now.Sub(time.Unix(0, req.Sent)) > gate.WarmFirstWait {
+		return // the front has given up on this call and answered it otherwise
+	}
+	if start.After(now) {
+		start = now
+	}
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Env: req.Env, HomeDir: lookupEnv(req.Env, "HOME"), Cache: true})
+	}
+	fallback := budgetOf(config.Default())
+	l := loadWithin(ctx, load, start.Add(fallback))
+	budget := fallback
+	if l.problem == "" {
+		if b := budgetOf(l.cfg); b > 0 {
+			budget = b
+		}
+	}
+	_ = c.SetWriteDeadline(start.Add(budget + 2*time.Second))
+	if err := gate.WriteFrame(c, &gate.WarmReply{Budget: budget}); err != nil {
+		return
+	}
+	var out, errs bytes.Buffer
+	if l.problem != "" {
+		fmt.Fprintf(&errs, "webgate: %s (the %s hook's default budget is %v); passing through\n", l.problem, req.Hook, fallback)
+	} else {
+		h := handler(func() (*config.Config, error) { return l.cfg, l.err }, s.stores)
+		hooks.Run(hooks.WithStart(ctx, start), bytes.NewReader(req.Payload), &out, &errs, h)
+	}
+	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})
+	if l.problem == "" && strings.EqualFold(l.cfg.Hooks.Worker, "off") {
+		select {
+		case s.stop <- "hooks.worker is off":
+		default:
+		}
+	}
+}
+
+// samePeer reports whether the process at the other end of c runs as this
+// process's user (checked where the system says, on Linux; elsewhere the
+// socket's private directory is the guard).
+func samePeer(c net.Conn) bool {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	uid, known := peerUID(uc)
+	return !known || uid == os.Getuid()
+}
+
+// lookupEnv returns the value of name in env ("NAME=value" strings), the
+// last one winning.
+func lookupEnv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// StartWarm starts a warm worker for the calls of worker in cwd with the
+// environment env, in the background, unless one is running or starting.
+// The worker is run as "worker serve --idle IDLE SOCKET KEY" in a session
+// of its own, with no standard streams, so that nothing waits for it. It
+// returns at once.
+func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
+	lookup := func(k string) (string, bool) {
+		v := lookupEnv(env, k)
+		return v, v != ""
+	}
+	socket, key, err := gate.WarmSocket(worker, cwd, lookup)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(socket)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if !gate.PrivateDir(dir) {
+		return fmt.Errorf("%s is not a private directory of this user's", dir)
+	}
+	if running(socket + ".lock") {
+		return nil
+	}
+	sweep(dir)
+	marker := socket + ".starting"
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		if fi, serr := os.Lstat(marker); serr == nil && time.Since(fi.ModTime()) < startingFresh {
+			return nil // another call is starting it
+		}
+		_ = os.Remove(marker)
+		f, err = os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	}
+	if err != nil {
+		return err
+	}
+	f.Close()
+	cmd := exec.Command(worker, "serve", "--idle", idle.String(), socket, key)
+	cmd.Dir = cwd
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		_ = os.Remove(marker)
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// running reports whether a warm worker holds the lock file at path.
+func running(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// sweep removes what warm workers that were killed left in dir: the
+// socket, pid and lock files of workers whose lock no one holds, and
+// markers of starts that never finished.
+func sweep(dir string) {
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.sock.lock"))
+	for _, l := range locks {
+		if running(l) {
+			continue
+		}
+		base := strings.TrimSuffix(l, ".lock")
+		for _, p := range []string{base, base + ".pid", l} {
+			_ = os.Remove(p)
+		}
+	}
+	markers, _ := filepath.Glob(filepath.Join(dir, "*.sock.starting"))
+	for _, m := range markers {
+		if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > startingFresh {
+			_ = os.Remove(m)
+		}
+	}
+}

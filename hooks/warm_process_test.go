@@ -1,0 +1,384 @@
+//go:build linux
+
+package hooks_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The warm worker, tested as processes: the first call runs the worker,
+// which starts a warm one; later calls are answered by it, each with its
+// own environment; one that is killed, stopped or turned off costs no
+// answer, and nothing is left running.
+
+// warmEnv is memoryEnv with the warm worker on, a short idle time, and a
+// home directory of state's (a warm worker serves one home directory).
+func warmEnv(t *testing.T, state string, f *tavilyFake, keys string, extra ...string) []string {
+	env := memoryEnv(t, state, f, keys, append([]string{"WEBGATE_HOOKS_WORKER=warm", "WEBGATE_HOOKS_WORKER_IDLE=30s"}, extra...)...)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			env[i] = "HOME=" + filepath.Join(state, "home")
+		}
+	}
+	return env
+}
+
+// shortDir returns a new directory with a short path, as state
+// directories are, since a socket's path is limited to about 100 bytes
+// (t.TempDir's paths carry the test's name).
+func shortDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "wg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// warmPID returns the pid of the warm worker serving state, waiting up to
+// 10 s for one to be up (its socket there and its pid file written), or 0.
+func warmPID(t testing.TB, state string, other int) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
+		for _, p := range pids {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			sock := strings.TrimSuffix(p, ".pid")
+			if _, serr := os.Stat(sock); err == nil && serr == nil && pid != other && alive(pid) {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return 0
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command's closing parenthesis.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+// stopWarmWorkers kills every warm worker of state, by the pids they
+// wrote, when the test ends (before its directories are removed).
+func stopWarmWorkers(t testing.TB, state string) {
+	t.Cleanup(func() {
+		pids, _ := filepath.Glob(filepath.Join(state, "run", "*.pid"))
+		for _, p := range pids {
+			b, _ := os.ReadFile(p)
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				waitGone(t, pid)
+			}
+		}
+	})
+}
+
+// waitGone waits up to 10 s for process pid to end.
+func waitGone(t testing.TB, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Errorf("process %d is still running", pid)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// holdsOpen reports whether process pid has the file path open.
+func holdsOpen(pid int, path string) bool {
+	fds, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/fd/*")
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && target == path {
+			return true
+		}
+	}
+	return false
+}
+
+func searchDenied(t *testing.T, env []string, query string) result {
+	t.Helper()
+	r := runBinary(t, "websearch", bytes.NewReader(searchPayload(query, goDomains, nil)), env)
+	if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "Tavily: context package") {
+		t.Fatalf("search %q not answered: stdout %s\nstderr %s", query, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func TestWarmWorker_AnswersLaterCallsWithEachCallsEnvironment(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	searchDenied(t, warmEnv(t, state, f, workingKey), "first call")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started after the first call")
+	}
+	db := filepath.Join(state, "webgate.db")
+	if holdsOpen(pid, db) {
+		t.Fatal("the warm worker holds the store before answering any call")
+	}
+	// A call with another key: answered by the warm worker (which then
+	// holds the store open), with that call's key.
+	searchDenied(t, warmEnv(t, state, f, revokedKey), "second call")
+	if got := f.CountKey(revokedKey); got != 1 {
+		t.Errorf("the second call's key reached the provider %d times, want 1", got)
+	}
+	if !holdsOpen(pid, db) {
+		t.Error("the second call was not answered by the warm worker (it does not hold the store)")
+	}
+	// The same search again: from the cache, no provider request.
+	before := f.Count()
+	searchDenied(t, warmEnv(t, state, f, workingKey), "second call")
+	if f.Count() != before {
+		t.Errorf("the repeated search reached the provider (%d requests, was %d)", f.Count(), before)
+	}
+	if p := warmPID(t, state, 0); p != pid {
+		t.Errorf("warm worker %d replaced by %d", pid, p)
+	}
+}
+
+func TestWarmWorker_KilledIsReplacedWithoutLosingACall(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	env := warmEnv(t, state, f, workingKey)
+	searchDenied(t, env, "start it")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	// Its socket is left behind: the front finds no one there, runs the
+	// worker, and that starts a new warm worker.
+	r := searchDenied(t, env, "after the kill")
+	if r.stderr != "" {
+		t.Errorf("stderr after a killed warm worker: %s", r.stderr)
+	}
+	if p := warmPID(t, state, pid); p == 0 {
+		t.Error("no new warm worker after the old one was killed")
+	}
+}
+
+func TestWarmWorker_StoppedIsRetiredAndTheCallAnswered(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	env := warmEnv(t, state, f, workingKey)
+	searchDenied(t, env, "start it")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// The stopped worker takes the connection but never answers: the
+	// front gives up on it, removes its socket and runs the worker.
+	searchDenied(t, env, "while it is stopped")
+	socks, _ := filepath.Glob(filepath.Join(state, "run", "*.sock"))
+	if len(socks) != 0 {
+		t.Errorf("the stopped warm worker's socket is still there: %v", socks)
+	}
+	// Once it runs again it sees its socket gone and exits.
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+}
+
+func TestWarmWorker_OffStartsNone(t *testing.T) {
+	f := newTavilyFake(t)
+	for name, env := range map[string]func(state string) []string{
+		"environment": func(state string) []string {
+			return memoryEnv(t, state, f, workingKey, "WEBGATE_HOOKS_WORKER=off")
+		},
+		"configuration file": func(state string) []string {
+			cfg := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(cfg, []byte("[hooks]\nworker = \"off\"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Not set in the environment: only the file turns it off.
+			return memoryEnv(t, state, f, workingKey, "WEBGATE_CONFIG="+cfg)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			state := shortDir(t)
+			stopWarmWorkers(t, state)
+			e := env(state)
+			r := runBinary(t, "websearch", bytes.NewReader(searchPayload("off", goDomains, nil)), e)
+			if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) {
+				t.Fatalf("not answered: %s\n%s", r.stdout, r.stderr)
+			}
+			time.Sleep(300 * time.Millisecond) // a warm worker would be up by now
+			if socks, _ := filepath.Glob(filepath.Join(state, "run", "*")); len(socks) != 0 {
+				t.Errorf("warm worker files with the worker off: %v", socks)
+			}
+		})
+	}
+}
+
+func TestWarmWorker_ExitsWhenIdle(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	searchDenied(t, warmEnv(t, state, f, workingKey, "WEBGATE_HOOKS_WORKER_IDLE=1s"), "idle")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	waitGone(t, pid)
+	if socks, _ := filepath.Glob(filepath.Join(state, "run", "*.sock")); len(socks) != 0 {
+		t.Errorf("an idle warm worker left its socket: %v", socks)
+	}
+}
+
+func TestWarmWorker_ExitsWhenItsSocketIsRemoved(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	searchDenied(t, warmEnv(t, state, f, workingKey), "socket")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	if err := os.RemoveAll(filepath.Join(state, "run")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+}
+
+// warmState is a short state directory whose warm workers are stopped
+// when the test ends.
+func warmState(t *testing.T) string {
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	return state
+}
+
+// waitWarm waits for the warm worker of state to be up.
+func waitWarm(t *testing.T, state string) {
+	t.Helper()
+	if warmPID(t, state, 0) == 0 {
+		t.Fatal("no warm worker started")
+	}
+}
+
+func TestConcurrency_FiftyHookCallsThroughTheWarmWorkerAndAnMCPServerShareOneSQLiteStore(t *testing.T) {
+	state := concurrencyRun(t, "", true)
+	integrityCheck(t, filepath.Join(state, "webgate.db"))
+}
+
+// warmBenchEnv is memoryBenchEnv with the warm worker on (as installed), in
+// a short state directory whose warm worker is stopped at the end.
+func warmBenchEnv(b *testing.B, f *tavilyFake, extra ...string) ([]string, func()) {
+	state := shortDir(b)
+	stopWarmWorkers(b, state)
+	env := benchEnv(b, append([]string{"TAVILY_API_KEY=" + tavilyKey, "TAVILY_BASE_URL=" + f.URL, "WEBGATE_STATE_DIR=" + state, "WEBGATE_HOOKS_WORKER=warm"}, extra...)...)
+	return env, func() {
+		if warmPID(b, state, 0) == 0 {
+			b.Fatal("no warm worker started after the warm-up run")
+		}
+	}
+}
+
+// BenchmarkProcessWebSearch_CacheHit times a web search answered from the
+// SQLite cache (the warm-up run fills it and starts the warm worker), the
+// whole process, as installed: the front hands the call to the warm
+// worker. Target: median ≤ 10 ms.
+func BenchmarkProcessWebSearch_CacheHit(b *testing.B) {
+	f := newTavilyFake(b)
+	env, ready := warmBenchEnv(b, f)
+	memoryStatsAfter(b, sameSearch, env, ready)
+	if f.Count() != 1 {
+		b.Errorf("the provider was asked %d times, want once (the warm-up run)", f.Count())
+	}
+}
+
+// BenchmarkProcessWebSearch_StoreMiss times a search the cache does not
+// hold (a new query each run) through the warm worker, which keeps the
+// store open. Target: median ≤ 2 ms over BenchmarkProcessWebSearch_StoreOff.
+func BenchmarkProcessWebSearch_StoreMiss(b *testing.B) {
+	f := newTavilyFake(b)
+	env, ready := warmBenchEnv(b, f)
+	memoryStatsAfter(b, newSearchEachTime, env, ready)
+	if f.Count() != b.N+1 {
+		b.Errorf("the provider was asked %d times, want %d", f.Count(), b.N+1)
+	}
+}
+
+// BenchmarkProcessWebSearch_StoreOff times the same search with the store
+// off (WEBGATE_STORE=off) through the warm worker: every run asks the
+// local fake provider.
+func BenchmarkProcessWebSearch_StoreOff(b *testing.B) {
+	f := newTavilyFake(b)
+	env, ready := warmBenchEnv(b, f, "WEBGATE_STORE=off")
+	memoryStatsAfter(b, sameSearch, env, ready)
+	if f.Count() != b.N+1 {
+		b.Errorf("the provider was asked %d times, want %d", f.Count(), b.N+1)
+	}
+}
+
+func TestWarmWorker_TermLeavesNothingBehind(t *testing.T) {
+	f := newTavilyFake(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	searchDenied(t, warmEnv(t, state, f, workingKey), "term")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	if left, _ := filepath.Glob(filepath.Join(state, "run", "*")); len(left) != 0 {
+		t.Errorf("a stopped warm worker left %v", left)
+	}
+}
+
+// BenchmarkProcess_SearchSubstitutionWarm is BenchmarkProcess_SearchSubstitution
+// (three loopback providers answering after 20 ms, parallel mode) through
+// the warm worker, as installed. Target: ≤ 10 ms over the slowest provider.
+func BenchmarkProcess_SearchSubstitutionWarm(b *testing.B) {
+	f := delayedFake(b, 20*time.Millisecond)
+	state := shortDir(b)
+	stopWarmWorkers(b, state)
+	env := benchEnv(b,
+		"TAVILY_API_KEY="+tavilyKey, "EXA_API_KEY="+exaKey, "WEBSEARCHAPI_API_KEY="+wsapiKey,
+		"TAVILY_BASE_URL="+f.URL+"/tavily", "EXA_BASE_URL="+f.URL+"/exa", "WEBSEARCHAPI_BASE_URL="+f.URL+"/wsapi",
+		"WEBGATE_STATE_DIR="+state, "WEBGATE_HOOKS_WORKER=warm", "WEBGATE_CACHE_SEARCH_TTL=0")
+	processStatsAfter(b, "websearch", benchPayload(b, "claude-websearch-pre.json"), env, func() {
+		if warmPID(b, state, 0) == 0 {
+			b.Fatal("no warm worker started after the warm-up run")
+		}
+	})
+}
