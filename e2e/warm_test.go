@@ -63,7 +63,7 @@ func warmWorker(state string) int {
 	pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
 	for _, p := range pids {
 		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && running(pid) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && running(pid) && isWarmWorker(pid) {
 			return pid
 		}
 	}
@@ -108,4 +108,11 @@ func running(pid int) bool {
 		return s[i+2] != 'Z'
 	}
 	return true
+}
+
+// isWarmWorker reports whether process pid is a warm worker (and not
+// another process that took over the pid of one that ended).
+func isWarmWorker(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && strings.Contains(string(b), "webgate-hook\x00serve")
 }

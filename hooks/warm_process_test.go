@@ -88,13 +88,20 @@ func stopWarmWorkers(t testing.TB, state string) {
 		pids, _ := filepath.Glob(filepath.Join(state, "run", "*.pid"))
 		for _, p := range pids {
 			b, _ := os.ReadFile(p)
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && isWarmWorker(pid) {
 				_ = syscall.Kill(pid, syscall.SIGCONT)
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				waitGone(t, pid)
 			}
 		}
 	})
+}
+
+// isWarmWorker reports whether process pid is a warm worker (and not
+// another process that took over the pid of one that ended).
+func isWarmWorker(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && bytes.Contains(b, []byte("webgate-hook\x00serve"))
 }
 
 // waitGone waits up to 10 s for process pid to end.
@@ -138,6 +145,12 @@ func TestWarmWorker_AnswersLaterCallsWithEachCallsEnvironment(t *testing.T) {
 	pid := warmPID(t, state, 0)
 	if pid == 0 {
 		t.Fatal("no warm worker started after the first call")
+	}
+	// It was started with no key: each call brings its own.
+	if environ, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil {
+		t.Fatal(err)
+	} else if bytes.Contains(environ, []byte(workingKey)) || bytes.Contains(environ, []byte("TAVILY")) || !bytes.Contains(environ, []byte("HOME=")) {
+		t.Errorf("the warm worker's environment: %q", bytes.ReplaceAll(environ, []byte{0}, []byte(" ")))
 	}
 	db := filepath.Join(state, "webgate.db")
 	if holdsOpen(pid, db) {

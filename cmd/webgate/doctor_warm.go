@@ -35,6 +35,11 @@ func (d *doctor) checkWarm(cfg *config.Config) {
 	}
 	var pids []string
 	files, _ := filepath.Glob(filepath.Join(dir, "*.sock.pid"))
+	if rt := d.f.host.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		// Where sockets go when the state directory's path is too long.
+		more, _ := filepath.Glob(filepath.Join(rt, "webgate", "*.sock.pid"))
+		files = append(files, more...)
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

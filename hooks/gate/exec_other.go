@@ -3,4 +3,4 @@
 package gate
 
 // execWorker is not available here; the worker runs as a child.
-func execWorker(worker, hook string, data []byte) error { return errTooLargeForExec }
+func execWorker(worker, hook string, data []byte, env []string) error { return errTooLargeForExec }

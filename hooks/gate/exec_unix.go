@@ -15,7 +15,7 @@ const pipeCapacity = 16 << 10
 // standard input: one process start instead of two. It returns only when
 // that is not possible (payload too large for a pipe, or exec failing), and
 // then the caller runs the worker as a child.
-func execWorker(worker, hook string, data []byte) error {
+func execWorker(worker, hook string, data []byte, env []string) error {
 	if len(data) > pipeCapacity {
 		return errTooLargeForExec
 	}
@@ -39,7 +39,7 @@ func execWorker(worker, hook string, data []byte) error {
 		syscall.Close(saved)
 		return err
 	}
-	err = syscall.Exec(worker, []string{worker, hook}, workerEnv())
+	err = syscall.Exec(worker, []string{worker, hook}, env)
 	// Exec failed: put the original standard input back.
 	_ = dupStdin(saved)
 	syscall.Close(saved)

@@ -36,6 +36,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -330,14 +331,11 @@ func Worker(env Env) (string, error) {
 	return "", fmt.Errorf("the %s binary was not found next to this hook or on $PATH; reinstall webgate (make install)", WorkerName)
 }
 
-// workerEnv is the environment a front runs the worker with: its own, and
-// [FrontEnv].
-func workerEnv() []string {
-	env := os.Environ()
-	if _, ok := os.LookupEnv(FrontEnv); !ok {
-		env = append(env, FrontEnv+"=1")
-	}
-	return env
+// workerEnv is the environment a front that started at start runs the
+// worker with: its own, and [FrontEnv].
+func workerEnv(start time.Time) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, FrontEnv+"=") })
+	return append(env, FrontEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 }
 
 // Version is the release version printed by --version; release builds set
@@ -390,10 +388,10 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		if askWarm(hook, worker, data, start, env, stdout, stderr) {
 			return 0
 		}
-		_ = execWorker(worker, hook, data)
+		_ = execWorker(worker, hook, data, workerEnv(start))
 	}
 	cmd := exec.Command(worker, hook)
-	cmd.Env = workerEnv()
+	cmd.Env = workerEnv(start)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr

@@ -33,9 +33,30 @@ import (
 // turns the warm worker off ("off") or on ("warm", the default).
 const WarmEnv = "WEBGATE_HOOKS_WORKER"
 
-// FrontEnv is set in the environment of a worker a front runs, so that
-// the worker knows a front may use the warm worker it starts.
+// FrontEnv is set in the environment of a worker a front runs, to the
+// moment the front started (Unix nanoseconds): the worker counts its
+// budget from it, and knows that a front may use the warm worker it
+// starts.
 const FrontEnv = "WEBGATE_HOOK_FRONT"
+
+// FrontStart returns the front's start recorded in the environment
+// ([FrontEnv]) when it lies within the last minute, and whether there is
+// one.
+func FrontStart(env Env) (time.Time, bool) {
+	v, ok := env(FrontEnv)
+	if !ok {
+		return time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return time.Time{}, true
+	}
+	t := time.Unix(0, ns)
+	if d := time.Since(t); d < 0 || d > time.Minute {
+		return time.Time{}, true
+	}
+	return t, true
+}
 
 // WarmOff reports whether the environment turns the warm worker off.
 func WarmOff(env Env) bool {
@@ -43,9 +64,9 @@ func WarmOff(env Env) bool {
 	return ok && strings.EqualFold(strings.TrimSpace(v), "off")
 }
 
-// warmVersion is the protocol's version; a request of another version is
+// WarmVersion is the protocol's version; a request of another version is
 // refused, and the front runs the worker itself.
-const warmVersion = 1
+const WarmVersion = 1
 
 // maxWarmFrame bounds one frame: a payload of [MaxInputBytes], an
 // environment and the worker's output, with room for their JSON encoding.
@@ -146,14 +167,24 @@ func runtimeDir(env Env) string {
 	return ""
 }
 
+// ProcessEnv are the environment variables a process reads for itself
+// rather than per call: where programs are found and temporary files go,
+// the proxy and certificate roots of its HTTP clients, its time zone and
+// runtime settings. They select a warm worker ([WarmSocket]), which is
+// started with them and with nothing else of the caller's environment.
+var ProcessEnv = []string{
+	"PATH", "TMPDIR", "HOME",
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "TZ", "GODEBUG", "GOMAXPROCS", "GOMEMLIMIT", "GOGC",
+	"XDG_RUNTIME_DIR", "LANG", "LC_ALL",
+}
+
 // WarmSocket returns the socket path of the warm worker that may answer
 // for worker run in the directory cwd with env, and its key (which the
 // worker checks on every request). The key covers what a warm worker
 // cannot take from a request because it is the process's own: the worker
 // binary (its path, size, modification time and inode, so that a new
-// build gets a new worker), the working directory, and PATH, TMPDIR and
-// HOME (where the browser and pdftotext are found, and temporary files
-// go). The socket is in [WarmDir], or in $XDG_RUNTIME_DIR/webgate when
+// build gets a new worker), the working directory, and [ProcessEnv]. The socket is in [WarmDir], or in $XDG_RUNTIME_DIR/webgate when
 // that path would be too long for a socket (about 100 bytes). It fails
 // when there is no state directory or no short enough path.
 func WarmSocket(worker, cwd string, env Env) (socket, key string, err error) {
@@ -170,13 +201,13 @@ func WarmSocket(worker, cwd string, env Env) (socket, key string, err error) {
 		_, _ = io.WriteString(h, s)
 		_, _ = h.Write([]byte{0})
 	}
-	write("webgate warm worker " + strconv.Itoa(warmVersion))
+	write("webgate warm worker " + strconv.Itoa(WarmVersion))
 	write(worker)
 	write(strconv.FormatInt(fi.Size(), 10))
 	write(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
 	write(strconv.FormatUint(fileIno(fi), 10))
 	write(cwd)
-	for _, k := range []string{"PATH", "TMPDIR", "HOME"} {
+	for _, k := range ProcessEnv {
 		v, _ := env(k)
 		write(k + "=" + v)
 	}

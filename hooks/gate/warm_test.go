@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 func TestWarmFrames_RoundTripAndBounds(t *testing.T) {
 	var buf bytes.Buffer
-	req := WarmRequest{Version: warmVersion, Key: "k", Hook: WebSearch, Start: 42, Sent: 43, Env: []string{"A=1"}, Payload: []byte(`{"x":1}`)}
+	req := WarmRequest{Version: WarmVersion, Key: "k", Hook: WebSearch, Start: 42, Sent: 43, Env: []string{"A=1"}, Payload: []byte(`{"x":1}`)}
 	if err := WriteFrame(&buf, &req); err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +151,20 @@ func TestWarmOff(t *testing.T) {
 	}
 	if WarmOff(envOf()) {
 		t.Error("unset turns the warm worker off")
+	}
+}
+
+func TestFrontStart_OnlyARecentMoment(t *testing.T) {
+	now := time.Now()
+	if got, ok := FrontStart(envOf(FrontEnv + "=" + strconv.FormatInt(now.Add(-time.Second).UnixNano(), 10))); !ok || got.IsZero() || now.Sub(got) < time.Second {
+		t.Errorf("a second ago: %v %v", got, ok)
+	}
+	for _, v := range []string{"1", "x", strconv.FormatInt(now.Add(time.Hour).UnixNano(), 10), strconv.FormatInt(now.Add(-2*time.Minute).UnixNano(), 10)} {
+		if got, ok := FrontStart(envOf(FrontEnv + "=" + v)); !ok || !got.IsZero() {
+			t.Errorf("%q: %v %v, want set but no moment", v, got, ok)
+		}
+	}
+	if _, ok := FrontStart(envOf()); ok {
+		t.Error("unset, yet a front")
 	}
 }

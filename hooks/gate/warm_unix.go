@@ -13,8 +13,9 @@ import (
 )
 
 // warmFallbackWithin is how long after the front's start a failed warm
-// worker still leaves time to run the worker by exec; past it, the hook
-// steps aside.
+// worker still leaves time to run the worker by exec (whose budget counts
+// from the front's start too, see [FrontEnv]); past it, the hook steps
+// aside.
 const warmFallbackWithin = 3 * time.Second
 
 // warmWriteWait bounds sending the request to the warm worker.
@@ -56,6 +57,10 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 		return false
 	}
 	defer conn.Close()
+	// Whoever listens must be this user: the environment holds the keys.
+	if !listenerIsUs(conn) {
+		return false
+	}
 	// A warm worker that does not answer in time is retired: its socket
 	// is removed, so that it exits and the next calls do not wait for it.
 	retire := func() {
@@ -71,7 +76,7 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 		return true
 	}
 	_ = conn.SetWriteDeadline(time.Now().Add(warmWriteWait))
-	req := WarmRequest{Version: warmVersion, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Payload: data}
+	req := WarmRequest{Version: WarmVersion, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Payload: data}
 	if err := WriteFrame(conn, &req); err != nil {
 		retire()
 		return failed("could not be asked", err)
@@ -97,6 +102,9 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 	if err := ReadFrame(conn, &final); err != nil || !final.Final {
 		if err == nil {
 			err = errors.New("no final answer")
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) && time.Since(start) < warmFallbackWithin {
+			return false // it went away early: the worker has the time to answer
 		}
 		retire()
 		fmt.Fprintf(stderr, "webgate: the warm worker did not answer within the %v budget: %v; passing through\n", budget, err)

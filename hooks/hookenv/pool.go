@@ -18,9 +18,10 @@ const drainWait = gate.DefaultSearchBudget + 5*time.Second
 
 // storePool keeps the stores a warm worker's calls open, so that a call
 // does not pay for opening one: a SQLite file or a Redis server per store
-// URL and settings. A SQLite file replaced on disk (removed, restored
-// from a backup) is opened anew; the store of the old file is closed once
-// the calls that may still use it are over.
+// URL and settings. A SQLite file removed or replaced by another file
+// (moved over it, or removed and created anew) is opened anew; the store
+// of the old file is closed once the calls that may still use it are
+// over.
 type storePool struct {
 	mu     sync.Mutex
 	stores map[string]*pooledStore
@@ -28,8 +29,19 @@ type storePool struct {
 
 type pooledStore struct {
 	st   *store.Store
-	path string      // the SQLite file, or "" for Redis
-	file os.FileInfo // what path was when opened
+	path string   // the SQLite file, or "" for Redis
+	file *os.File // the file path named when the store was opened
+}
+
+// current reports whether path still names the file the store has open,
+// and that file is not removed.
+func (e *pooledStore) current() bool {
+	held, err := e.file.Stat()
+	if err != nil || !linked(held) {
+		return false
+	}
+	fi, err := os.Stat(e.path)
+	return err == nil && os.SameFile(fi, held)
 }
 
 func newStorePool() *storePool { return &storePool{stores: map[string]*pooledStore{}} }
@@ -52,7 +64,7 @@ func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (
 		if e.path == "" {
 			return e.st, true, nil
 		}
-		if fi, err := os.Stat(e.path); err == nil && os.SameFile(fi, e.file) {
+		if e.current() {
 			return e.st, true, nil
 		}
 	}
@@ -62,11 +74,11 @@ func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (
 	}
 	n := &pooledStore{st: st}
 	if kind == "sqlite" {
-		fi, err := os.Stat(target)
+		f, err := os.Open(target)
 		if err != nil {
 			return st, false, nil // not kept: the caller closes it
 		}
-		n.path, n.file = target, fi
+		n.path, n.file = target, f
 	}
 	p.mu.Lock()
 	old := p.stores[key]
@@ -74,7 +86,7 @@ func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (
 	p.mu.Unlock()
 	if old != nil {
 		// Calls under way may still use it; none outlasts its budget.
-		time.AfterFunc(drainWait, func() { old.st.Close() })
+		time.AfterFunc(drainWait, old.close)
 	}
 	return st, true, nil
 }
@@ -84,7 +96,14 @@ func (p *storePool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k, e := range p.stores {
-		e.st.Close()
+		e.close()
 		delete(p.stores, k)
+	}
+}
+
+func (e *pooledStore) close() {
+	e.st.Close()
+	if e.file != nil {
+		e.file.Close()
 	}
 }

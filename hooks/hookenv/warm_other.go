@@ -5,6 +5,7 @@ package hookenv
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 )
 
@@ -22,3 +23,5 @@ func Serve(context.Context, WarmOptions) error {
 
 // StartWarm does nothing: the warm worker is for Unix systems.
 func StartWarm(worker, cwd string, env []string, idle time.Duration) error { return nil }
+
+func linked(os.FileInfo) bool { return true }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -98,7 +99,11 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	if opts.Executable != "" {
 		exeInfo, _ = os.Stat(opts.Executable)
 	}
-	go s.accept(ctx, ln)
+	accepting := make(chan struct{})
+	go func() {
+		defer close(accepting)
+		s.accept(ctx, ln)
+	}()
 	timer := time.NewTimer(idle)
 	watch := time.NewTicker(watchEvery)
 	defer watch.Stop()
@@ -128,7 +133,7 @@ loop:
 				break loop
 			}
 			if exeInfo != nil {
-				if fi, err := os.Stat(opts.Executable); err != nil || !os.SameFile(fi, exeInfo) || fi.ModTime() != exeInfo.ModTime() || fi.Size() != exeInfo.Size() {
+				if fi, err := os.Stat(opts.Executable); err != nil || !os.SameFile(fi, exeInfo) || !fi.ModTime().Equal(exeInfo.ModTime()) || fi.Size() != exeInfo.Size() {
 					break loop
 				}
 			}
@@ -140,6 +145,7 @@ loop:
 		ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	}
 	ln.Close()
+	<-accepting // no call is added once the calls under way are waited for
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -160,6 +166,14 @@ type warmServer struct {
 	stop   chan string   // a call's configuration turned the warm worker off
 }
 
+// retire makes the warm worker stop taking calls and exit.
+func (s *warmServer) retire(why string) {
+	select {
+	case s.stop <- why:
+	default:
+	}
+}
+
 func (s *warmServer) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,14 +190,14 @@ func (s *warmServer) accept(ctx context.Context, ln net.Listener) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		select {
-		case s.calls <- struct{}{}:
-		default:
-		}
 		s.mu.Lock()
 		s.n++
 		s.mu.Unlock()
 		s.wg.Add(1)
+		select {
+		case s.calls <- struct{}{}:
+		default:
+		}
 		go func() {
 			defer func() {
 				s.mu.Lock()
@@ -213,7 +227,7 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	var handler func(Loader, *storePool) hooks.Handler
 	var budgetOf func(*config.Config) time.Duration
 	switch {
-	case req.Version != 1 || req.Key != s.key:
+	case req.Version != gate.WarmVersion || req.Key != s.key:
 		refuse("another worker")
 		return
 	case req.Hook == gate.WebSearch:
@@ -255,11 +269,14 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 		hooks.Run(hooks.WithStart(ctx, start), bytes.NewReader(req.Payload), &out, &errs, h)
 	}
 	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})
-	if l.problem == "" && strings.EqualFold(l.cfg.Hooks.Worker, "off") {
-		select {
-		case s.stop <- "hooks.worker is off":
-		default:
-		}
+	switch {
+	case l.problem == "" && strings.EqualFold(l.cfg.Hooks.Worker, "off"):
+		s.retire("hooks.worker is off")
+	case time.Since(start) > budget+guardSlack:
+		// The call was given up at its budget while something in it went
+		// on (a worker process would have exited): this one exits too,
+		// once the other calls are over, rather than keep what is left.
+		s.retire("a call outlived its budget")
 	}
 }
 
@@ -311,7 +328,9 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	if running(socket + ".lock") {
 		return nil
 	}
-	sweep(dir)
+	if sweep(dir) >= maxWarm {
+		return fmt.Errorf("%d warm workers are running already", maxWarm)
+	}
 	marker := socket + ".starting"
 	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
@@ -327,7 +346,9 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	f.Close()
 	cmd := exec.Command(worker, "serve", "--idle", idle.String(), socket, key)
 	cmd.Dir = cwd
-	cmd.Env = env
+	// Only what the process itself reads: each call brings its own
+	// environment, keys included.
+	cmd.Env = processEnv(env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		_ = os.Remove(marker)
@@ -350,13 +371,18 @@ func running(path string) bool {
 	return false
 }
 
+// maxWarm is how many warm workers may run for one user at once (one per
+// working directory, worker binary and process environment).
+const maxWarm = 8
+
 // sweep removes what warm workers that were killed left in dir: the
 // socket, pid and lock files of workers whose lock no one holds, and
-// markers of starts that never finished.
-func sweep(dir string) {
+// markers of starts that never finished. It returns how many run.
+func sweep(dir string) (live int) {
 	locks, _ := filepath.Glob(filepath.Join(dir, "*.sock.lock"))
 	for _, l := range locks {
 		if running(l) {
+			live++
 			continue
 		}
 		base := strings.TrimSuffix(l, ".lock")
@@ -370,4 +396,24 @@ func sweep(dir string) {
 			_ = os.Remove(m)
 		}
 	}
+	return live
+}
+
+// processEnv keeps of env what a warm worker's process reads for itself
+// ([gate.ProcessEnv] and the XDG directories).
+func processEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "XDG_") || slices.Contains(gate.ProcessEnv, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// linked reports whether a file still has a name (it was not removed).
+func linked(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || st.Nlink > 0
 }

@@ -33,6 +33,10 @@ import (
 
 func main() {
 	start := time.Now()
+	// Run by a front, the budget counts from the front's start.
+	if t, ok := gate.FrontStart(os.LookupEnv); ok && !t.IsZero() {
+		start = t
+	}
 	var h hooks.Handler
 	// The configuration the call loaded, to know whether to start a warm
 	// worker afterwards.
@@ -72,10 +76,9 @@ func warmUp(cfg *config.Config) {
 	if _, ok := os.LookupEnv(gate.FrontEnv); !ok || cfg == nil || cfg.Hooks.Worker == "off" || gate.WarmOff(os.LookupEnv) {
 		return
 	}
-	worker, err := gate.Worker(os.LookupEnv)
-	if err != nil {
-		return
-	}
+	// The path the front ran this worker by, from which it finds the warm
+	// worker's socket.
+	worker := os.Args[0]
 	cwd, err := os.Getwd()
 	if err != nil {
 		return
