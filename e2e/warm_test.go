@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/proctest"
 )
 
 // TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches runs the web search
@@ -53,7 +55,7 @@ func TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no warm worker is running after the session")
 	}
-	if !holdsFile(pid, filepath.Join(state, "webgate.db")) {
+	if !proctest.Holds(pid, filepath.Join(state, "webgate.db")) {
 		t.Error("the warm worker answered no call: it does not hold the store open")
 	}
 }
@@ -63,22 +65,11 @@ func warmWorker(state string) int {
 	pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
 	for _, p := range pids {
 		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && running(pid) && isWarmWorker(pid) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && proctest.Running(pid) && proctest.Runs(pid, "webgate-hook", "serve") {
 			return pid
 		}
 	}
 	return 0
-}
-
-// holdsFile reports whether process pid has path open.
-func holdsFile(pid int, path string) bool {
-	fds, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/fd/*")
-	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && target == path {
-			return true
-		}
-	}
-	return false
 }
 
 // stopWarm kills the warm workers of state and waits for them to end.
@@ -86,7 +77,7 @@ func stopWarm(t *testing.T, state string) {
 	for pid := warmWorker(state); pid != 0; pid = warmWorker(state) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		deadline := time.Now().Add(10 * time.Second)
-		for running(pid) {
+		for proctest.Running(pid) {
 			if time.Now().After(deadline) {
 				t.Errorf("warm worker %d is still running", pid)
 				return
@@ -94,25 +85,4 @@ func stopWarm(t *testing.T, state string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-}
-
-// running reports whether process pid exists and is not a zombie waiting
-// to be reaped.
-func running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
-// isWarmWorker reports whether process pid is a warm worker (and not
-// another process that took over the pid of one that ended).
-func isWarmWorker(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return err == nil && strings.Contains(string(b), "webgate-hook\x00serve")
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/proctest"
 )
 
 // The warm worker, tested as processes: the first call runs the worker,
@@ -58,27 +60,13 @@ func warmPID(t testing.TB, state string, other int) int {
 			}
 			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 			sock := strings.TrimSuffix(p, ".pid")
-			if _, serr := os.Stat(sock); err == nil && serr == nil && pid != other && alive(pid) {
+			if _, serr := os.Stat(sock); err == nil && serr == nil && pid != other && proctest.Running(pid) {
 				return pid
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return 0
-}
-
-// alive reports whether process pid exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command's closing parenthesis.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }
 
 // stopWarmWorkers kills every warm worker of state, by the pids they
@@ -88,7 +76,7 @@ func stopWarmWorkers(t testing.TB, state string) {
 		pids, _ := filepath.Glob(filepath.Join(state, "run", "*.pid"))
 		for _, p := range pids {
 			b, _ := os.ReadFile(p)
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && isWarmWorker(pid) {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && proctest.Runs(pid, "webgate-hook", "serve") {
 				_ = syscall.Kill(pid, syscall.SIGCONT)
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				waitGone(t, pid)
@@ -97,35 +85,17 @@ func stopWarmWorkers(t testing.TB, state string) {
 	})
 }
 
-// isWarmWorker reports whether process pid is a warm worker (and not
-// another process that took over the pid of one that ended).
-func isWarmWorker(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return err == nil && bytes.Contains(b, []byte("webgate-hook\x00serve"))
-}
-
 // waitGone waits up to 10 s for process pid to end.
 func waitGone(t testing.TB, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
+	for proctest.Running(pid) {
 		if time.Now().After(deadline) {
 			t.Errorf("process %d is still running", pid)
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// holdsOpen reports whether process pid has the file path open.
-func holdsOpen(pid int, path string) bool {
-	fds, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/fd/*")
-	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && target == path {
-			return true
-		}
-	}
-	return false
 }
 
 func searchDenied(t *testing.T, env []string, query string) result {
@@ -153,7 +123,7 @@ func TestWarmWorker_AnswersLaterCallsWithEachCallsEnvironment(t *testing.T) {
 		t.Errorf("the warm worker's environment: %q", bytes.ReplaceAll(environ, []byte{0}, []byte(" ")))
 	}
 	db := filepath.Join(state, "webgate.db")
-	if holdsOpen(pid, db) {
+	if proctest.Holds(pid, db) {
 		t.Fatal("the warm worker holds the store before answering any call")
 	}
 	// A call with another key: answered by the warm worker (which then
@@ -162,7 +132,7 @@ func TestWarmWorker_AnswersLaterCallsWithEachCallsEnvironment(t *testing.T) {
 	if got := f.CountKey(revokedKey); got != 1 {
 		t.Errorf("the second call's key reached the provider %d times, want 1", got)
 	}
-	if !holdsOpen(pid, db) {
+	if !proctest.Holds(pid, db) {
 		t.Error("the second call was not answered by the warm worker (it does not hold the store)")
 	}
 	// The same search again: from the cache, no provider request.
@@ -176,16 +146,24 @@ func TestWarmWorker_AnswersLaterCallsWithEachCallsEnvironment(t *testing.T) {
 	}
 }
 
-func TestWarmWorker_KilledIsReplacedWithoutLosingACall(t *testing.T) {
-	f := newTavilyFake(t)
-	state := shortDir(t)
+// startWarm makes a first call with the warm worker on (and extra in the
+// environment) and returns the fake provider, the state directory, the
+// environment and the pid of the warm worker that call started.
+func startWarm(t *testing.T, extra ...string) (f *tavilyFake, state string, env []string, pid int) {
+	t.Helper()
+	f = newTavilyFake(t)
+	state = shortDir(t)
 	stopWarmWorkers(t, state)
-	env := warmEnv(t, state, f, workingKey)
+	env = warmEnv(t, state, f, workingKey, extra...)
 	searchDenied(t, env, "start it")
-	pid := warmPID(t, state, 0)
-	if pid == 0 {
+	if pid = warmPID(t, state, 0); pid == 0 {
 		t.Fatal("no warm worker started")
 	}
+	return f, state, env, pid
+}
+
+func TestWarmWorker_KilledIsReplacedWithoutLosingACall(t *testing.T) {
+	_, state, env, pid := startWarm(t)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -202,15 +180,7 @@ func TestWarmWorker_KilledIsReplacedWithoutLosingACall(t *testing.T) {
 }
 
 func TestWarmWorker_StoppedIsRetiredAndTheCallAnswered(t *testing.T) {
-	f := newTavilyFake(t)
-	state := shortDir(t)
-	stopWarmWorkers(t, state)
-	env := warmEnv(t, state, f, workingKey)
-	searchDenied(t, env, "start it")
-	pid := warmPID(t, state, 0)
-	if pid == 0 {
-		t.Fatal("no warm worker started")
-	}
+	_, state, env, pid := startWarm(t)
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -260,14 +230,7 @@ func TestWarmWorker_OffStartsNone(t *testing.T) {
 }
 
 func TestWarmWorker_ExitsWhenIdle(t *testing.T) {
-	f := newTavilyFake(t)
-	state := shortDir(t)
-	stopWarmWorkers(t, state)
-	searchDenied(t, warmEnv(t, state, f, workingKey, "WEBGATE_HOOKS_WORKER_IDLE=1s"), "idle")
-	pid := warmPID(t, state, 0)
-	if pid == 0 {
-		t.Fatal("no warm worker started")
-	}
+	_, state, _, pid := startWarm(t, "WEBGATE_HOOKS_WORKER_IDLE=1s")
 	waitGone(t, pid)
 	if socks, _ := filepath.Glob(filepath.Join(state, "run", "*.sock")); len(socks) != 0 {
 		t.Errorf("an idle warm worker left its socket: %v", socks)
@@ -275,14 +238,7 @@ func TestWarmWorker_ExitsWhenIdle(t *testing.T) {
 }
 
 func TestWarmWorker_ExitsWhenItsSocketIsRemoved(t *testing.T) {
-	f := newTavilyFake(t)
-	state := shortDir(t)
-	stopWarmWorkers(t, state)
-	searchDenied(t, warmEnv(t, state, f, workingKey), "socket")
-	pid := warmPID(t, state, 0)
-	if pid == 0 {
-		t.Fatal("no warm worker started")
-	}
+	_, state, _, pid := startWarm(t)
 	if err := os.RemoveAll(filepath.Join(state, "run")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
 	}
@@ -361,14 +317,7 @@ func BenchmarkProcessWebSearch_StoreOff(b *testing.B) {
 }
 
 func TestWarmWorker_TermLeavesNothingBehind(t *testing.T) {
-	f := newTavilyFake(t)
-	state := shortDir(t)
-	stopWarmWorkers(t, state)
-	searchDenied(t, warmEnv(t, state, f, workingKey), "term")
-	pid := warmPID(t, state, 0)
-	if pid == 0 {
-		t.Fatal("no warm worker started")
-	}
+	_, state, _, pid := startWarm(t)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
