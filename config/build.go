@@ -41,6 +41,10 @@ type BuildOptions struct {
 	// that only searches does not pay for the classifier's set-up or the
 	// look for a browser on PATH.
 	NoReader bool
+	// Browsers, when set, keeps the local browser running between renders
+	// (a long-running process: a server, the warm hook worker); see
+	// [browser.Pool]. Nil starts a browser for each render.
+	Browsers *browser.Pool
 }
 
 // Stack is what a frontend needs to answer searches and read pages, built
@@ -100,7 +104,7 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 		st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
 	}
 	if !o.NoReader {
-		r, err := c.reader(st.Extractor, o.Memory)
+		r, err := c.reader(st.Extractor, o.Memory, o.Browsers)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -111,8 +115,8 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 
 // reader builds the page reader over x (nil for none) with the memory's
 // page cache: the probe, the classifier, the reading order, the PDF reader
-// and the local browser as configured.
-func (c *Config) reader(x provider.Extractor, mem *memory.Memory) (*webpage.Reader, error) {
+// and the local browser as configured, kept in browsers when set.
+func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *browser.Pool) (*webpage.Reader, error) {
 	r := &webpage.Reader{Probe: c.ProbeConfig(), Extractor: x, Order: webpage.Order(c.Fetch.Order)}
 	if mb := c.Hooks.WebFetch.MaxBytes; mb > 0 {
 		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
@@ -122,7 +126,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory) (*webpage.Read
 		r.Cache = pc
 	}
 	r.PDF.Pdftotext = c.Fetch.Pdftotext
-	rend, err := c.renderer()
+	rend, err := c.renderer(browsers)
 	switch {
 	case err == nil:
 		r.Renderer = rend
@@ -135,7 +139,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory) (*webpage.Read
 // renderer returns the browser of the render tier, or an error wrapping
 // browser.ErrDisabled (fetch.browser is off) or browser.ErrNotFound (no
 // browser on PATH).
-func (c *Config) renderer() (webpage.Renderer, error) {
+func (c *Config) renderer(browsers *browser.Pool) (webpage.Renderer, error) {
 	path, err := browser.Find(c.Fetch.Browser)
 	if err != nil {
 		return nil, err
@@ -145,6 +149,7 @@ func (c *Config) renderer() (webpage.Renderer, error) {
 		Path:         path,
 		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, allow) },
 		Timeout:      c.Fetch.RenderTimeout,
+		Pool:         browsers,
 	}}, nil
 }
 

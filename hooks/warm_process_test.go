@@ -5,6 +5,8 @@ package hooks_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/proctest"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // The warm worker, tested as processes: the first call runs the worker,
@@ -343,4 +346,127 @@ func BenchmarkProcess_SearchSubstitutionWarm(b *testing.B) {
 			b.Fatal("no warm worker started after the warm-up run")
 		}
 	})
+}
+
+// appShellServer serves spaShell and its script.
+func appShellServer(t testing.TB) string {
+	srv := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/assets/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, spaScript)
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, spaShell)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// renderEnv is the environment of a web fetch with no provider key and
+// the local browser on PATH, through the warm worker of state.
+func renderEnv(state string) []string {
+	return []string{
+		"HOME=" + filepath.Join(state, "home"),
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"WEBGATE_STATE_DIR=" + state,
+		"WEBGATE_BROWSER=auto",
+		"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1",
+		"WEBGATE_STORE=off",
+		"WEBGATE_HOOKS_WORKER=warm",
+	}
+}
+
+// browsersOf returns the browser processes whose parent is pid.
+func browsersOf(pid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(st)))
+		if cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/cmdline"); bytes.Contains(cmd, []byte("webgate-browser-")) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+func TestWarmWorker_KeepsTheLocalBrowserBetweenWebFetches(t *testing.T) {
+	if _, err := browser.Find("auto"); err != nil {
+		t.Skipf("no local browser: %v", err)
+	}
+	base := appShellServer(t)
+	state := shortDir(t)
+	stopWarmWorkers(t, state)
+	env := renderEnv(state)
+	fetch := func(path string) {
+		t.Helper()
+		url := base + path
+		r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", url), env)
+		wantDeny(t, r, "PreToolUse", "Content of "+url, "rendered in a browser", "RENDERED-MARKER: the report is due on Friday")
+	}
+	fetch("/first")
+	pid := warmPID(t, state, 0)
+	if pid == 0 {
+		t.Fatal("no warm worker started")
+	}
+	fetch("/second")
+	kept := browsersOf(pid)
+	if len(kept) != 1 {
+		t.Fatalf("the warm worker keeps %d browsers after a render, want 1", len(kept))
+	}
+	fetch("/third")
+	if again := browsersOf(pid); len(again) != 1 || again[0] != kept[0] {
+		t.Errorf("the third render used browsers %v, not the kept %v", again, kept)
+	}
+	// Stopped, the warm worker takes its browser with it.
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	waitGone(t, kept[0])
+}
+
+// BenchmarkProcess_WebFetchRenderWarm times the web fetch hook answering an
+// app shell with no provider key from the local browser, as installed:
+// the warm worker keeps the browser between calls.
+func BenchmarkProcess_WebFetchRenderWarm(b *testing.B) {
+	if _, err := browser.Find("auto"); err != nil {
+		b.Skipf("no local browser: %v", err)
+	}
+	base := appShellServer(b)
+	state := shortDir(b)
+	stopWarmWorkers(b, state)
+	p := bytes.ReplaceAll(benchPayload(b, "claude-webfetch-pre.json"), []byte("{{URL}}"), []byte(base+"/app"))
+	processStatsAfter(b, "webfetch", p, renderEnv(state), func() {
+		if warmPID(b, state, 0) == 0 {
+			b.Fatal("no warm worker started after the warm-up run")
+		}
+	})
+}
+
+// BenchmarkProcess_WebFetchRenderWorkerOff is the same with the warm worker
+// off: every call starts the worker and a browser.
+func BenchmarkProcess_WebFetchRenderWorkerOff(b *testing.B) {
+	if _, err := browser.Find("auto"); err != nil {
+		b.Skipf("no local browser: %v", err)
+	}
+	base := appShellServer(b)
+	state := shortDir(b)
+	env := append(renderEnv(state), "WEBGATE_HOOKS_WORKER=off")
+	p := bytes.ReplaceAll(benchPayload(b, "claude-webfetch-pre.json"), []byte("{{URL}}"), []byte(base+"/app"))
+	processStats(b, "webfetch", p, env)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webgate-dev/webgate/internal/app/mcpserver"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 func mcpCommand() command {
@@ -83,7 +84,11 @@ func runMCP(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdo
 		fmt.Fprintf(stderr, "webgate mcp: --search-timeout and --fetch-timeout must be positive, got %v and %v\n", *searchTimeout, *fetchTimeout)
 		return exitUsage
 	}
-	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile})
+	// The server lives for the client's session: the local browser stays
+	// up between web_fetch calls (and goes when idle, or with the server).
+	browsers := browser.NewPool(browser.DefaultPoolIdle)
+	defer browsers.Close()
+	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile, browsers: browsers})
 	tools.SearchTimeout, tools.FetchTimeout = *searchTimeout, *fetchTimeout
 	printWarnings(stderr, "mcp", warnings)
 	var logger *slog.Logger

@@ -15,6 +15,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // Exit codes of the search and fetch commands, beyond exitOK (0),
@@ -70,6 +71,9 @@ type overrides struct {
 	// searchProviders and extractProviders replace the configured orders
 	// (--provider); nil keeps them.
 	searchProviders, extractProviders []string
+	// browsers keeps the local browser between renders (a long-running
+	// command); nil starts one per render.
+	browsers *browser.Pool
 }
 
 // storeOpenTimeout bounds opening the store for a command.
@@ -96,7 +100,7 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 	if merr != nil {
 		warnings = append(warnings, "the store is not usable, going on without it: "+merr.Error())
 	}
-	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem})
+	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem, Browsers: o.browsers})
 	warnings = append(warnings, buildProblems(err)...)
 	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
 	if o.searchProviders != nil {

@@ -43,9 +43,9 @@ func WebSearchHandler(load Loader) hooks.Handler {
 	return webSearchHandler(load, nil)
 }
 
-// webSearchHandler is [WebSearchHandler] taking its stores from stores
-// (nil: each call opens its own).
-func webSearchHandler(load Loader, stores *storePool) hooks.Handler {
+// webSearchHandler is [WebSearchHandler] with what a warm worker keeps
+// between calls (nil: each call opens its own store).
+func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		return budgeted(ctx, load, "web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
@@ -60,7 +60,7 @@ func webSearchHandler(load Loader, stores *storePool) hooks.Handler {
 			if !hooks.WantsWebSearch(in, s.Tools) && !hooks.WantsAnswer(in, s, false) {
 				return hooks.Decision{}
 			}
-			sess := openMemory(ctx, cfg, stores)
+			sess := openMemory(ctx, cfg, kept)
 			if hooks.WantsAnswer(in, s, false) && !hooks.WantsWebSearch(in, s.Tools) && len(config.Problems(err)) == 0 {
 				// The native tool ran, or failed: only an answer kept on
 				// PreToolUse is given, so no provider is built.
@@ -89,9 +89,10 @@ func WebFetchHandler(load Loader) hooks.Handler {
 	return webFetchHandler(load, nil)
 }
 
-// webFetchHandler is [WebFetchHandler] taking its stores from stores
-// (nil: each call opens its own).
-func webFetchHandler(load Loader, stores *storePool) hooks.Handler {
+// webFetchHandler is [WebFetchHandler] with what a warm worker keeps
+// between calls (nil: each call opens its own store and starts its own
+// browser).
+func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		return budgeted(ctx, load, "web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
@@ -102,7 +103,7 @@ func webFetchHandler(load Loader, stores *storePool) hooks.Handler {
 			if !hooks.WantsWebFetch(in, s.Tools) && !hooks.WantsAnswer(in, s, true) {
 				return hooks.Decision{}
 			}
-			sess := openMemory(ctx, cfg, stores)
+			sess := openMemory(ctx, cfg, kept)
 			if in.Event == hooks.PostToolUse && hooks.WantsAnswer(in, s, true) && len(config.Problems(err)) == 0 {
 				// The native tool ran: only an answer kept on PreToolUse
 				// replaces its output, so no page reader is built.
@@ -313,7 +314,7 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 	if a := sess.answers(); a != nil {
 		env.Answers = a
 	}
-	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}, Browsers: sess.browsersKept()})
 	env.Reader = st.Reader
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, st.ExtractProviders))

@@ -13,13 +13,15 @@ import (
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // session is one hook call's use of the memory: the store opened for the
 // call, the providers' outcomes observed, and what the call decided.
 type session struct {
 	mem      *memory.Memory
-	pooled   bool // the store is the pool's: not closed after the call
+	kept     *warmKept // what the warm worker keeps between calls, or nil
+	pooled   bool      // the store is the pool's: not closed after the call
 	problem  string
 	mu       sync.Mutex
 	outcomes []memory.Outcome
@@ -27,18 +29,18 @@ type session struct {
 
 // openMemory opens the configured store within the store's timeout (the
 // hook goes on without it when it cannot), and never past ctx's deadline;
-// from stores, when there are any.
-func openMemory(ctx context.Context, cfg *config.Config, stores *storePool) *session {
-	s := &session{}
+// from the stores a warm worker keeps, when kept is not nil.
+func openMemory(ctx context.Context, cfg *config.Config, kept *warmKept) *session {
+	s := &session{kept: kept}
 	if cfg.StoreOff() {
 		return s
 	}
 	octx, cancel := context.WithTimeout(ctx, openTimeout(cfg))
 	defer cancel()
 	open := store.Open
-	if stores != nil {
+	if kept != nil && kept.stores != nil {
 		open = func(ctx context.Context, url string, opts *store.Options) (*store.Store, error) {
-			st, pooled, err := stores.open(ctx, url, opts)
+			st, pooled, err := kept.stores.open(ctx, url, opts)
 			s.pooled = pooled
 			return st, err
 		}
@@ -50,6 +52,14 @@ func openMemory(ctx context.Context, cfg *config.Config, stores *storePool) *ses
 	}
 	s.mem = m
 	return s
+}
+
+// browsersKept returns the browsers a warm worker keeps, or nil.
+func (s *session) browsersKept() *browser.Pool {
+	if s == nil || s.kept == nil {
+		return nil
+	}
+	return s.kept.browsers
 }
 
 // answers returns where the call keeps answers for its next event (the

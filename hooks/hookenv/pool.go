@@ -10,11 +10,29 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // drainWait bounds how long a warm worker waits for the calls under way:
 // when it exits, and before it closes a store it no longer hands out.
 const drainWait = gate.DefaultSearchBudget + 5*time.Second
+
+// warmKept is what a warm worker keeps between calls: the stores, and the
+// local browser.
+type warmKept struct {
+	stores   *storePool
+	browsers *browser.Pool
+}
+
+func newWarmKept() *warmKept {
+	return &warmKept{stores: newStorePool(), browsers: browser.NewPool(browser.DefaultPoolIdle)}
+}
+
+// close closes the stores and kills the browsers.
+func (k *warmKept) close() {
+	k.stores.close()
+	k.browsers.Close()
+}
 
 // storePool keeps the stores a warm worker's calls open, so that a call
 // does not pay for opening one: a SQLite file or a Redis server per store

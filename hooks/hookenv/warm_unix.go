@@ -88,8 +88,8 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	_ = os.WriteFile(opts.Socket+".pid", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o600)
 	defer os.Remove(opts.Socket + ".pid")
 	_ = os.Remove(opts.Socket + ".starting")
-	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan string, 1), stores: newStorePool()}
-	defer s.stores.close()
+	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan string, 1), kept: newWarmKept()}
+	defer s.kept.close()
 	idle := opts.Idle
 	if idle <= 0 {
 		idle = gate.DefaultWorkerIdle
@@ -157,13 +157,13 @@ loop:
 
 // warmServer is a warm worker's state: the calls under way.
 type warmServer struct {
-	key    string
-	stores *storePool
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	n      int
-	calls  chan struct{} // a call arrived (resets the idle timer)
-	stop   chan string   // a call's configuration turned the warm worker off
+	key   string
+	kept  *warmKept
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	n     int
+	calls chan struct{} // a call arrived (resets the idle timer)
+	stop  chan string   // a call's configuration turned the warm worker off
 }
 
 // retire makes the warm worker stop taking calls and exit.
@@ -224,7 +224,7 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
-	var handler func(Loader, *storePool) hooks.Handler
+	var handler func(Loader, *warmKept) hooks.Handler
 	var budgetOf func(*config.Config) time.Duration
 	switch {
 	case req.Version != gate.WarmVersion || req.Key != s.key:
@@ -265,7 +265,7 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	if l.problem != "" {
 		fmt.Fprintf(&errs, "webgate: %s (the %s hook's default budget is %v); passing through\n", l.problem, req.Hook, fallback)
 	} else {
-		h := handler(func() (*config.Config, error) { return l.cfg, l.err }, s.stores)
+		h := handler(func() (*config.Config, error) { return l.cfg, l.err }, s.kept)
 		hooks.Run(hooks.WithStart(ctx, start), bytes.NewReader(req.Payload), &out, &errs, h)
 	}
 	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})

@@ -129,6 +129,42 @@ func BenchmarkRenderCold(b *testing.B) {
 	b.ReportMetric(float64(peakAnon>>20), "peak-anon-MiB")
 }
 
+// BenchmarkRenderWarm renders the same page with a browser kept warm in a
+// [Pool] (started by a render before the timer starts): each render opens
+// a fresh browser context in it.
+func BenchmarkRenderWarm(b *testing.B) {
+	needBrowser(b)
+	target := benchServer(b)
+	pool := NewPool(time.Minute)
+	defer pool.Close()
+	cfg := Config{CheckAddress: testRule, LookupIP: testLookup, Pool: pool}
+	var sampler *groupSampler
+	testHookStarted = func(pgid int, _ string) { sampler = sampleGroup(pgid) }
+	defer func() { testHookStarted = nil }()
+	if _, err := Render(context.Background(), target, cfg); err != nil {
+		b.Fatal(err)
+	}
+	var settle time.Duration
+	n := 0
+	for b.Loop() {
+		p, err := Render(context.Background(), target, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !strings.Contains(p.HTML, "Rendered body text.") {
+			b.Fatalf("the page was not rendered:\n%s", p.HTML)
+		}
+		settle += p.Timings.Settle
+		n++
+	}
+	b.ReportMetric(float64(settle.Milliseconds())/float64(n), "settle-ms/op")
+	if sampler != nil {
+		rss, anon := sampler.peaks()
+		b.ReportMetric(float64(rss>>20), "peak-rss-MiB")
+		b.ReportMetric(float64(anon>>20), "peak-anon-MiB")
+	}
+}
+
 // BenchmarkDumpDOM runs the browser's own --dump-dom on the same page, for
 // comparison: one process, no proxy, no settle wait (it prints the DOM at
 // the load event, before or after the page's fetch has landed).

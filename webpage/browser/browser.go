@@ -79,6 +79,9 @@ type Config struct {
 	MaxNavigations int `koanf:"max_navigations"`
 	// UserAgent overrides the browser's User-Agent header.
 	UserAgent string `koanf:"user_agent"`
+	// Pool, when set, keeps the browser running for later renders (see
+	// [Pool]); nil starts a browser for this render alone.
+	Pool *Pool `koanf:"-"`
 }
 
 func (c Config) withDefaults() Config {

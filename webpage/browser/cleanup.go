@@ -48,6 +48,15 @@ func (r *run) cleanup() {
 		close(r.memStop)
 		<-r.memDone
 	}
+	if r.warm != nil {
+		// The tab and its browser context go; the browser goes back to
+		// the pool when the render left it sound.
+		for i := len(r.cancels) - 1; i >= 0; i-- {
+			r.cancels[i]()
+		}
+		r.cfg.Pool.give(r.warm, r.keep && !r.isLost() && !r.memKilled.Load())
+		return
+	}
 	if r.pgid > 1 {
 		_ = killGroup(r.pgid)
 	}

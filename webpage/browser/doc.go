@@ -11,6 +11,17 @@
 // temporary directory, loads the page, waits for it to settle, reads the
 // DOM, and kills the browser. Nothing is shared between renders.
 //
+// A long-running process can keep browsers warm instead: with
+// Config.Pool set (see [Pool]) a render takes a running browser and opens
+// the page in a new browser context of it (an incognito profile: no
+// cookies, storage, cache or permissions of an earlier render, disposed
+// of when the render ends), which saves the browser's start, about half
+// a second. The proxy applies the render's own address rule and records
+// its own decisions; a render that fails, stops the page's scripts or
+// loses the browser kills it rather than give it back, and the pool kills
+// browsers it has not used for its idle time, and all when it is closed,
+// as Render kills its own.
+//
 // # Finding the browser
 //
 // Config.Path names the browser: "" or "auto" looks on PATH for

@@ -38,3 +38,26 @@ func ExampleRender() {
 		}
 	}
 }
+
+// A server that renders many pages keeps its browser warm between them:
+// each render still gets a fresh browser context and its own address
+// rule. Closing the pool kills the browsers it keeps. The example needs a
+// browser and the network, so it is not run by go test.
+func ExamplePool() {
+	pool := browser.NewPool(2 * time.Minute)
+	defer pool.Close()
+	cfg := browser.Config{
+		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, false) },
+		Pool:         pool,
+	}
+	for _, u := range []string{"https://example.com/", "https://example.org/"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		page, err := browser.Render(ctx, u, cfg)
+		cancel()
+		if err != nil {
+			fmt.Println("render failed:", err)
+			continue
+		}
+		fmt.Println(page.FinalURL, page.Title)
+	}
+}

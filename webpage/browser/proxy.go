@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -131,10 +132,10 @@ func (l *decisionLog) refusedFor(host string) (Decision, bool) {
 // everything else (https, ws, wss). It dials every destination itself and
 // applies the address rule on the socket, right before connect.
 type proxy struct {
-	rule   func(netip.Addr) error
-	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
-	log    *decisionLog
-	ctx    context.Context
+	// policy is the render's: its address rule, resolver, decision log
+	// and context. A browser kept warm serves one render after another,
+	// each with its own ([proxy.serve]).
+	policy atomic.Pointer[proxyPolicy]
 
 	ln        net.Listener
 	self      netip.AddrPort
@@ -151,25 +152,52 @@ type proxy struct {
 // urlKey carries a request's URL to the dialer, for the decisions.
 type urlKey struct{}
 
+// proxyPolicy is what the proxy applies for one render.
+type proxyPolicy struct {
+	rule   func(netip.Addr) error
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	log    *decisionLog
+	ctx    context.Context
+}
+
+// serve makes the proxy apply rule, lookup (nil: the system resolver) and
+// the decision log dl, for the render whose context is ctx, from now on.
+func (p *proxy) serve(ctx context.Context, rule func(netip.Addr) error, lookup func(context.Context, string) ([]netip.Addr, error), dl *decisionLog) {
+	if lookup == nil {
+		lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	p.policy.Store(&proxyPolicy{rule: rule, lookup: lookup, log: dl, ctx: ctx})
+}
+
+// cur returns the policy of the render under way.
+func (p *proxy) cur() *proxyPolicy { return p.policy.Load() }
+
+// drop closes every connection the proxy holds (the tunnels and requests
+// of a render that is over) and keeps listening.
+func (p *proxy) drop() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = map[net.Conn]struct{}{}
+	p.mu.Unlock()
+	for c := range conns {
+		_ = c.Close()
+	}
+	p.transport.CloseIdleConnections()
+}
+
 // startProxy listens on 127.0.0.1 on a free port and serves until close.
 func startProxy(ctx context.Context, rule func(netip.Addr) error, lookup func(context.Context, string) ([]netip.Addr, error), dl *decisionLog) (*proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("starting the proxy: %w", err)
 	}
-	if lookup == nil {
-		lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
-			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-		}
-	}
 	p := &proxy{
-		rule:   rule,
-		lookup: lookup,
-		log:    dl,
-		ctx:    ctx,
-		ln:     ln,
-		conns:  map[net.Conn]struct{}{},
+		ln:    ln,
+		conns: map[net.Conn]struct{}{},
 	}
+	p.serve(ctx, rule, lookup, dl)
 	p.self, _ = netip.ParseAddrPort(ln.Addr().String())
 	p.transport = &http.Transport{
 		Proxy: nil,
@@ -251,17 +279,17 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !r.URL.IsAbs() || r.URL.Host == "" {
-		p.log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.Host, Err: errors.New("not a proxy request")})
+		p.cur().log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.Host, Err: errors.New("not a proxy request")})
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
 	if r.URL.Scheme != "http" {
-		p.log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.URL.Hostname(), Err: fmt.Errorf("scheme %q through the proxy", r.URL.Scheme)})
+		p.cur().log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.URL.Hostname(), Err: fmt.Errorf("scheme %q through the proxy", r.URL.Scheme)})
 		p.refuse(w)
 		return
 	}
 	if r.URL.User != nil {
-		p.log.add(Decision{Stage: StageURL, URL: redact(r.URL), Host: r.URL.Hostname(), Err: errors.New("credentials in the URL")})
+		p.cur().log.add(Decision{Stage: StageURL, URL: redact(r.URL), Host: r.URL.Hostname(), Err: errors.New("credentials in the URL")})
 		p.refuse(w)
 		return
 	}
@@ -338,7 +366,7 @@ func (p *proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-done:
 		<-done
-	case <-p.ctx.Done():
+	case <-p.cur().ctx.Done():
 	}
 }
 
@@ -367,32 +395,32 @@ func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, er
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil || port == 0 || host == "" {
 		err := fmt.Errorf("%w: malformed destination %q", ErrBlocked, hostport)
-		p.log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
+		p.cur().log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
 		return nil, err
 	}
 	var addrs []netip.Addr
 	if a, ok := webpage.HostAddr(host); ok {
-		if rerr := p.rule(a); rerr != nil {
+		if rerr := p.cur().rule(a); rerr != nil {
 			err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
-			p.log.add(Decision{Stage: StageLiteral, URL: rawURL, Host: host, Addr: a, Err: err})
+			p.cur().log.add(Decision{Stage: StageLiteral, URL: rawURL, Host: host, Addr: a, Err: err})
 			return nil, err
 		}
 		addrs = []netip.Addr{a}
 	} else {
 		if !validHostname(host) {
 			err := fmt.Errorf("%w: malformed host name %q", ErrBlocked, host)
-			p.log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
+			p.cur().log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
 			return nil, err
 		}
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		addrs, err = p.lookup(lctx, host)
+		addrs, err = p.cur().lookup(lctx, host)
 		cancel()
 		if err == nil && len(addrs) == 0 {
 			err = errors.New("no address")
 		}
 		if err != nil {
 			err := fmt.Errorf("%w: looking up %s: %w", ErrBlocked, host, err)
-			p.log.add(Decision{Stage: StageLookup, URL: rawURL, Host: host, Err: err})
+			p.cur().log.add(Decision{Stage: StageLookup, URL: rawURL, Host: host, Err: err})
 			return nil, err
 		}
 	}
@@ -419,21 +447,21 @@ func (p *proxy) checkSocket(address, rawURL, host string) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		err := fmt.Errorf("%w: cannot parse %q", ErrBlocked, address)
-		p.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Err: err})
+		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Err: err})
 		return err
 	}
 	a := ap.Addr().WithZone("")
 	if ap.Addr().Unmap() == p.self.Addr() && ap.Port() == p.self.Port() {
 		err := fmt.Errorf("%w: the renderer's own proxy", ErrBlocked)
-		p.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
+		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
 		return err
 	}
-	if rerr := p.rule(ap.Addr()); rerr != nil {
+	if rerr := p.cur().rule(ap.Addr()); rerr != nil {
 		err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
-		p.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
+		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
 		return err
 	}
-	p.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Allowed: true})
+	p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Allowed: true})
 	return nil
 }
 

@@ -60,6 +60,11 @@ type run struct {
 	tab     target.ID
 	main    cdp.FrameID
 
+	// warm is the pooled browser the render uses, and keep whether it
+	// may go back to the pool afterwards.
+	warm *warmBrowser
+	keep bool
+
 	memStop   chan struct{}
 	memDone   chan struct{}
 	peak      atomic.Int64
@@ -110,6 +115,9 @@ func (r *run) render(target string) (*Page, error) {
 		}()
 		p, kind, err = r.session(target)
 	}()
+	r.mu.Lock()
+	r.keep = err == nil && !r.stopped && !r.crashed
+	r.mu.Unlock()
 	r.cleanup()
 	cancel()
 	decisions, dropped := r.log.snapshot()
@@ -122,69 +130,30 @@ func (r *run) render(target string) (*Page, error) {
 	return p, nil
 }
 
-// session starts the browser, loads the page, waits for it to settle and
-// reads it.
+// session starts the browser (or takes one from the pool), loads the
+// page, waits for it to settle and reads it.
 func (r *run) session(target string) (*Page, Kind, error) {
-	dir, err := os.MkdirTemp("", "webgate-browser-")
-	if err != nil {
-		return nil, KindStart, fmt.Errorf("creating the profile directory: %w", err)
-	}
-	r.dir = dir
-	r.profile = filepath.Join(dir, "profile")
-	for _, sub := range []string{"home", "tmp", "profile"} {
-		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
-			return nil, KindStart, fmt.Errorf("creating the profile directory: %w", err)
-		}
-	}
-	px, err := startProxy(r.ctx, r.cfg.CheckAddress, r.cfg.LookupIP, r.log)
-	if err != nil {
-		return nil, KindStart, err
-	}
-	r.proxy = px
-
-	allocCtx, allocCancel := chromedp.NewExecAllocator(r.ctx, r.allocatorOptions()...)
-	r.cancels = append(r.cancels, allocCancel)
-	discard := func(string, ...any) {}
-	bctx, bcancel := chromedp.NewContext(allocCtx,
-		chromedp.WithListener(r.onEvent),
-		chromedp.WithLogf(discard), chromedp.WithErrorf(discard), chromedp.WithDebugf(discard))
-	r.cancels = append(r.cancels, bcancel)
-	r.bctx = bctx
-
 	p := &Page{URL: target}
 	t0 := time.Now()
-	// The first call binds the browser's life to bctx, so it gets no
-	// shorter context than the render's own.
-	if err := chromedp.Do(bctx); err != nil {
-		if k, e, ok := r.outcome(); ok {
-			return nil, k, e
-		}
-		if r.ctx.Err() != nil {
-			return nil, r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
-		}
-		return nil, KindStart, fmt.Errorf("starting %s: %w", r.exe, err)
+	if k, err := r.open(); err != nil {
+		return nil, k, err
 	}
+	bctx := r.bctx
 	c := chromedp.FromContext(bctx)
-	if proc := c.Browser.Process(); proc != nil {
-		r.pgid = proc.Pid
-	}
-	r.lost = c.Browser.LostConnection
 	r.tab = c.Target.TargetID
 	r.mu.Lock()
 	r.main = cdp.FrameID(c.Target.TargetID)
 	r.mu.Unlock()
 	r.memStop, r.memDone = make(chan struct{}), make(chan struct{})
 	go r.watchMemory()
-	if testHookStarted != nil {
-		testHookStarted(r.pgid, r.dir)
-	}
 
 	if err := chromedp.ListenBrowser(bctx, r.onBrowserEvent); err != nil {
 		return nil, r.failKind(KindStart), err
 	}
 	if _, err := chromedp.CallBrowser(bctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior:      browser.SetDownloadBehaviorBehaviorDeny,
-		EventsEnabled: ptr(true),
+		Behavior:         browser.SetDownloadBehaviorBehaviorDeny,
+		BrowserContextID: c.BrowserContextID,
+		EventsEnabled:    ptr(true),
 	}); err != nil {
 		return nil, r.failKind(KindStart), fmt.Errorf("denying downloads: %w", err)
 	}
@@ -260,6 +229,140 @@ func (r *run) session(target string) (*Page, Kind, error) {
 	p.Downloads = append([]string(nil), r.downloads...)
 	r.mu.Unlock()
 	return p, "", nil
+}
+
+// discard drops chromedp's own log lines.
+func discard(string, ...any) {}
+
+// launch makes a browser that lives as long as ctx: a profile in a new
+// temporary directory, its proxy, and the chromedp context of its first
+// tab (with opts). The browser starts on the first action in that
+// context. What it made is in w even when it fails.
+func (r *run) launch(ctx context.Context, opts ...chromedp.ContextOption) (w *warmBrowser, kind Kind, err error) {
+	w = &warmBrowser{}
+	dir, err := os.MkdirTemp("", "webgate-browser-")
+	if err != nil {
+		return w, KindStart, fmt.Errorf("creating the profile directory: %w", err)
+	}
+	w.dir, w.profile = dir, filepath.Join(dir, "profile")
+	r.dir, r.profile = w.dir, w.profile
+	for _, sub := range []string{"home", "tmp", "profile"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			return w, KindStart, fmt.Errorf("creating the profile directory: %w", err)
+		}
+	}
+	px, err := startProxy(ctx, r.cfg.CheckAddress, r.cfg.LookupIP, r.log)
+	if err != nil {
+		return w, KindStart, err
+	}
+	w.proxy, r.proxy = px, px
+	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx, r.allocatorOptions()...)
+	w.cancels = append(w.cancels, allocCancel)
+	bctx, bcancel := chromedp.NewContext(allocCtx, append([]chromedp.ContextOption{
+		chromedp.WithLogf(discard), chromedp.WithErrorf(discard), chromedp.WithDebugf(discard)}, opts...)...)
+	w.cancels = append(w.cancels, bcancel)
+	w.bctx = bctx
+	return w, "", nil
+}
+
+// started records the browser's process group and lost-connection
+// channel once it answers.
+func (w *warmBrowser) started() {
+	c := chromedp.FromContext(w.bctx)
+	if proc := c.Browser.Process(); proc != nil {
+		w.pgid = proc.Pid
+	}
+	w.lost = c.Browser.LostConnection
+	if testHookStarted != nil {
+		testHookStarted(w.pgid, w.dir)
+	}
+}
+
+// open gives the render its tab (r.bctx): in a browser of its own, or, with
+// a pool, in a new browser context of a browser kept warm.
+func (r *run) open() (Kind, error) {
+	if r.cfg.Pool != nil {
+		return r.openWarm()
+	}
+	w, k, err := r.launch(r.ctx, chromedp.WithListener(r.onEvent))
+	r.cancels = append(r.cancels, w.cancels...)
+	if err != nil {
+		return k, err
+	}
+	r.bctx = w.bctx
+	// The first call binds the browser's life to bctx, so it gets no
+	// shorter context than the render's own.
+	if err := chromedp.Do(r.bctx); err != nil {
+		if k, e, ok := r.outcome(); ok {
+			return k, e
+		}
+		if r.ctx.Err() != nil {
+			return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
+		}
+		return KindStart, fmt.Errorf("starting %s: %w", r.exe, err)
+	}
+	w.started()
+	r.pgid, r.lost = w.pgid, w.lost
+	return "", nil
+}
+
+// openWarm takes a browser from the pool, or starts one for it, and opens
+// the render's tab in a new browser context of its own, which the tab's
+// end disposes of. Everything waits no longer than the render's context.
+func (r *run) openWarm() (Kind, error) {
+	pool := r.cfg.Pool
+	key := poolKey(r.exe, r.cfg)
+	w := pool.take(key)
+	if w == nil {
+		var k Kind
+		var err error
+		w, k, err = r.launch(context.Background())
+		if err == nil {
+			err = r.within(func() error { return chromedp.Do(w.bctx) })
+			k = KindStart
+		}
+		if err != nil {
+			w.close()
+			if r.ctx.Err() != nil {
+				return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
+			}
+			return k, errPoolStart(r.exe, err)
+		}
+		w.key = key
+		w.started()
+	}
+	r.warm = w
+	r.dir, r.profile, r.proxy, r.pgid, r.lost = w.dir, w.profile, w.proxy, w.pgid, w.lost
+	w.proxy.serve(r.ctx, r.cfg.CheckAddress, r.cfg.LookupIP, r.log)
+	tctx, tcancel := chromedp.NewContext(w.bctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(r.onEvent))
+	r.cancels = append(r.cancels, tcancel)
+	// The tab ends with the render.
+	stop := context.AfterFunc(r.ctx, tcancel)
+	r.cancels = append(r.cancels, func() { stop() })
+	r.bctx = tctx
+	if err := r.within(func() error { return chromedp.Do(tctx) }); err != nil {
+		if k, e, ok := r.outcome(); ok {
+			return k, e
+		}
+		if r.ctx.Err() != nil {
+			return r.ctxKind(), fmt.Errorf("opening a tab: %w", context.Cause(r.ctx))
+		}
+		return KindStart, fmt.Errorf("opening a tab: %w", err)
+	}
+	return "", nil
+}
+
+// within runs f, giving up when the render's context ends first (f goes
+// on in the background).
+func (r *run) within(f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-r.ctx.Done():
+		return context.Cause(r.ctx)
+	}
 }
 
 // allocatorOptions are the browser's command line and environment.
