@@ -78,6 +78,9 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 			cfg = *o.Redis
 		}
 		cfg.URL = target
+		if cfg.CallTimeout == 0 {
+			cfg.CallTimeout = timeout
+		}
 		d, err = redisstore.Open(ctx, &cfg)
 	}
 	if err != nil {

@@ -34,8 +34,9 @@
 //
 // # Timeouts
 //
-// Dialing, reading and writing have short timeouts (250ms by default) and
-// the caller's context deadline, when sooner, wins. Commands are never
+// Dialing, reading and writing have short timeouts (250ms by default, or
+// the caller's per-call bound when longer, [Config.CallTimeout]) and the
+// caller's context deadline, when sooner, wins. Commands are never
 // retried by the client (a retried increment could count twice): a
 // failure is returned to the caller, who fails open.
 package redisstore
@@ -83,6 +84,11 @@ type Config struct {
 	IOTimeout time.Duration `koanf:"io_timeout"`
 	// PoolSize is the most connections kept; default [DefaultPoolSize].
 	PoolSize int `koanf:"pool_size"`
+	// CallTimeout is the bound its caller sets on each call (the store's
+	// timeout): a dial or I/O timeout set neither here nor in the URL is
+	// at least as long, so that a caller who allows a slow server two
+	// seconds does not have its connection cut at the default.
+	CallTimeout time.Duration `koanf:"-"`
 	// TLSConfig replaces the TLS settings of a rediss:// URL (which
 	// verify the server's certificate for the URL's host, TLS 1.2 or
 	// later).
@@ -120,10 +126,11 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg.Prefix != "" {
 		prefix = cfg.Prefix
 	}
-	opt.DialTimeout = pick(cfg.DialTimeout, opt.DialTimeout, DefaultDialTimeout)
-	opt.ReadTimeout = pick(cfg.IOTimeout, opt.ReadTimeout, DefaultIOTimeout)
-	opt.WriteTimeout = pick(cfg.IOTimeout, opt.WriteTimeout, DefaultIOTimeout)
-	opt.PoolTimeout = pick(cfg.IOTimeout, opt.PoolTimeout, DefaultIOTimeout)
+	dial, io := max(DefaultDialTimeout, cfg.CallTimeout), max(DefaultIOTimeout, cfg.CallTimeout)
+	opt.DialTimeout = pick(cfg.DialTimeout, opt.DialTimeout, dial)
+	opt.ReadTimeout = pick(cfg.IOTimeout, opt.ReadTimeout, io)
+	opt.WriteTimeout = pick(cfg.IOTimeout, opt.WriteTimeout, io)
+	opt.PoolTimeout = pick(cfg.IOTimeout, opt.PoolTimeout, io)
 	switch {
 	case cfg.PoolSize > 0:
 		opt.PoolSize = cfg.PoolSize
