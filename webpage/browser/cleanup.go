@@ -1,8 +1,13 @@
 package browser
 
 import (
+	"context"
 	"os"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 )
 
 // watchMemory samples the memory of the browser's process group (see
@@ -49,12 +54,19 @@ func (r *run) cleanup() {
 		<-r.memDone
 	}
 	if r.warm != nil {
-		// The tab and its browser context go; the browser goes back to
-		// the pool when the render left it sound.
+		// The browser goes back to the pool only when the render left it
+		// sound and its tab and browser context are gone; otherwise it is
+		// killed at once, before anything waits on it.
+		keep := r.keep && !r.isLost() && !r.memKilled.Load() && r.closeTab()
+		if !keep {
+			r.cfg.Pool.give(r.warm, false)
+		}
 		for i := len(r.cancels) - 1; i >= 0; i-- {
 			r.cancels[i]()
 		}
-		r.cfg.Pool.give(r.warm, r.keep && !r.isLost() && !r.memKilled.Load())
+		if keep {
+			r.cfg.Pool.give(r.warm, true)
+		}
 		return
 	}
 	if r.pgid > 1 {
@@ -111,5 +123,31 @@ func removeAll(dir string) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tabCloseWait bounds closing a pooled render's tab and browser context.
+const tabCloseWait = time.Second
+
+// closeTab closes the render's tab and disposes of its browser context,
+// and reports whether the browser is then back to its first tab alone,
+// within tabCloseWait.
+func (r *run) closeTab() bool {
+	done := make(chan bool, 1)
+	go func() {
+		if err := chromedp.Cancel(r.bctx); err != nil {
+			done <- false
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.warm.bctx, tabCloseWait)
+		defer cancel()
+		res, err := chromedp.CallBrowser(ctx, target.GetBrowserContexts, cdp.Empty{})
+		done <- err == nil && len(res.BrowserContextIDs) == 0
+	}()
+	select {
+	case ok := <-done:
+		return ok
+	case <-time.After(tabCloseWait):
+		return false
 	}
 }

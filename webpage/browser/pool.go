@@ -35,6 +35,7 @@ type Pool struct {
 	free   []*warmBrowser
 	closed bool
 	timer  *time.Timer
+	armed  bool // the timer will fire for the oldest browser kept
 }
 
 // NewPool returns a pool that kills a browser left unused for idle (0
@@ -113,8 +114,9 @@ func (p *Pool) take(key string) *warmBrowser {
 // give takes w back after a render; keep false (or a full or closed pool)
 // kills it instead.
 func (p *Pool) give(w *warmBrowser, keep bool) {
+	// Nothing the render left may reach anything from now on.
+	w.proxy.serve(context.Background(), refuseAll, refuseLookup, &decisionLog{})
 	w.proxy.drop()
-	w.proxy.serve(context.Background(), refuseAll, nil, &decisionLog{})
 	p.mu.Lock()
 	if !keep || p.closed || len(p.free) >= maxPooled {
 		p.mu.Unlock()
@@ -123,10 +125,14 @@ func (p *Pool) give(w *warmBrowser, keep bool) {
 	}
 	w.used = time.Now()
 	p.free = append(p.free, w)
-	if p.timer == nil {
-		p.timer = time.AfterFunc(p.idle, p.expire)
-	} else {
-		p.timer.Reset(p.idle)
+	if !p.armed {
+		// The oldest browser's time decides; expire arms the next.
+		p.armed = true
+		if p.timer == nil {
+			p.timer = time.AfterFunc(p.idle, p.expire)
+		} else {
+			p.timer.Reset(p.idle)
+		}
 	}
 	p.mu.Unlock()
 }
@@ -148,7 +154,8 @@ func (p *Pool) expire() {
 		}
 	}
 	p.free = keep
-	if next > 0 && !p.closed {
+	p.armed = next > 0 && !p.closed
+	if p.armed {
 		p.timer.Reset(next)
 	}
 	p.mu.Unlock()
@@ -163,9 +170,13 @@ func (w *warmBrowser) close() {
 	(&run{pgid: w.pgid, profile: w.profile, dir: w.dir, proxy: w.proxy, cancels: w.cancels}).cleanup()
 }
 
-// refuseAll is the address rule of a browser waiting in a pool: it has
-// nothing to fetch.
-func refuseAll(netip.Addr) error { return errors.New("no render under way") }
+// refuseAll and refuseLookup are the address rule and resolver of a
+// browser waiting in a pool: it has nothing to fetch.
+func refuseAll(netip.Addr) error { return errNoRender }
+
+func refuseLookup(context.Context, string) ([]netip.Addr, error) { return nil, errNoRender }
+
+var errNoRender = errors.New("no render under way")
 
 // errPoolStart wraps a failure to start a browser for a pool.
 func errPoolStart(exe string, err error) error { return fmt.Errorf("starting %s: %w", exe, err) }

@@ -3,7 +3,9 @@ package browser
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -201,5 +203,60 @@ func waitNoGroup(t *testing.T, pgid int) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestProxy_ARenderOverClosesItsConnectionsAndItsRuleGoes drives the proxy
+// as a pool does between renders: after the render, its tunnel is closed,
+// and the next request is refused under the waiting rule and recorded in
+// neither render's log.
+func TestProxy_ARenderOverClosesItsConnectionsAndItsRuleGoes(t *testing.T) {
+	srv := serve(t, map[string]string{"/": "ok"}, nil)
+	first := &decisionLog{start: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	px, err := startProxy(ctx, testRule, testLookup, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.close()
+	// A tunnel of the first render, open when it ends.
+	conn, err := net.Dial("tcp", px.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if _, err := conn.Write([]byte("CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 64)
+	if n, err := conn.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200") {
+		t.Fatalf("CONNECT: %q, %v", buf[:n], err)
+	}
+	// The render is over: the waiting rule first, then its connections go.
+	idle := &decisionLog{start: time.Now()}
+	px.serve(context.Background(), refuseAll, refuseLookup, idle)
+	px.drop()
+	var ne net.Error
+	if _, err := conn.Read(buf); err == nil || (errors.As(err, &ne) && ne.Timeout()) {
+		t.Errorf("the first render's tunnel is still open (%v)", err)
+	}
+	before, _ := first.snapshot()
+	proxyURL, _ := neturl.Parse("http://" + px.addr())
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL), DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	resp, err := client.Get(srv.URL + "/")
+	if err == nil {
+		if resp.StatusCode < 400 {
+			t.Errorf("a request between renders = %d, want a refusal", resp.StatusCode)
+		}
+		_ = resp.Body.Close()
+	}
+	if after, _ := first.snapshot(); len(after) != len(before) {
+		t.Errorf("the first render's log grew after it ended: %v", after[len(before):])
+	}
+	if d, _ := idle.snapshot(); len(d) == 0 || d[len(d)-1].Allowed {
+		t.Errorf("the waiting rule did not refuse: %v", d)
 	}
 }

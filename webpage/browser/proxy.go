@@ -143,10 +143,11 @@ type proxy struct {
 	transport *http.Transport
 	rp        *httputil.ReverseProxy
 
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	clients map[net.Conn]struct{} // the browser's connections to the proxy
+	closed  bool
+	wg      sync.WaitGroup
 }
 
 // urlKey carries a request's URL to the dialer, for the decisions.
@@ -174,17 +175,44 @@ func (p *proxy) serve(ctx context.Context, rule func(netip.Addr) error, lookup f
 // cur returns the policy of the render under way.
 func (p *proxy) cur() *proxyPolicy { return p.policy.Load() }
 
+// polKey carries the policy a request started under.
+type polKey struct{}
+
+// policyOf returns the policy the request of ctx started under.
+func (p *proxy) policyOf(ctx context.Context) *proxyPolicy {
+	if pol, ok := ctx.Value(polKey{}).(*proxyPolicy); ok {
+		return pol
+	}
+	return p.cur()
+}
+
 // drop closes every connection the proxy holds (the tunnels and requests
 // of a render that is over) and keeps listening.
 func (p *proxy) drop() {
 	p.mu.Lock()
 	conns := p.conns
 	p.conns = map[net.Conn]struct{}{}
+	for c := range p.clients {
+		conns[c] = struct{}{}
+	}
 	p.mu.Unlock()
 	for c := range conns {
 		_ = c.Close()
 	}
 	p.transport.CloseIdleConnections()
+}
+
+// connState follows the browser's connections to the proxy, which drop
+// closes (a hijacked one is tracked as a tunnel).
+func (p *proxy) connState(c net.Conn, st http.ConnState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		p.clients[c] = struct{}{}
+	case http.StateClosed, http.StateHijacked:
+		delete(p.clients, c)
+	}
 }
 
 // startProxy listens on 127.0.0.1 on a free port and serves until close.
@@ -194,8 +222,9 @@ func startProxy(ctx context.Context, rule func(netip.Addr) error, lookup func(co
 		return nil, fmt.Errorf("starting the proxy: %w", err)
 	}
 	p := &proxy{
-		ln:    ln,
-		conns: map[net.Conn]struct{}{},
+		ln:      ln,
+		conns:   map[net.Conn]struct{}{},
+		clients: map[net.Conn]struct{}{},
 	}
 	p.serve(ctx, rule, lookup, dl)
 	p.self, _ = netip.ParseAddrPort(ln.Addr().String())
@@ -225,6 +254,7 @@ func startProxy(ctx context.Context, rule func(netip.Addr) error, lookup func(co
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnState:         p.connState,
 	}
 	p.wg.Add(1)
 	go func() {
@@ -274,22 +304,30 @@ func (p *proxy) untrack(c net.Conn) {
 
 // ServeHTTP serves one request of the browser.
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The request is the render's under way now, to its end: its rule,
+	// resolver and log, and its context, which ends it with the render.
+	pol := p.cur()
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), polKey{}, pol))
+	defer cancel()
+	stop := context.AfterFunc(pol.ctx, cancel)
+	defer stop()
+	r = r.WithContext(ctx)
 	if r.Method == http.MethodConnect {
 		p.tunnel(w, r)
 		return
 	}
 	if !r.URL.IsAbs() || r.URL.Host == "" {
-		p.cur().log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.Host, Err: errors.New("not a proxy request")})
+		pol.log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.Host, Err: errors.New("not a proxy request")})
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
 	if r.URL.Scheme != "http" {
-		p.cur().log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.URL.Hostname(), Err: fmt.Errorf("scheme %q through the proxy", r.URL.Scheme)})
+		pol.log.add(Decision{Stage: StageURL, URL: r.URL.String(), Host: r.URL.Hostname(), Err: fmt.Errorf("scheme %q through the proxy", r.URL.Scheme)})
 		p.refuse(w)
 		return
 	}
 	if r.URL.User != nil {
-		p.cur().log.add(Decision{Stage: StageURL, URL: redact(r.URL), Host: r.URL.Hostname(), Err: errors.New("credentials in the URL")})
+		pol.log.add(Decision{Stage: StageURL, URL: redact(r.URL), Host: r.URL.Hostname(), Err: errors.New("credentials in the URL")})
 		p.refuse(w)
 		return
 	}
@@ -366,7 +404,7 @@ func (p *proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-done:
 		<-done
-	case <-p.cur().ctx.Done():
+	case <-r.Context().Done():
 	}
 }
 
@@ -385,6 +423,7 @@ func bufferedReader(br *bufio.Reader, c net.Conn) io.Reader {
 // address is checked again on the socket, right before connect, so the
 // address checked is the address connected to.
 func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, error) {
+	pol := p.policyOf(ctx)
 	host, portStr, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, portStr = hostport, "80"
@@ -395,32 +434,32 @@ func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, er
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil || port == 0 || host == "" {
 		err := fmt.Errorf("%w: malformed destination %q", ErrBlocked, hostport)
-		p.cur().log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
+		pol.log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
 		return nil, err
 	}
 	var addrs []netip.Addr
 	if a, ok := webpage.HostAddr(host); ok {
-		if rerr := p.cur().rule(a); rerr != nil {
+		if rerr := pol.rule(a); rerr != nil {
 			err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
-			p.cur().log.add(Decision{Stage: StageLiteral, URL: rawURL, Host: host, Addr: a, Err: err})
+			pol.log.add(Decision{Stage: StageLiteral, URL: rawURL, Host: host, Addr: a, Err: err})
 			return nil, err
 		}
 		addrs = []netip.Addr{a}
 	} else {
 		if !validHostname(host) {
 			err := fmt.Errorf("%w: malformed host name %q", ErrBlocked, host)
-			p.cur().log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
+			pol.log.add(Decision{Stage: StageURL, URL: rawURL, Host: host, Err: err})
 			return nil, err
 		}
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		addrs, err = p.cur().lookup(lctx, host)
+		addrs, err = pol.lookup(lctx, host)
 		cancel()
 		if err == nil && len(addrs) == 0 {
 			err = errors.New("no address")
 		}
 		if err != nil {
 			err := fmt.Errorf("%w: looking up %s: %w", ErrBlocked, host, err)
-			p.cur().log.add(Decision{Stage: StageLookup, URL: rawURL, Host: host, Err: err})
+			pol.log.add(Decision{Stage: StageLookup, URL: rawURL, Host: host, Err: err})
 			return nil, err
 		}
 	}
@@ -429,7 +468,7 @@ func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, er
 		d := &net.Dialer{
 			Timeout: 10 * time.Second,
 			Control: func(_, address string, _ syscall.RawConn) error {
-				return p.checkSocket(address, rawURL, host)
+				return p.checkSocket(pol, address, rawURL, host)
 			},
 		}
 		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
@@ -443,25 +482,25 @@ func (p *proxy) dial(ctx context.Context, hostport, rawURL string) (net.Conn, er
 
 // checkSocket applies the rule to the address a socket is about to connect
 // to, and records the decision.
-func (p *proxy) checkSocket(address, rawURL, host string) error {
+func (p *proxy) checkSocket(pol *proxyPolicy, address, rawURL, host string) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		err := fmt.Errorf("%w: cannot parse %q", ErrBlocked, address)
-		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Err: err})
+		pol.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Err: err})
 		return err
 	}
 	a := ap.Addr().WithZone("")
 	if ap.Addr().Unmap() == p.self.Addr() && ap.Port() == p.self.Port() {
 		err := fmt.Errorf("%w: the renderer's own proxy", ErrBlocked)
-		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
+		pol.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
 		return err
 	}
-	if rerr := p.cur().rule(ap.Addr()); rerr != nil {
+	if rerr := pol.rule(ap.Addr()); rerr != nil {
 		err := fmt.Errorf("%w: %w", ErrBlocked, rerr)
-		p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
+		pol.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Err: err})
 		return err
 	}
-	p.cur().log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Allowed: true})
+	pol.log.add(Decision{Stage: StageConnect, URL: rawURL, Host: host, Addr: a, Allowed: true})
 	return nil
 }
 

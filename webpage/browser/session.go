@@ -312,25 +312,41 @@ func (r *run) open() (Kind, error) {
 func (r *run) openWarm() (Kind, error) {
 	pool := r.cfg.Pool
 	key := poolKey(r.exe, r.cfg)
-	w := pool.take(key)
-	if w == nil {
-		var k Kind
-		var err error
-		w, k, err = r.launch(context.Background())
-		if err == nil {
-			err = r.within(func() error { return chromedp.Do(w.bctx) })
-			k = KindStart
+	if w := pool.take(key); w != nil {
+		// A browser that does not open a tab promptly is retired, and a
+		// new one started.
+		if k, err := r.openTab(w, reusedTabWait); err == nil {
+			return "", nil
+		} else if r.ctx.Err() != nil {
+			return k, err
 		}
-		if err != nil {
-			w.close()
-			if r.ctx.Err() != nil {
-				return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
-			}
-			return k, errPoolStart(r.exe, err)
-		}
-		w.key = key
-		w.started()
+		w.close()
+		r.abandonTab()
 	}
+	w, k, err := r.launch(context.Background())
+	if err == nil {
+		err = r.within(func() error { return chromedp.Do(w.bctx) })
+		k = KindStart
+	}
+	if err != nil {
+		w.close()
+		r.dir, r.profile, r.proxy = "", "", nil // closed with w
+		if r.ctx.Err() != nil {
+			return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
+		}
+		return k, errPoolStart(r.exe, err)
+	}
+	w.key = key
+	w.started()
+	return r.openTab(w, 0)
+}
+
+// reusedTabWait bounds opening a tab in a browser taken from the pool.
+const reusedTabWait = 3 * time.Second
+
+// openTab opens the render's tab in w, in a new browser context, within
+// wait (0: the render's time).
+func (r *run) openTab(w *warmBrowser, wait time.Duration) (Kind, error) {
 	r.warm = w
 	r.dir, r.profile, r.proxy, r.pgid, r.lost = w.dir, w.profile, w.proxy, w.pgid, w.lost
 	w.proxy.serve(r.ctx, r.cfg.CheckAddress, r.cfg.LookupIP, r.log)
@@ -340,7 +356,20 @@ func (r *run) openWarm() (Kind, error) {
 	stop := context.AfterFunc(r.ctx, tcancel)
 	r.cancels = append(r.cancels, func() { stop() })
 	r.bctx = tctx
-	if err := r.within(func() error { return chromedp.Do(tctx) }); err != nil {
+	open := func() error { return chromedp.Do(tctx) }
+	if wait > 0 {
+		open = func() error {
+			done := make(chan error, 1)
+			go func() { done <- chromedp.Do(tctx) }()
+			select {
+			case err := <-done:
+				return err
+			case <-time.After(wait):
+				return fmt.Errorf("no tab within %v", wait)
+			}
+		}
+	}
+	if err := r.within(open); err != nil {
 		if k, e, ok := r.outcome(); ok {
 			return k, e
 		}
@@ -350,6 +379,20 @@ func (r *run) openWarm() (Kind, error) {
 		return KindStart, fmt.Errorf("opening a tab: %w", err)
 	}
 	return "", nil
+}
+
+// abandonTab forgets a tab that did not open, before another browser is
+// tried.
+func (r *run) abandonTab() {
+	for i := len(r.cancels) - 1; i >= 0; i-- {
+		r.cancels[i]()
+	}
+	r.cancels = nil
+	r.warm, r.bctx = nil, nil
+	r.dir, r.profile, r.proxy, r.pgid, r.lost = "", "", nil, 0, nil
+	r.mu.Lock()
+	r.crashed = false
+	r.mu.Unlock()
 }
 
 // within runs f, giving up when the render's context ends first (f goes
