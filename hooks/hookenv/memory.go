@@ -155,8 +155,51 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 	if len(d.Diagnostics) > 0 && d.Action == hooks.Pass {
 		rec.Note = d.Diagnostics[0]
 	}
+	if a := afterOf(ctx); a != nil && s.pooled {
+		// A warm worker writes the log after it has answered.
+		a.add(func() { s.mem.Record(ctx, rec) })
+		return d
+	}
 	s.mem.Record(ctx, rec)
 	return d
+}
+
+// afterKey carries, in a warm worker's call, what to do once the call is
+// answered.
+type afterKey struct{}
+
+// afterList is what a call leaves for after its answer.
+type afterList struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// withAfter returns ctx carrying a new afterList, and the list.
+func withAfter(ctx context.Context) (context.Context, *afterList) {
+	a := &afterList{}
+	return context.WithValue(ctx, afterKey{}, a), a
+}
+
+func afterOf(ctx context.Context) *afterList {
+	a, _ := ctx.Value(afterKey{}).(*afterList)
+	return a
+}
+
+func (a *afterList) add(f func()) {
+	a.mu.Lock()
+	a.fns = append(a.fns, f)
+	a.mu.Unlock()
+}
+
+// run does what was left, in order.
+func (a *afterList) run() {
+	a.mu.Lock()
+	fns := a.fns
+	a.fns = nil
+	a.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
 }
 
 // decisionName names a decision for the log: "pass", "deny", "context", …

@@ -266,7 +266,9 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 		fmt.Fprintf(&errs, "webgate: %s (the %s hook's default budget is %v); passing through\n", l.problem, req.Hook, fallback)
 	} else {
 		h := handler(func() (*config.Config, error) { return l.cfg, l.err }, s.kept)
-		hooks.Run(hooks.WithStart(ctx, start), bytes.NewReader(req.Payload), &out, &errs, h)
+		actx, after := withAfter(ctx)
+		defer after.run() // the decision log, once the call is answered
+		hooks.Run(hooks.WithStart(actx, start), bytes.NewReader(req.Payload), &out, &errs, h)
 	}
 	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})
 	switch {
