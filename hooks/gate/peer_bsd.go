@@ -13,8 +13,8 @@ import (
 // to this user or to root, and none lets others rename what it holds
 // (writable by group or others without the sticky bit). The system does
 // not tell who listens here.
-func listenerIsUs(conn *os.File) bool {
-	dir := filepath.Dir(conn.Name())
+func listenerIsUs(conn *sockConn) bool {
+	dir := filepath.Dir(conn.path)
 	for {
 		fi, err := os.Lstat(dir)
 		if err != nil || !fi.IsDir() {

@@ -75,14 +75,14 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 		fmt.Fprintf(stderr, "webgate: the warm worker %s: %v; passing through\n", what, err)
 		return true
 	}
-	_ = conn.SetWriteDeadline(time.Now().Add(warmWriteWait))
+	conn.SetDeadline(time.Now().Add(warmWriteWait))
 	req := WarmRequest{Version: WarmVersion, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Payload: data}
 	if err := WriteFrame(conn, &req); err != nil {
 		retire()
 		return failed("could not be asked", err)
 	}
 	var first WarmReply
-	_ = conn.SetReadDeadline(time.Now().Add(WarmFirstWait))
+	conn.SetDeadline(time.Now().Add(WarmFirstWait))
 	if err := ReadFrame(conn, &first); err != nil {
 		retire()
 		return failed("did not answer", err)
@@ -98,7 +98,7 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 		}
 	}
 	var final WarmReply
-	_ = conn.SetReadDeadline(start.Add(budget + warmReplySlack))
+	conn.SetDeadline(start.Add(budget + warmReplySlack))
 	if err := ReadFrame(conn, &final); err != nil || !final.Final {
 		if err == nil {
 			err = errors.New("no final answer")
@@ -115,10 +115,10 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 	return true
 }
 
-// dialUnix connects to the Unix socket at path without blocking: a
+// dialUnix connects to the Unix socket at path without blocking (a
 // listener whose queue is full refuses at once rather than making the
-// front wait.
-func dialUnix(path string) (*os.File, error) {
+// front wait); the connection is then used with blocking system calls.
+func dialUnix(path string) (*sockConn, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, err
@@ -132,8 +132,80 @@ func dialUnix(path string) (*os.File, error) {
 		syscall.Close(fd)
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), path), nil
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return &sockConn{fd: fd, path: path}, nil
 }
+
+// sockConn is a connected socket read and written with blocking system
+// calls under kernel timeouts (SO_RCVTIMEO, SO_SNDTIMEO) up to a deadline.
+// The front waits for the warm worker in the kernel rather than in Go's
+// poller, whose spinning threads would take the processor the warm
+// worker needs to answer.
+type sockConn struct {
+	fd       int
+	path     string
+	deadline time.Time
+}
+
+// SetDeadline sets when reads and writes give up, with
+// os.ErrDeadlineExceeded.
+func (c *sockConn) SetDeadline(t time.Time) { c.deadline = t }
+
+// arm sets the kernel timeout opt to what is left until the deadline.
+func (c *sockConn) arm(opt int) error {
+	left := time.Until(c.deadline)
+	if left <= 0 {
+		return os.ErrDeadlineExceeded
+	}
+	tv := syscall.NsecToTimeval(max(left, time.Millisecond).Nanoseconds())
+	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
+}
+
+func (c *sockConn) Read(p []byte) (int, error) {
+	for {
+		if err := c.arm(syscall.SO_RCVTIMEO); err != nil {
+			return 0, err
+		}
+		n, err := syscall.Read(c.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+			return 0, os.ErrDeadlineExceeded
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (c *sockConn) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		if err := c.arm(syscall.SO_SNDTIMEO); err != nil {
+			return done, err
+		}
+		n, err := syscall.Write(c.fd, p[done:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+			return done, os.ErrDeadlineExceeded
+		case err != nil:
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// Close closes the socket.
+func (c *sockConn) Close() error { return syscall.Close(c.fd) }
 
 // PrivateDir reports whether dir is a directory (not a link) of the
 // running user's that no one else may enter or write: where a warm
