@@ -31,7 +31,27 @@ func TestProcess_WebFetchWithoutAnyKeyAnswersAnAppShellFromALocalBrowser(t *test
 		t.Skipf("no local browser: %v", err)
 	}
 	f := newProviderFake(t, nil)
-	srv := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	base := appShellServer(t)
+	var env []string
+	for _, e := range f.env(t) {
+		if !strings.HasPrefix(e, "WEBGATE_BROWSER=") && !strings.HasPrefix(e, "PATH=") {
+			env = append(env, e)
+		}
+	}
+	env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "WEBGATE_BROWSER=auto", "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1", "WEBGATE_STORE=off")
+	url := base + "/app"
+	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", url), env)
+	wantDeny(t, r, "PreToolUse", "Content of "+url, "read by webgate (rendered in a browser)", "RENDERED-MARKER: the report is due on Friday", "Project deadlines")
+	for _, p := range []string{"tavily", "exa", "wsapi"} {
+		if n := f.Hits(p); n != 0 {
+			t.Errorf("%d requests to %s, want none", n, p)
+		}
+	}
+}
+
+// appShellServer serves spaShell and its script.
+func appShellServer(t testing.TB) string {
+	srv := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/assets/app.js":
 			w.Header().Set("Content-Type", "text/javascript")
@@ -41,19 +61,6 @@ func TestProcess_WebFetchWithoutAnyKeyAnswersAnAppShellFromALocalBrowser(t *test
 			fmt.Fprint(w, spaShell)
 		}
 	}))
-	var env []string
-	for _, e := range f.env(t) {
-		if !strings.HasPrefix(e, "WEBGATE_BROWSER=") && !strings.HasPrefix(e, "PATH=") {
-			env = append(env, e)
-		}
-	}
-	env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "WEBGATE_BROWSER=auto", "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1", "WEBGATE_STORE=off")
-	url := srv.URL + "/app"
-	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", url), env)
-	wantDeny(t, r, "PreToolUse", "Content of "+url, "read by webgate (rendered in a browser)", "RENDERED-MARKER: the report is due on Friday", "Project deadlines")
-	for _, p := range []string{"tavily", "exa", "wsapi"} {
-		if n := f.Hits(p); n != 0 {
-			t.Errorf("%d requests to %s, want none", n, p)
-		}
-	}
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

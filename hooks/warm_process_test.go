@@ -5,8 +5,6 @@ package hooks_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -346,22 +344,6 @@ func BenchmarkProcess_SearchSubstitutionWarm(b *testing.B) {
 			b.Fatal("no warm worker started after the warm-up run")
 		}
 	})
-}
-
-// appShellServer serves spaShell and its script.
-func appShellServer(t testing.TB) string {
-	srv := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/assets/app.js":
-			w.Header().Set("Content-Type", "text/javascript")
-			fmt.Fprint(w, spaScript)
-		default:
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, spaShell)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 // renderEnv is the environment of a web fetch with no provider key and
