@@ -18,6 +18,7 @@ import (
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
@@ -187,13 +188,8 @@ func (l *loader) configDir() string {
 
 // stateDir returns $XDG_STATE_HOME/webgate or ~/.local/state/webgate, or "".
 func (l *loader) stateDir() string {
-	if x, ok := l.lookup("XDG_STATE_HOME"); ok && filepath.IsAbs(x) {
-		return filepath.Join(x, "webgate")
-	}
-	if l.home == "" {
-		return ""
-	}
-	return filepath.Join(l.home, ".local", "state", "webgate")
+	x, _ := l.lookup("XDG_STATE_HOME")
+	return gate.DefaultStateDir(x, l.home)
 }
 
 // DefaultFileNames are the file names looked for, in order, in the

@@ -149,13 +149,29 @@ func WarmDir(env Env) string {
 	if v, ok := env("WEBGATE_STATE_DIR"); ok && filepath.IsAbs(strings.TrimSpace(v)) {
 		return filepath.Join(strings.TrimSpace(v), "run")
 	}
-	if x, ok := env("XDG_STATE_HOME"); ok && filepath.IsAbs(x) {
-		return filepath.Join(x, "webgate", "run")
+	x, _ := env("XDG_STATE_HOME")
+	h, _ := env("HOME")
+	if !filepath.IsAbs(h) {
+		h = ""
 	}
-	if h, ok := env("HOME"); ok && filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "state", "webgate", "run")
+	if dir := DefaultStateDir(x, h); dir != "" {
+		return filepath.Join(dir, "run")
 	}
 	return ""
+}
+
+// DefaultStateDir is webgate's state directory when none is set:
+// $XDG_STATE_HOME/webgate (an absolute XDG_STATE_HOME only), else
+// ~/.local/state/webgate in home, else "". The configuration (package
+// config) and the warm worker's sockets ([WarmDir]) both derive it here.
+func DefaultStateDir(xdgStateHome, home string) string {
+	if filepath.IsAbs(xdgStateHome) {
+		return filepath.Join(xdgStateHome, "webgate")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "webgate")
 }
 
 // runtimeDir returns $XDG_RUNTIME_DIR/webgate, where a socket goes when

@@ -39,9 +39,8 @@ func TestBudgeted_CountsTheBudgetFromTheHooksStart(t *testing.T) {
 	load := func() (*config.Config, error) { return cfg, nil }
 	start := time.Now().Add(-900 * time.Millisecond)
 	ctx := hooks.WithStart(context.Background(), start)
-	budgetOf := func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }
 	deadlines := make(chan time.Time, 1)
-	d := budgeted(ctx, load, "web search", budgetOf, func(ctx context.Context, _ *config.Config, _ error) hooks.Decision {
+	d := budgeted(ctx, load, searchHook, func(ctx context.Context, _ *config.Config, _ error) hooks.Decision {
 		deadline, _ := ctx.Deadline()
 		deadlines <- deadline
 		// A call that ignores its context.

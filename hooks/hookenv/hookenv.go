@@ -47,7 +47,7 @@ func WebSearchHandler(load Loader) hooks.Handler {
 // between calls (nil: each call opens its own store).
 func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
-		return budgeted(ctx, load, "web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
+		return budgeted(ctx, load, searchHook, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
 			s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 			if in != nil && in.Event == hooks.SessionStart {
@@ -94,7 +94,7 @@ func WebFetchHandler(load Loader) hooks.Handler {
 // browser).
 func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
-		return budgeted(ctx, load, "web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
+		return budgeted(ctx, load, fetchHook, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
 			s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
 			if hooks.WantsShell(in) {
 				s.Secrets = cfg.Secrets()
@@ -125,25 +125,48 @@ func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 // on its own (with its own message) before [budgeted] steps aside for it.
 const guardSlack = 100 * time.Millisecond
 
-// budgeted loads the configuration and runs body within the hook's
-// budget, both counted from [hooks.Started]: loading may take up to the
-// default budget (the configured one is not known yet), and body gets a
-// context that ends when the configured budget runs out. When either does
-// not finish in time, the hook passes through with the reason in the
-// diagnostics; what still runs is abandoned, and the process exits.
-func budgeted(ctx context.Context, load Loader, name string, budgetOf func(*config.Config) time.Duration, body func(context.Context, *config.Config, error) hooks.Decision) hooks.Decision {
-	start := hooks.Started(ctx)
-	fallback := budgetOf(config.Default())
-	l := loadWithin(ctx, load, start.Add(fallback))
+// hookKind is what tells the two hooks apart when the configuration is
+// loaded: the name their messages use, and which budget is theirs.
+type hookKind struct {
+	name   string
+	budget func(*config.Config) time.Duration
+}
+
+var (
+	searchHook = hookKind{"web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }}
+	fetchHook  = hookKind{"web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }}
+)
+
+// load loads the configuration, giving up at the hook's default budget
+// counted from start (the configured one is not known yet), and returns
+// it with the hook's budget. When nothing could be loaded, stepAside is
+// the decision to pass through with the reason.
+func (k hookKind) load(ctx context.Context, load Loader, start time.Time) (l loaded, budget time.Duration, stepAside *hooks.Decision) {
+	fallback := k.budget(config.Default())
+	l = loadWithin(ctx, load, start.Add(fallback))
 	if l.problem != "" {
-		return hooks.Decision{Action: hooks.Pass, Diagnostics: []string{fmt.Sprintf("%s (the %s hook's default budget is %v); passing through", l.problem, name, fallback)}}
+		return l, fallback, &hooks.Decision{Action: hooks.Pass, Diagnostics: []string{fmt.Sprintf("%s (the %s hook's default budget is %v); passing through", l.problem, k.name, fallback)}}
 	}
-	budget := budgetOf(l.cfg)
+	budget = k.budget(l.cfg)
 	if budget <= 0 {
 		budget = fallback
 	}
+	return l, budget, nil
+}
+
+// budgeted loads the configuration and runs body within the hook's
+// budget, both counted from [hooks.Started] ([hookKind.load]): body gets a
+// context that ends when the configured budget runs out. When either
+// does not finish in time, the hook passes through with the reason in the
+// diagnostics; what still runs is abandoned, and the process exits.
+func budgeted(ctx context.Context, load Loader, k hookKind, body func(context.Context, *config.Config, error) hooks.Decision) hooks.Decision {
+	start := hooks.Started(ctx)
+	l, budget, stepAside := k.load(ctx, load, start)
+	if stepAside != nil {
+		return *stepAside
+	}
 	deadline := start.Add(budget)
-	cause := budgetError{hook: name, budget: budget}
+	cause := budgetError{hook: k.name, budget: budget}
 	guardCtx, cancel := context.WithDeadlineCause(ctx, deadline.Add(guardSlack), cause)
 	defer cancel()
 	workCtx, cancelWork := context.WithDeadlineCause(guardCtx, deadline, cause)

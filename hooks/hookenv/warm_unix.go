@@ -56,12 +56,8 @@ const requestWait = 2 * time.Second
 // it); Serve returns nil at once when another does. The socket's
 // directory must be private to the user ([gate.PrivateDir]).
 func Serve(ctx context.Context, opts WarmOptions) error {
-	dir := filepath.Dir(opts.Socket)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := runDir(filepath.Dir(opts.Socket)); err != nil {
 		return err
-	}
-	if !gate.PrivateDir(dir) {
-		return fmt.Errorf("%s is not a private directory of this user's", dir)
 	}
 	defer os.Remove(opts.Socket + ".starting")
 	lock, err := os.OpenFile(opts.Socket+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
@@ -88,7 +84,7 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	_ = os.WriteFile(opts.Socket+".pid", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o600)
 	defer os.Remove(opts.Socket + ".pid")
 	_ = os.Remove(opts.Socket + ".starting")
-	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan string, 1), kept: newWarmKept()}
+	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan struct{}, 1), kept: newWarmKept()}
 	defer s.kept.close()
 	idle := opts.Idle
 	if idle <= 0 {
@@ -115,12 +111,6 @@ loop:
 		case <-s.stop:
 			break loop
 		case <-s.calls:
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
 			timer.Reset(idle)
 		case <-timer.C:
 			if s.busy() {
@@ -163,13 +153,13 @@ type warmServer struct {
 	mu    sync.Mutex
 	n     int
 	calls chan struct{} // a call arrived (resets the idle timer)
-	stop  chan string   // a call's configuration turned the warm worker off
+	stop  chan struct{} // a call retired the warm worker
 }
 
 // retire makes the warm worker stop taking calls and exit.
-func (s *warmServer) retire(why string) {
+func (s *warmServer) retire() {
 	select {
-	case s.stop <- why:
+	case s.stop <- struct{}{}:
 	default:
 	}
 }
@@ -225,15 +215,15 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	}
 	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
 	var handler func(Loader, *warmKept) hooks.Handler
-	var budgetOf func(*config.Config) time.Duration
+	var kind hookKind
 	switch {
 	case req.Version != gate.WarmVersion || req.Key != s.key:
 		refuse("another worker")
 		return
 	case req.Hook == gate.WebSearch:
-		handler, budgetOf = webSearchHandler, func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }
+		handler, kind = webSearchHandler, searchHook
 	case req.Hook == gate.WebFetch:
-		handler, budgetOf = webFetchHandler, func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }
+		handler, kind = webFetchHandler, fetchHook
 	default:
 		refuse("unknown hook")
 		return
@@ -249,36 +239,28 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	load := func() (*config.Config, error) {
 		return config.Load(config.LoadOptions{Env: req.Env, HomeDir: lookupEnv(req.Env, "HOME"), Cache: true})
 	}
-	fallback := budgetOf(config.Default())
-	l := loadWithin(ctx, load, start.Add(fallback))
-	budget := fallback
-	if l.problem == "" {
-		if b := budgetOf(l.cfg); b > 0 {
-			budget = b
-		}
-	}
+	l, budget, stepAside := kind.load(ctx, load, start)
 	_ = c.SetWriteDeadline(start.Add(budget + 2*time.Second))
 	if err := gate.WriteFrame(c, &gate.WarmReply{Budget: budget}); err != nil {
 		return
 	}
-	var out, errs bytes.Buffer
-	if l.problem != "" {
-		fmt.Fprintf(&errs, "webgate: %s (the %s hook's default budget is %v); passing through\n", l.problem, req.Hook, fallback)
-	} else {
-		h := handler(func() (*config.Config, error) { return l.cfg, l.err }, s.kept)
-		actx, after := withAfter(ctx)
-		defer after.run() // the decision log, once the call is answered
-		hooks.Run(hooks.WithStart(actx, start), bytes.NewReader(req.Payload), &out, &errs, h)
+	h := func(context.Context, *hooks.Input) hooks.Decision { return *stepAside }
+	if stepAside == nil {
+		h = handler(func() (*config.Config, error) { return l.cfg, l.err }, s.kept)
 	}
+	actx, after := withAfter(ctx)
+	defer after.run() // the decision log, once the call is answered
+	var out, errs bytes.Buffer
+	hooks.Run(hooks.WithStart(actx, start), bytes.NewReader(req.Payload), &out, &errs, h)
 	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})
 	switch {
-	case l.problem == "" && strings.EqualFold(l.cfg.Hooks.Worker, "off"):
-		s.retire("hooks.worker is off")
+	case stepAside == nil && strings.EqualFold(l.cfg.Hooks.Worker, "off"):
+		s.retire() // the call's configuration turns the warm worker off
 	case time.Since(start) > budget+guardSlack:
 		// The call was given up at its budget while something in it went
 		// on (a worker process would have exited): this one exits too,
 		// once the other calls are over, rather than keep what is left.
-		s.retire("a call outlived its budget")
+		s.retire()
 	}
 }
 
@@ -321,11 +303,8 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 		return err
 	}
 	dir := filepath.Dir(socket)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := runDir(dir); err != nil {
 		return err
-	}
-	if !gate.PrivateDir(dir) {
-		return fmt.Errorf("%s is not a private directory of this user's", dir)
 	}
 	if running(socket + ".lock") {
 		return nil
@@ -357,6 +336,18 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// runDir makes sure the warm workers' directory dir exists and is private
+// to the user ([gate.PrivateDir]).
+func runDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if !gate.PrivateDir(dir) {
+		return fmt.Errorf("%s is not a private directory of this user's", dir)
+	}
+	return nil
 }
 
 // running reports whether a warm worker holds the lock file at path.
