@@ -162,9 +162,10 @@ func hookTools(cfg *config.Config) (search, fetch hooks.ToolNames) {
 
 // planCall returns the hooks' own plan for in ([hooks.PlanWebSearch],
 // [hooks.PlanWebFetch]), with the environments the hooks build from cfg;
-// page says whether and how the web fetch hook reads the page. Planning
-// calls no provider and writes no routing state.
-func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr error, page hooks.PageSource) *hooks.Plan {
+// page says whether and how the web fetch hook reads the page; the docs
+// routes' state is read from mem. Planning calls no provider and writes
+// no routing state.
+func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr error, page hooks.PageSource, mem *cliMemory) *hooks.Plan {
 	search, fetch := hookTools(cfg)
 	switch {
 	case in.Event == hooks.SessionStart:
@@ -175,8 +176,7 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 		}
 	case hooks.WantsWebSearch(in, search):
 		env := hookenv.WebSearch(cfg, loadErr)
-		if m := routeMemory(ctx, cfg, env.Routes); m != nil {
-			defer m.Store().Close()
+		if m := routeMemory(ctx, env.Routes, mem); m != nil {
 			env.Routes.State = hookenv.RouteState(cfg, m)
 		}
 		return hooks.PlanWebSearch(ctx, in, env)
@@ -195,22 +195,16 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 	return p
 }
 
-// routeMemory opens the memory whose store holds the docs routes' escape
+// routeMemory returns the memory whose store holds the docs routes' escape
 // hatch, as a hook would find it ([hookenv.RouteState]), when there are
 // docs routes and a store to read; otherwise, or when the store does not
 // open, it returns nil and the plan reads the files a hook falls back to.
 // It never creates the store.
-func routeMemory(ctx context.Context, cfg *config.Config, r hooks.Routes) *memory.Memory {
+func routeMemory(ctx context.Context, r hooks.Routes, mem *cliMemory) *memory.Memory {
 	if len(r.Docs.Databases()) == 0 {
 		return nil
 	}
-	if loc := locateStore(cfg); loc.Driver == "off" || loc.notCreated() {
-		return nil
-	}
-	m, err := openMemory(ctx, cfg, cliStoreTimeout)
-	if err != nil {
-		return nil
-	}
+	m, _ := mem.get(ctx)
 	return m
 }
 

@@ -109,6 +109,8 @@ type doctor struct {
 	pluginsFound bool
 	pluginList   []setup.Plugin
 	pluginErr    error
+	// mem is the memory the checks read, opened once.
+	mem *cliMemory
 }
 
 func (d *doctor) add(section, name, status, detail, fix string) {
@@ -144,6 +146,8 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	d.mem = newCLIMemory(cfg)
+	defer d.mem.close()
 	secrets := cfg.Secrets()
 	out := &scrubWriter{w: stdout, secrets: secrets}
 	defer out.flush()
@@ -585,7 +589,7 @@ func (d *doctor) dryRun(ctx context.Context, cfg *config.Config, loadErr error, 
 			d.add(sec, s.name, statusFail, err.Error(), "")
 			continue
 		}
-		p := planCall(ctx, in, cfg, loadErr, hooks.PageSource{})
+		p := planCall(ctx, in, cfg, loadErr, hooks.PageSource{}, d.mem)
 		decision := decisionWord(p)
 		subject := fmt.Sprintf("%q", p.Input)
 		if !d.f.live || s.hook == "" || p.Routed() {

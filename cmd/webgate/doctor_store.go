@@ -60,12 +60,14 @@ func (d *doctor) checkStore(ctx context.Context, cfg *config.Config) {
 	}
 	d.add(sec, "open", statusOK, fmt.Sprintf("opens in %s, answers a read and a write in %s (store.timeout %v)", latencyText(openTook), latencyText(rwTook), timeout), "")
 
-	m, err := openMemory(ctx, cfg, cliStoreTimeout)
+	m, err := d.mem.get(ctx)
+	if err == nil && m == nil {
+		err = errors.New("the store did not open")
+	}
 	if err != nil {
 		d.add(sec, "memory", statusWarn, "not read: "+storeError(err), "")
 		return
 	}
-	defer m.Store().Close()
 	d.checkMemory(ctx, cfg, m)
 }
 

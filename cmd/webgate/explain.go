@@ -181,9 +181,11 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case *live:
 		page = hooks.ProbePage
 	}
-	p := planCall(ctx, in, cfg, loadErr, page)
+	mem := newCLIMemory(cfg)
+	defer mem.close()
+	p := planCall(ctx, in, cfg, loadErr, page, mem)
 	ex := explain(p, pageNote)
-	ex.Memory = memoryNotes(ctx, cfg, p)
+	ex.Memory = memoryNotes(ctx, cfg, p, mem)
 	var liveOut, liveErr string
 	if *live && (p.Hook == hooks.HookWebSearch || p.Hook == hooks.HookWebFetch) {
 		liveOut, liveErr = liveRun(ctx, p.Hook, cfg, loadErr, payload)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
@@ -91,16 +92,47 @@ func openMemory(ctx context.Context, cfg *config.Config, timeout time.Duration) 
 	if cfg.StoreOff() {
 		return nil, nil
 	}
-	saved := cfg.Store.Timeout
-	defer func() { cfg.Store.Timeout = saved }()
-	cfg.Store.Timeout = max(saved, timeout)
-	octx, cancel := context.WithTimeout(ctx, cfg.Store.Timeout)
+	c := *cfg
+	c.Store.Timeout = max(cfg.Store.Timeout, timeout)
+	octx, cancel := context.WithTimeout(ctx, c.Store.Timeout)
 	defer cancel()
-	m, err := cfg.OpenMemory(octx)
+	m, err := c.OpenMemory(octx)
 	if err == nil && m == nil {
 		err = errors.New("the store did not open")
 	}
 	return m, err
+}
+
+// cliMemory is the memory a command reads in several places, opened once
+// on first use ([openMemory] with [cliStoreTimeout]) and closed when the
+// command ends. A store that is off or not created yet is not opened (and
+// not created).
+type cliMemory struct {
+	cfg  *config.Config
+	once sync.Once
+	m    *memory.Memory
+	err  error
+}
+
+func newCLIMemory(cfg *config.Config) *cliMemory { return &cliMemory{cfg: cfg} }
+
+// get returns the memory; nil and no error when the store is off or not
+// created yet.
+func (c *cliMemory) get(ctx context.Context) (*memory.Memory, error) {
+	c.once.Do(func() {
+		if loc := locateStore(c.cfg); loc.Driver == "off" || loc.notCreated() {
+			return
+		}
+		c.m, c.err = openMemory(ctx, c.cfg, cliStoreTimeout)
+	})
+	return c.m, c.err
+}
+
+// close closes the store, when it was opened.
+func (c *cliMemory) close() {
+	if c.m != nil {
+		c.m.Store().Close()
+	}
 }
 
 // storeError renders a store failure on one line, safe for a terminal.
@@ -260,18 +292,17 @@ func (n memoryNote) String() string {
 // spent monthly budget, the provider cooling down, every key parked, an
 // open circuit breaker, in that order. It only reads the store, and not at
 // all when it does not exist yet.
-func memoryNotes(ctx context.Context, cfg *config.Config, p *hooks.Plan) []memoryNote {
+func memoryNotes(ctx context.Context, cfg *config.Config, p *hooks.Plan, mem *cliMemory) []memoryNote {
 	if p.Routed() || len(p.Problems) > 0 || len(p.Providers) == 0 {
 		return nil
 	}
-	if loc := locateStore(cfg); loc.Driver == "off" || loc.notCreated() {
-		return nil
-	}
-	m, err := openMemory(ctx, cfg, cliStoreTimeout)
+	m, err := mem.get(ctx)
 	if err != nil {
 		return []memoryNote{{Why: "the store was not read: " + storeError(err)}}
 	}
-	defer m.Store().Close()
+	if m == nil {
+		return nil
+	}
 	sts, err := m.Health(ctx, p.Providers)
 	if err != nil {
 		return []memoryNote{{Why: "the store was not read: " + storeError(err)}}
