@@ -167,27 +167,21 @@ func (c *cachedSearcher) Search(ctx context.Context, q provider.Query) (*provide
 // filtersHold checks a cached answer against the query's domain filters,
 // so that no entry can answer with a domain the query excludes.
 func filtersHold(r *provider.Results, q provider.Query) bool {
+	inc, exc := normDomains(q.IncludeDomains), normDomains(q.ExcludeDomains)
 	for _, res := range r.Results {
 		host := hostOf(res.URL)
-		for _, d := range normDomains(q.ExcludeDomains) {
-			if host == d || strings.HasSuffix(host, "."+d) {
-				return false
-			}
+		if slices.ContainsFunc(exc, func(d string) bool { return inDomain(host, d) }) {
+			return false
 		}
-		if inc := normDomains(q.IncludeDomains); len(inc) > 0 {
-			ok := false
-			for _, d := range inc {
-				if host == d || strings.HasSuffix(host, "."+d) {
-					ok = true
-				}
-			}
-			if !ok {
-				return false
-			}
+		if len(inc) > 0 && !slices.ContainsFunc(inc, func(d string) bool { return inDomain(host, d) }) {
+			return false
 		}
 	}
 	return true
 }
+
+// inDomain reports whether host is domain d or a subdomain of it.
+func inDomain(host, d string) bool { return host == d || strings.HasSuffix(host, "."+d) }
 
 func hostOf(raw string) string {
 	s := raw
