@@ -1,10 +1,10 @@
 package hooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 )
 
@@ -63,13 +63,11 @@ func geminiEvent(name string, response json.RawMessage) (Event, string, bool) {
 // geminiToolError returns the message of an AfterTool tool_response's
 // "error" ({"message", "type"}), and whether there is one.
 func geminiToolError(response json.RawMessage) (string, bool) {
-	var r struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if t := bytes.TrimSpace(response); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &r) != nil || !present(r.Error) {
+	e, failed := gate.GeminiToolError(response)
+	if !failed {
 		return "", false
 	}
-	msg := errorText(r.Error)
+	msg := errorText(e)
 	if msg == "" {
 		msg = "the tool failed"
 	}

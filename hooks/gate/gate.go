@@ -85,17 +85,18 @@ type payload struct {
 	ToolResponse   json.RawMessage `json:"tool_response"`
 }
 
-// geminiToolFailed reports whether a Gemini CLI AfterTool tool_response
-// holds an error, which is when the hooks read it as PostToolUseFailure.
-func geminiToolFailed(response json.RawMessage) bool {
+// GeminiToolError returns the "error" of a Gemini CLI AfterTool
+// tool_response, and whether it holds one (present and not null): the
+// hooks read such an event as PostToolUseFailure.
+func GeminiToolError(response json.RawMessage) (json.RawMessage, bool) {
 	var r struct {
 		Error json.RawMessage `json:"error"`
 	}
 	if t := bytes.TrimSpace(response); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &r) != nil {
-		return false
+		return nil, false
 	}
 	e := bytes.TrimSpace(r.Error)
-	return len(e) > 0 && !bytes.Equal(e, []byte("null"))
+	return r.Error, len(e) > 0 && !bytes.Equal(e, []byte("null"))
 }
 
 // Relevant reports whether the hook may act on the payload, so that the
@@ -122,7 +123,7 @@ func Relevant(hook string, data []byte, env Env) bool {
 		event = "pretooluse"
 	case "aftertool":
 		event = "posttooluse"
-		if geminiToolFailed(p.ToolResponse) {
+		if _, failed := GeminiToolError(p.ToolResponse); failed {
 			event = "posttoolusefailure"
 		}
 	}
