@@ -318,13 +318,16 @@ const linkLookaround = 4096
 // limit.
 func CutWindow(content string, offset, max int) Window {
 	total := TextLen(content)
-	start, startUnits := unitIndex(content, offset)
+	// The characters before offset; an offset inside a surrogate pair
+	// leaves that character out of them.
+	before := CutText(content, offset)
+	startUnits := TextLen(before)
 	w := Window{Start: startUnits, End: startUnits, Total: total}
-	rest := content[start:]
+	rest := content[len(before):]
 	if rest == "" {
 		return w
 	}
-	if max <= 0 || TextLen(rest) <= max {
+	if max <= 0 || total-startUnits <= max {
 		w.Text, w.End = rest, total
 		return w
 	}
@@ -340,27 +343,6 @@ func CutWindow(content string, offset, max int) Window {
 	w.Text = rest[:cut]
 	w.End = startUnits + TextLen(w.Text)
 	return w
-}
-
-// unitIndex returns the byte index in s of the character at UTF-16 offset
-// units, or of the character that contains it, and that character's own
-// offset; for an offset past the end, len(s) and the length of s.
-func unitIndex(s string, units int) (int, int) {
-	if units <= 0 {
-		return 0, 0
-	}
-	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > units {
-			return i, n
-		}
-		n += w
-	}
-	return len(s), n
 }
 
 // boundaryCut moves a cut of s at byte cut back to just after the last
