@@ -66,9 +66,7 @@ func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
 				// PreToolUse is given, so no provider is built.
 				env := &hooks.WebSearchEnv{Settings: s}
 				env.Settings.Secrets = cfg.Secrets()
-				if a := sess.answers(); a != nil {
-					env.Answers = a
-				}
+				env.Answers = sess.answers()
 				d := hooks.HandleWebSearch(ctx, in, env)
 				return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 			}
@@ -109,9 +107,7 @@ func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 				// replaces its output, so no page reader is built.
 				env := &hooks.WebFetchEnv{Settings: s}
 				env.Settings.Secrets = cfg.Secrets()
-				if a := sess.answers(); a != nil {
-					env.Answers = a
-				}
+				env.Answers = sess.answers()
 				d := hooks.HandleWebFetch(ctx, in, env)
 				return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
 			}
@@ -295,9 +291,7 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 		return env
 	}
 	// The search hook builds no extraction provider and no page reader.
-	if a := sess.answers(); a != nil {
-		env.Answers = a
-	}
+	env.Answers = sess.answers()
 	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}, NoReader: true})
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
@@ -334,9 +328,7 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 		return env
 	}
 	// The fetch hook builds no search provider.
-	if a := sess.answers(); a != nil {
-		env.Answers = a
-	}
+	env.Answers = sess.answers()
 	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}, Browsers: sess.browsersKept()})
 	env.Reader = st.Reader
 	if env.Settings.Debug {

@@ -63,12 +63,15 @@ func (s *session) browsersKept() *browser.Pool {
 }
 
 // answers returns where the call keeps answers for its next event (the
-// replace answer style), or nil without a store.
-func (s *session) answers() *memory.Answers {
-	if s == nil || s.mem == nil {
+// replace answer style), or nil (no [hooks.Answers]) without a store.
+func (s *session) answers() hooks.Answers {
+	if s == nil {
 		return nil
 	}
-	return s.mem.Answers()
+	if a := s.mem.Answers(); a != nil {
+		return a
+	}
+	return nil
 }
 
 // createTimeout bounds opening the default store when its file does not
