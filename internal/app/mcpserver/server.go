@@ -236,14 +236,13 @@ func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchIn
 		return toolError(FetchTool, err), nil, nil
 	}
 	h.log(FetchTool, start, "ok", out.Summary())
-	r := out.Render(room, in.MaxChars)
 	var text string
 	if out.Path == webtools.PathRoute {
 		// A tool route's message is the user's configuration, not web
 		// content.
 		text = sanitize.Agent(out.Text(h.opts.MaxChars))
 	} else {
-		text = webText(r.Text)
+		text = webText(out.Render(room, in.MaxChars).Text)
 	}
 	res = textResult(text)
 	return res, nil, nil
