@@ -35,7 +35,7 @@ func (m *Memory) Searcher(b Backend, s provider.Searcher) provider.Searcher {
 	if m == nil || m.opts.Store == nil {
 		return s
 	}
-	return &guardedSearcher{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys), keyless: len(b.Keys) == 0}, s: s}
+	return &guardedSearcher{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys)}, s: s}
 }
 
 // Extractor guards x, a backend, as [Memory.Searcher] guards a searcher.
@@ -43,14 +43,13 @@ func (m *Memory) Extractor(b Backend, x provider.Extractor) provider.Extractor {
 	if m == nil || m.opts.Store == nil {
 		return x
 	}
-	return &guardedExtractor{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys), keyless: len(b.Keys) == 0}, x: x}
+	return &guardedExtractor{guard: guard{m: m, name: b.Name, fps: m.fingerprints(b.Keys)}, x: x}
 }
 
 type guard struct {
-	m       *Memory
-	name    string
-	fps     []string
-	keyless bool
+	m    *Memory
+	name string
+	fps  []string // empty for a keyless provider
 }
 
 // before returns the error a skipped call fails with, or nil.
@@ -68,7 +67,7 @@ func (g *guard) before(ctx context.Context, op string) error {
 // call's context, which may have ended, within the store's own bound.
 func (g *guard) after(ctx context.Context, results int, usage *provider.Usage, elapsed time.Duration, err error) {
 	ctx = context.WithoutCancel(ctx)
-	g.m.settle(ctx, g.name, g.keyless, err)
+	g.m.settle(ctx, g.name, len(g.fps) == 0, err)
 	g.m.count(ctx, g.name, results, usage, elapsed, err)
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
@@ -515,14 +514,4 @@ func (m *Memory) settle(ctx context.Context, name string, keyless bool, err erro
 			return true
 		})
 	}
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -132,7 +134,7 @@ func (m *Memory) Budgets(ctx context.Context) ([]Budget, error) {
 		return nil, err
 	}
 	var out []Budget
-	for _, name := range sortedKeys(m.opts.Budgets) {
+	for _, name := range slices.Sorted(maps.Keys(m.opts.Budgets)) {
 		if limit := m.opts.Budgets[name]; limit > 0 {
 			out = append(out, Budget{Provider: name, Month: mo, Limit: limit, Used: cs[monthKey(name, now)]})
 		}
