@@ -100,9 +100,7 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 		}
 		st.Extractor = x
 	}
-	if st.Searcher != nil {
-		st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
-	}
+	st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
 	if !o.NoReader {
 		r, err := c.reader(st.Extractor, o.Memory, o.Browsers)
 		if err != nil {
@@ -122,9 +120,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *brow
 		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
 		r.Classify = cl.ClassifyBytes
 	}
-	if pc := mem.PageCache(); pc != nil {
-		r.Cache = pc
-	}
+	r.Cache = mem.PageCache()
 	r.PDF.Pdftotext = c.Fetch.Pdftotext
 	rend, err := c.renderer(browsers)
 	switch {
