@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -79,17 +81,8 @@ func commandFlags(ctx context.Context) map[string][]string {
 	return out
 }
 
-func sortedNames(flags map[string][]string) []string {
-	names := make([]string, 0, len(flags))
-	for n := range flags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 func writeBash(w io.Writer, flags map[string][]string) {
-	names := sortedNames(flags)
+	names := slices.Sorted(maps.Keys(flags))
 	fmt.Fprintf(w, "# webgate completion for bash (and zsh through bashcompinit)\n_webgate() {\n")
 	fmt.Fprintf(w, "  local cur=\"${COMP_WORDS[COMP_CWORD]}\"\n")
 	fmt.Fprintf(w, "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return\n  fi\n", strings.Join(append(names, "help"), " "))
@@ -102,7 +95,7 @@ func writeBash(w io.Writer, flags map[string][]string) {
 }
 
 func writeFish(w io.Writer, flags map[string][]string) {
-	names := sortedNames(flags)
+	names := slices.Sorted(maps.Keys(flags))
 	fmt.Fprintln(w, "# webgate completion for fish")
 	fmt.Fprintln(w, "complete -c webgate -f")
 	for _, n := range names {

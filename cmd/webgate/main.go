@@ -81,11 +81,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if args[0] == "help" && len(args) > 1 {
 			c, ok := lookup(args[1])
 			if !ok {
-				var names []string
-				for _, c := range commands() {
-					names = append(names, c.name)
-				}
-				fmt.Fprintf(stderr, "webgate: unknown command %q%s\n", args[1], didYouMean(args[1], names, ""))
+				fmt.Fprintf(stderr, "webgate: unknown command %q%s\n", args[1], didYouMean(args[1], commandNames(), ""))
 				return exitUsage
 			}
 			return c.run(ctx, []string{"-h"}, stdin, stdout, stderr)
@@ -98,14 +94,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		var names []string
-		for _, c := range commands() {
-			names = append(names, c.name)
-		}
-		fmt.Fprintf(stderr, "webgate: unknown command %q%s\nRun 'webgate help' for the list of commands.\n", args[0], didYouMean(args[0], names, ""))
+		fmt.Fprintf(stderr, "webgate: unknown command %q%s\nRun 'webgate help' for the list of commands.\n", args[0], didYouMean(args[0], commandNames(), ""))
 		return exitUsage
 	}
 	return c.run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+// commandNames lists the commands' names, for suggestions.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 func lookup(name string) (command, bool) {
@@ -168,9 +169,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "%s\n        %s", line, strings.ReplaceAll(usage, "\n", "\n        "))
 		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
-			if _, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || d != "false" {
-				fmt.Fprintf(w, " (default %s)", d)
-			}
+			fmt.Fprintf(w, " (default %s)", d)
 		}
 		fmt.Fprintln(w)
 	})
