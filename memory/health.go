@@ -213,7 +213,7 @@ func (m *Memory) clean(name, fp string) bool {
 func (m *Memory) updateHealth(ctx context.Context, name string, fn func(h *health, now time.Time) bool) {
 	now := m.now()
 	_ = m.call(ctx, func(ctx context.Context, s *store.Store) error {
-		_, err := s.Update(ctx, healthKey(name), 0, func(cur []byte, found bool) ([]byte, error) {
+		return updateIfChanged(ctx, s, healthKey(name), 0, func(cur []byte, found bool) ([]byte, error) {
 			var h health
 			if found {
 				_ = json.Unmarshal(cur, &h)
@@ -228,14 +228,21 @@ func (m *Memory) updateHealth(ctx context.Context, name string, fn func(h *healt
 			}
 			return json.Marshal(h)
 		})
-		if errors.Is(err, errUnchanged) {
-			return nil
-		}
-		return err
 	})
 }
 
+// errUnchanged aborts an update that would write back what it read.
 var errUnchanged = errors.New("memory: unchanged")
+
+// updateIfChanged is s.Update, for which fn returning errUnchanged means
+// that nothing is written and nothing failed.
+func updateIfChanged(ctx context.Context, s *store.Store, key string, ttl time.Duration, fn store.UpdateFunc) error {
+	_, err := s.Update(ctx, key, ttl, fn)
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
+}
 
 // cooldown is how long a failure of kind parks a key or provider; 0 for
 // failures that do not park.

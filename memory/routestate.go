@@ -67,9 +67,6 @@ type routeRecord struct {
 	Denied []routeDenial `json:"denied"`
 }
 
-// errRouteUnchanged aborts an update that would write back what it read.
-var errRouteUnchanged = errors.New("route state unchanged")
-
 // Window returns how long a denial is remembered.
 func (r *RouteState) Window() time.Duration { return r.window }
 
@@ -175,18 +172,14 @@ func (r *RouteState) live(data []byte, now time.Time) (rec routeRecord, dropped 
 func (r *RouteState) update(sessionID string, fn func(rec *routeRecord, now time.Time) bool) error {
 	key := r.key(sessionID)
 	err := r.m.call(context.Background(), func(ctx context.Context, s *store.Store) error {
-		_, err := s.Update(ctx, key, r.window, func(cur []byte, found bool) ([]byte, error) {
+		return updateIfChanged(ctx, s, key, r.window, func(cur []byte, found bool) ([]byte, error) {
 			now := r.m.now()
 			rec, dropped := r.live(cur, now)
 			if !fn(&rec, now) && !dropped {
-				return nil, errRouteUnchanged
+				return nil, errUnchanged
 			}
 			return json.Marshal(rec)
 		})
-		if errors.Is(err, errRouteUnchanged) {
-			return nil
-		}
-		return err
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrState, err)

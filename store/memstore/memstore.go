@@ -277,7 +277,7 @@ func (s *Store) List(ctx context.Context, log string, q driver.ListQuery) ([]dri
 	if q.Limit > 0 && len(out) > q.Limit {
 		out = out[len(out)-q.Limit:]
 	}
-	out = slices.Clone(out)
+	// out is a slice of its own; the records' data are the store's.
 	for i := range out {
 		out[i].Data = slices.Clone(out[i].Data)
 	}
