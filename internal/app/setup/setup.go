@@ -119,12 +119,9 @@ func SettingsPath(o Options) (string, error) {
 			}
 			return filepath.Join(o.ProjectDir, ".claude", "settings.json"), nil
 		}
-		dir := o.ClaudeConfigDir
+		dir := claudeDir(o)
 		if dir == "" {
-			if o.Home == "" {
-				return "", errors.New("no home directory")
-			}
-			dir = filepath.Join(o.Home, ".claude")
+			return "", errors.New("no home directory")
 		}
 		return filepath.Join(dir, "settings.json"), nil
 	case CopilotCLI:
