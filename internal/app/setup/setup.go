@@ -205,19 +205,9 @@ func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 	if !p.Changed() {
 		return "", nil
 	}
-	target, err := safefile.ResolveLinks(p.Path)
+	target, err := writeTarget(p.Path, p.Before, 0o755)
 	if err != nil {
 		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return "", err
-	}
-	current, err := readFile(target)
-	if err != nil {
-		return "", settingsReadError(p.Path, err)
-	}
-	if (current == nil) != (p.Before == nil) || !bytes.Equal(current, p.Before) {
-		return "", fmt.Errorf("%s changed since it was read; nothing was written, run the command again", p.Path)
 	}
 	mode := os.FileMode(0o644)
 	if p.Before != nil {
@@ -235,6 +225,27 @@ func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
 		return backup, os.Remove(target)
 	}
 	return backup, safefile.WriteFile(target, p.After, mode)
+}
+
+// writeTarget returns the file a planned write of path goes to (through
+// symbolic links), in a directory created with dirMode when missing, and
+// fails when the file no longer holds before (nil: when it exists now).
+func writeTarget(path string, before []byte, dirMode os.FileMode) (string, error) {
+	target, err := safefile.ResolveLinks(path)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(target), dirMode); err != nil {
+		return "", err
+	}
+	current, err := readFile(target)
+	if err != nil {
+		return "", settingsReadError(path, err)
+	}
+	if (current == nil) != (before == nil) || !bytes.Equal(current, before) {
+		return "", fmt.Errorf("%s changed since it was read; nothing was written, run the command again", path)
+	}
+	return target, nil
 }
 
 // BackupName returns the name of the n-th backup of path made at t, the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -84,19 +83,9 @@ func (e *ConfigEdit) Apply(now func() time.Time) (backup string, err error) {
 	if !e.Changed() {
 		return "", nil
 	}
-	target, err := safefile.ResolveLinks(e.Path)
+	target, err := writeTarget(e.Path, e.Before, 0o700)
 	if err != nil {
 		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return "", err
-	}
-	current, err := readFile(target)
-	if err != nil {
-		return "", settingsReadError(e.Path, err)
-	}
-	if (current == nil) != (e.Before == nil) || !bytes.Equal(current, e.Before) {
-		return "", fmt.Errorf("%s changed since it was read; nothing was written, run the command again", e.Path)
 	}
 	if e.Before != nil {
 		if now == nil {
