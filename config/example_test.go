@@ -58,3 +58,10 @@ func ExampleConfig_Searcher() {
 	fmt.Println(provider.NameOf(s))
 	// Output: parallel(tavily,websearchapi)
 }
+
+// A frontend names the environment variable of a setting.
+func ExampleSettingByKey() {
+	s, ok := config.SettingByKey("store.timeout")
+	fmt.Println(ok, s.Env)
+	// Output: true WEBGATE_STORE_TIMEOUT
+}

@@ -77,6 +77,16 @@ func Settings() []Setting {
 	return out
 }
 
+// SettingByKey returns the setting with the key ("providers.tavily.keys"),
+// as [Settings] lists it, and whether there is one.
+func SettingByKey(key string) (Setting, bool) {
+	s, ok := settingByKey(key)
+	if !ok {
+		return Setting{}, false
+	}
+	return *s, true
+}
+
 // walk lists the settings of the fields of t: a field's koanf tag is its
 // key, an embedded struct's fields are settings of the struct that embeds
 // it, and the provider registry r annotates the settings of the backends'

@@ -530,13 +530,11 @@ func (s *setupRun) askProviders() ([]string, error) {
 // the provider's usual one first.
 func keyEnvNames(b config.Backend) []string {
 	var out []string
-	for _, st := range config.Settings() {
-		if st.Key == "providers."+b.Name+".keys" {
-			if st.Env != "" {
-				out = append(out, st.Env)
-			}
-			out = append(out, st.Legacy...)
+	if st, ok := config.SettingByKey("providers." + b.Name + ".keys"); ok {
+		if st.Env != "" {
+			out = append(out, st.Env)
 		}
+		out = append(out, st.Legacy...)
 	}
 	if b.KeyEnv != "" {
 		out = append([]string{b.KeyEnv}, slices.DeleteFunc(out, func(n string) bool { return n == b.KeyEnv })...)
@@ -826,10 +824,8 @@ const checkTimeout = 20 * time.Second
 func (s *setupRun) check(b config.Backend, value string) (verdict, string) {
 	var extra []string
 	set := func(key, val string) {
-		for _, st := range config.Settings() {
-			if st.Key == key && st.Env != "" {
-				extra = append(extra, st.Env+"="+val)
-			}
+		if st, ok := config.SettingByKey(key); ok && st.Env != "" {
+			extra = append(extra, st.Env+"="+val)
 		}
 	}
 	switch {

@@ -218,13 +218,11 @@ func setVar(b config.Backend) string {
 	} else if b.KeyEnv != "" {
 		return b.KeyEnv
 	}
-	for _, s := range config.Settings() {
-		if s.Key == key {
-			if len(s.Legacy) > 0 {
-				return s.Legacy[0]
-			}
-			return s.Env
+	if s, ok := config.SettingByKey(key); ok {
+		if len(s.Legacy) > 0 {
+			return s.Legacy[0]
 		}
+		return s.Env
 	}
 	return ""
 }
