@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -133,21 +134,16 @@ const tabCloseWait = time.Second
 // and reports whether the browser is then back to its first tab alone,
 // within tabCloseWait.
 func (r *run) closeTab() bool {
-	done := make(chan bool, 1)
-	go func() {
+	return waitFor(context.Background(), tabCloseWait, func() error {
 		if err := chromedp.Cancel(r.bctx); err != nil {
-			done <- false
-			return
+			return err
 		}
 		ctx, cancel := context.WithTimeout(r.warm.bctx, tabCloseWait)
 		defer cancel()
 		res, err := chromedp.CallBrowser(ctx, target.GetBrowserContexts, cdp.Empty{})
-		done <- err == nil && len(res.BrowserContextIDs) == 0
-	}()
-	select {
-	case ok := <-done:
-		return ok
-	case <-time.After(tabCloseWait):
-		return false
-	}
+		if err == nil && len(res.BrowserContextIDs) > 0 {
+			err = errors.New("a browser context is left")
+		}
+		return err
+	}) == nil
 }

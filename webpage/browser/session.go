@@ -325,7 +325,7 @@ func (r *run) openWarm() (Kind, error) {
 	}
 	w, k, err := r.launch(context.Background())
 	if err == nil {
-		err = r.within(func() error { return chromedp.Do(w.bctx) })
+		err = r.within(func() error { return chromedp.Do(w.bctx) }, 0)
 		k = KindStart
 	}
 	if err != nil {
@@ -356,20 +356,7 @@ func (r *run) openTab(w *warmBrowser, wait time.Duration) (Kind, error) {
 	stop := context.AfterFunc(r.ctx, tcancel)
 	r.cancels = append(r.cancels, func() { stop() })
 	r.bctx = tctx
-	open := func() error { return chromedp.Do(tctx) }
-	if wait > 0 {
-		open = func() error {
-			done := make(chan error, 1)
-			go func() { done <- chromedp.Do(tctx) }()
-			select {
-			case err := <-done:
-				return err
-			case <-time.After(wait):
-				return fmt.Errorf("no tab within %v", wait)
-			}
-		}
-	}
-	if err := r.within(open); err != nil {
+	if err := r.within(func() error { return chromedp.Do(tctx) }, wait); err != nil {
 		if k, e, ok := r.outcome(); ok {
 			return k, e
 		}
@@ -395,16 +382,30 @@ func (r *run) abandonTab() {
 	r.mu.Unlock()
 }
 
-// within runs f, giving up when the render's context ends first (f goes
-// on in the background).
-func (r *run) within(f func() error) error {
+// within runs f, giving up when the render's context ends first or, when
+// wait > 0, after wait (f goes on in the background).
+func (r *run) within(f func() error, wait time.Duration) error {
+	return waitFor(r.ctx, wait, f)
+}
+
+// waitFor runs f and returns its error, or gives up when ctx ends or,
+// when wait > 0, after wait (f goes on in the background).
+func waitFor(ctx context.Context, wait time.Duration, f func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
+	var late <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		late = t.C
+	}
 	select {
 	case err := <-done:
 		return err
-	case <-r.ctx.Done():
-		return context.Cause(r.ctx)
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-late:
+		return fmt.Errorf("no answer within %v", wait)
 	}
 }
 
