@@ -146,13 +146,12 @@ type section interface{ access() *Access }
 // annotation is what a setting's struct tags would say, for settings whose
 // field belongs to another package.
 type annotation struct {
-	legacy  []string
-	enum    []string
-	min     *int64
-	max     *int64
-	url     bool
-	bytes   bool
-	envName string
+	legacy []string
+	enum   []string
+	min    *int64
+	max    *int64
+	url    bool
+	bytes  bool
 }
 
 // Registry is the set of providers the configuration knows. Build one with

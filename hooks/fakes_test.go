@@ -64,10 +64,6 @@ func pageExtractor(title, content string) *fakeExtractor {
 	}}
 }
 
-func itoa(n int) string { return fmt.Sprint(n) }
-
-func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(s, n) }
-
 // servePage serves h on a loopback test server for the probe.
 func servePage(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	t.Helper()

@@ -202,11 +202,6 @@ func (failingExtractor) Extract(context.Context, provider.ExtractRequest) (*prov
 	return nil, errors.New("the extractor was called")
 }
 
-// pool is a key source that records reports.
-type pool struct {
-	*provider.Pool
-}
-
 func TestHealth_RevokedKeyIsParkedAcrossMemories(t *testing.T) {
 	m, c := newMemory(t, memory.Options{})
 	ks := m.Keys("tavily", provider.NewPool([]string{"k1", "k2"}, &provider.PoolConfig{Order: provider.RoundRobin}))
