@@ -109,7 +109,6 @@ type walker struct {
 	inMain   int
 	inP      int
 	inHead   int
-	hidden   int
 	noscript int
 	nsText   strings.Builder
 	lead     strings.Builder // the first visible text, for loader detection

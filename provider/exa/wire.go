@@ -48,11 +48,6 @@ type textOptions struct {
 	MaxCharacters int `json:"maxCharacters"`
 }
 
-type highlightOptions struct {
-	Query         string `json:"query,omitempty"`
-	MaxCharacters int    `json:"maxCharacters,omitempty"`
-}
-
 // searchResponse is the 200 body of POST /search.
 type searchResponse struct {
 	RequestID          flexString   `json:"requestId"`
