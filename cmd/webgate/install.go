@@ -53,18 +53,19 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 }
 
 // targets returns the targets --target names. "all" is Claude Code and
-// Copilot CLI, plus Gemini CLI and Codex where they are in use (their
-// settings directory exists) when installing, and every target when
-// uninstalling.
+// Copilot CLI, plus Gemini CLI and Codex where they are in use (the
+// directory of the settings file the install would write exists) when
+// installing, and every target when uninstalling.
 func (f *setupFlags) targets(h hostEnv, install bool) ([]setup.Target, error) {
 	if f.target == "all" {
 		ts := []setup.Target{setup.ClaudeCode, setup.CopilotCLI}
-		for _, t := range []struct {
-			target    setup.Target
-			env, name string
-		}{{setup.GeminiCLI, "GEMINI_CLI_HOME", ".gemini"}, {setup.Codex, "CODEX_HOME", ".codex"}} {
-			if !install || f.inUse(h, t.env, t.name) {
-				ts = append(ts, t.target)
+		// An unusable scope is reported by the caller's options call.
+		o, _ := f.options(h)
+		for _, t := range []setup.Target{setup.GeminiCLI, setup.Codex} {
+			o.Target = t
+			path, _ := setup.SettingsPath(o)
+			if !install || settingsDirExists(t, path) {
+				ts = append(ts, t)
 			}
 		}
 		return ts, nil
@@ -75,24 +76,6 @@ func (f *setupFlags) targets(h hostEnv, install bool) ([]setup.Target, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown --target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", f.target)
-}
-
-// inUse reports whether a tool's settings directory exists: for the user
-// scope $env (when set) or ~/name, for the project scope name in the
-// project.
-func (f *setupFlags) inUse(h hostEnv, env, name string) bool {
-	dir := filepath.Join(h.Home, name)
-	if f.scope == "project" {
-		root := f.projectDir
-		if root == "" {
-			root = h.WorkDir
-		}
-		dir = filepath.Join(root, name)
-	} else if v := h.getenv(env); v != "" {
-		dir = v
-	}
-	fi, err := os.Stat(dir)
-	return err == nil && fi.IsDir()
 }
 
 func (f *setupFlags) options(h hostEnv) (setup.Options, error) {

@@ -165,3 +165,31 @@ func TestInstall_AllAddsGeminiAndCodexOnlyWhereTheyAreInUse(t *testing.T) {
 		t.Errorf("uninstall --target all left the Gemini hooks:\n%s", data)
 	}
 }
+
+// GEMINI_CLI_HOME is where Gemini CLI's .gemini directory is, as the
+// install writes it: the home alone existing does not mean Gemini CLI is
+// in use there.
+func TestInstall_AllLooksForGeminiWhereItsHomeSaysTheSettingsAre(t *testing.T) {
+	h := newTestHost(t).withKey().register()
+	h.withWebgate()
+	gemHome := filepath.Join(h.dir, "gemini-home")
+	if err := os.MkdirAll(gemHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.env["GEMINI_CLI_HOME"] = gemHome
+	if code, out, errOut := h.run("", "install", "--target", "all"); code != exitOK {
+		t.Fatalf("install --target all: %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(gemHome, ".gemini", "settings.json")); err == nil {
+		t.Error("Gemini CLI's hooks were installed where its home has no .gemini directory")
+	}
+	if err := os.MkdirAll(filepath.Join(gemHome, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := h.run("", "install", "--target", "all"); code != exitOK {
+		t.Fatalf("install --target all: %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(gemHome, ".gemini", "settings.json")); err != nil {
+		t.Errorf("Gemini CLI's hooks were not installed in its home: %v", err)
+	}
+}

@@ -961,16 +961,26 @@ func (s *setupRun) askTargets() ([]setup.Target, error) {
 // agentPresent reports whether an agent looks installed: its settings
 // directory exists or its command is on PATH.
 func agentPresent(t setup.Target, settings string) bool {
-	dir := filepath.Dir(settings)
+	if settingsDirExists(t, settings) {
+		return true
+	}
 	cmd := map[setup.Target]string{setup.ClaudeCode: "claude", setup.CopilotCLI: "copilot", setup.GeminiCLI: "gemini", setup.Codex: "codex"}[t]
+	_, err := exec.LookPath(cmd)
+	return err == nil
+}
+
+// settingsDirExists reports whether the agent's own directory holding the
+// settings file exists (~/.copilot for Copilot CLI's hooks/webgate.json).
+func settingsDirExists(t setup.Target, settings string) bool {
+	if settings == "" {
+		return false
+	}
+	dir := filepath.Dir(settings)
 	if t == setup.CopilotCLI {
 		dir = filepath.Dir(dir)
 	}
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return true
-	}
-	_, err := exec.LookPath(cmd)
-	return err == nil
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 func targetNames() string {
