@@ -316,11 +316,28 @@ Flags:
 		}
 	}
 	code := exitOK
+	if !applyTargets(name, o, targets, install, f.dryRun, stdout, stderr) {
+		code = exitFail
+	}
+	if install && code == exitOK && !f.dryRun {
+		fmt.Fprintln(stdout, "Next: run 'webgate doctor' to check keys, configuration and the hooks.")
+	}
+	return code
+}
+
+// applyTargets installs (or, with install false, uninstalls) webgate for
+// each target with the options o, as the command name: it shows the file,
+// what is kept from an earlier install, the notes and what it found, then
+// writes the change (or, with dryRun, shows it). It reports whether every
+// target went well.
+func applyTargets(name string, o setup.Options, targets []setup.Target, install, dryRun bool, stdout, stderr io.Writer) bool {
+	ok := true
 	for _, t := range targets {
 		to := o
 		to.Target = t
 		var kept []string
 		var p *setup.Plan
+		var err error
 		if install {
 			// Keep what an earlier install registered (MCP tools,
 			// SessionStart, Bash); uninstall drops it all.
@@ -335,7 +352,7 @@ Flags:
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "webgate %s: %s: %v\n", name, t, err)
-			code = exitFail
+			ok = false
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", t, p.Path)
@@ -358,14 +375,14 @@ Flags:
 			} else {
 				fmt.Fprintln(stdout, "  nothing to remove")
 			}
-		case f.dryRun:
+		case dryRun:
 			fmt.Fprint(stdout, indent(p.Diff(), "  "))
 			fmt.Fprintln(stdout, "  (dry run: nothing written)")
 		default:
 			backup, err := p.Apply(nil)
 			if err != nil {
 				fmt.Fprintf(stderr, "webgate %s: %s: %v\n", name, p.Path, err)
-				code = exitFail
+				ok = false
 				continue
 			}
 			if backup != "" {
@@ -382,10 +399,7 @@ Flags:
 			}
 		}
 	}
-	if install && code == exitOK && !f.dryRun {
-		fmt.Fprintln(stdout, "Next: run 'webgate doctor' to check keys, configuration and the hooks.")
-	}
-	return code
+	return ok
 }
 
 func indent(s, prefix string) string {

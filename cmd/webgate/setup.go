@@ -1060,46 +1060,7 @@ func (s *setupRun) install(targets []setup.Target) bool {
 			return false
 		}
 	}
-	ok := true
-	for _, t := range targets {
-		to := o
-		to.Target = t
-		if r, err := setup.Inspect(to); err == nil {
-			to = r.InstallOptions(to)
-		}
-		p, err := setup.PlanInstall(to)
-		if err != nil {
-			fmt.Fprintf(s.errOut, "webgate setup: %s: %v\n", t, err)
-			ok = false
-			continue
-		}
-		fmt.Fprintf(s.out, "%s: %s\n", t, p.Path)
-		for _, n := range p.Notes {
-			fmt.Fprintf(s.out, "  note: %s\n", n)
-		}
-		for _, f := range p.Found {
-			fmt.Fprintf(s.out, "  found: %s\n", f)
-		}
-		if !p.Changed() {
-			fmt.Fprintln(s.out, "  already up to date")
-			continue
-		}
-		backup, err := p.Apply(nil)
-		if err != nil {
-			fmt.Fprintf(s.errOut, "webgate setup: %s: %v\n", p.Path, err)
-			ok = false
-			continue
-		}
-		if backup != "" {
-			fmt.Fprintf(s.out, "  backup: %s\n", backup)
-		}
-		if t == setup.Codex {
-			fmt.Fprintln(s.out, "  MCP server registered")
-		} else {
-			fmt.Fprintln(s.out, "  hooks registered")
-		}
-	}
-	return ok
+	return applyTargets("setup", o, targets, true, false, s.out, s.errOut)
 }
 
 // ask prints prompt and reads a line, trimmed.
