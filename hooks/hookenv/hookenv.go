@@ -57,21 +57,22 @@ func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
 				s.Secrets = cfg.Secrets()
 				return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
 			}
-			if !hooks.WantsWebSearch(in, s.Tools) && !hooks.WantsAnswer(in, s, false) {
+			search, answer := hooks.WantsWebSearch(in, s.Tools), hooks.WantsAnswer(in, s, false)
+			if !search && !answer {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg, kept)
-			if hooks.WantsAnswer(in, s, false) && !hooks.WantsWebSearch(in, s.Tools) && len(config.Problems(err)) == 0 {
+			var env *hooks.WebSearchEnv
+			if answer && !search && len(config.Problems(err)) == 0 {
 				// The native tool ran, or failed: only an answer kept on
 				// PreToolUse is given, so no provider is built.
-				env := &hooks.WebSearchEnv{Settings: s}
+				env = &hooks.WebSearchEnv{Settings: s}
 				env.Settings.Secrets = cfg.Secrets()
 				env.Answers = sess.answers()
-				d := hooks.HandleWebSearch(ctx, in, env)
-				return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			} else {
+				env = webSearch(cfg, err, sess)
 			}
-			d := hooks.HandleWebSearch(ctx, in, webSearch(cfg, err, sess))
-			return sess.finish(ctx, in, d, in.ToolName, in.SearchArgs().Query, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			return sess.finish(ctx, in, hooks.HandleWebSearch(ctx, in, env), in.SearchArgs().Query, s.SystemMessage)
 		})
 	}
 }
@@ -102,17 +103,17 @@ func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 				return hooks.Decision{}
 			}
 			sess := openMemory(ctx, cfg, kept)
+			var env *hooks.WebFetchEnv
 			if in.Event == hooks.PostToolUse && hooks.WantsAnswer(in, s, true) && len(config.Problems(err)) == 0 {
 				// The native tool ran: only an answer kept on PreToolUse
 				// replaces its output, so no page reader is built.
-				env := &hooks.WebFetchEnv{Settings: s}
+				env = &hooks.WebFetchEnv{Settings: s}
 				env.Settings.Secrets = cfg.Secrets()
 				env.Answers = sess.answers()
-				d := hooks.HandleWebFetch(ctx, in, env)
-				return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			} else {
+				env = webFetch(cfg, err, sess)
 			}
-			d := hooks.HandleWebFetch(ctx, in, webFetch(cfg, err, sess))
-			return sess.finish(ctx, in, d, in.ToolName, in.FetchArgs().URL, s.SystemMessage && in.Runtime != hooks.CopilotCLI)
+			return sess.finish(ctx, in, hooks.HandleWebFetch(ctx, in, env), in.FetchArgs().URL, s.SystemMessage)
 		})
 	}
 }

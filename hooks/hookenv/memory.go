@@ -119,9 +119,11 @@ func (s *session) observe(next policy.Observer) policy.Observer {
 }
 
 // finish adds the memory's notices (a budget passing 80 %) and problems to
-// d (to its systemMessage too when systemMessage is set), records d in the
-// decision log, and closes the store.
-func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, tool, query string, systemMessage bool) hooks.Decision {
+// d (to its systemMessage too when systemMessage, the setting, is on and
+// the runtime shows one: not Copilot CLI), records d in the decision log
+// with the call's query (or URL), and closes the store.
+func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, query string, systemMessage bool) hooks.Decision {
+	systemMessage = systemMessage && in.Runtime != hooks.CopilotCLI
 	if s.problem != "" {
 		d.Diagnostics = append(d.Diagnostics, s.problem)
 	}
@@ -146,12 +148,10 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 		d.Diagnostics = append(d.Diagnostics, oneLine(err.Error()))
 	}
 	rec := memory.Decision{
-		Tool: tool, Query: query, Decision: decisionName(d),
+		Tool: in.ToolName, Query: query, Decision: decisionName(d),
 		Cached: s.mem.CacheHits() > 0, Latency: time.Since(hooks.Started(ctx)),
 	}
-	if in != nil {
-		rec.Runtime, rec.Event, rec.Session = string(in.Runtime), string(in.Event), in.SessionID
-	}
+	rec.Runtime, rec.Event, rec.Session = string(in.Runtime), string(in.Event), in.SessionID
 	s.mu.Lock()
 	rec.Providers = append(rec.Providers, s.outcomes...)
 	s.mu.Unlock()
