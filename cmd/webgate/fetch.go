@@ -30,9 +30,11 @@ matching tool route answers first. Otherwise webgate reads the page itself
 hooks.webfetch.allow_private is set) and classifies its HTML. A
 fetch-readable page is converted to Markdown here; a template-heavy page is
 read from its structure, an app shell from the data it embeds when it has
-enough, and other pages, or pages that could not be read directly, through
-the configured extraction providers. When nothing could read the page, its
-own text is shown with a note, if it has enough.
+enough or else rendered in the local browser (fetch.browser), a PDF read
+as text; pages these cannot read, or that could not be read directly, go
+to the configured extraction providers (fetch.order sets the order). When
+nothing could read the page, its own text is shown with a note, if it has
+enough.
 
 The output starts with a header: the title, the URL, and a "Read:" line
 with the classifier's verdict and the path taken (converted from the

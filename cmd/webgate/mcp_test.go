@@ -18,7 +18,7 @@ import (
 )
 
 // buildWebgate builds this command into a temporary directory.
-func buildWebgate(t *testing.T) string {
+func buildWebgate(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the webgate binary")

@@ -119,6 +119,9 @@ const (
 	// SettleDOMQuiet: the DOM did not change for the quiet window, and no
 	// recent request was still in flight.
 	SettleDOMQuiet Settle = "dom-quiet"
+	// SettleStill: no request was in flight and the DOM did not change,
+	// both for half the quiet window.
+	SettleStill Settle = "still"
 	// SettleTimeout: the page was still busy when the settle timeout (or
 	// the caller's deadline) came; it was read as it was.
 	SettleTimeout Settle = "timeout"

@@ -638,7 +638,7 @@ fetch('http://[::1]:PORT/fetch').catch(() => {});
 fetch('http://canary.test:PORT/fetch').catch(() => {});
 fetch('https://canary.test:PORT/fetch').catch(() => {});
 try { new WebSocket('ws://canary.test:PORT/ws'); } catch (e) {}
-setTimeout(() => { location.href = 'http://canary.test:PORT/away'; }, 300);
+setTimeout(() => { location.href = 'http://canary.test:PORT/away'; }, 100);
 </script></body></html>`)
 	srv := serve(t, map[string]string{"/": page}, nil)
 	cfg := testConfig()

@@ -126,12 +126,15 @@ const pollJS = `(() => {
 // settle waits until the page settles (see [Settle]) or by.
 func (r *run) settle(by time.Time) Settle {
 	w := r.cfg.QuietWindow
+	// still is how long the network and the DOM must both be still for the
+	// page to count as settled before either alone has been for w.
+	still := w * 3 / 10
 	// A request pending longer than this is taken for a long poll and no
 	// longer waited for.
 	young := max(4*w, r.cfg.SettleTimeout/2)
 	lastN := int64(-1)
 	var quietSince time.Time
-	tick := time.NewTicker(min(pollInterval, w/2))
+	tick := time.NewTicker(min(pollInterval, still/5))
 	defer tick.Stop()
 	for {
 		now := time.Now()
@@ -151,6 +154,7 @@ func (r *run) settle(by time.Time) Settle {
 			recent = recent || (q.awaited(now, w) && now.Sub(q.start) < young)
 		}
 		netIdle := active == 0 && now.Sub(r.lastNet) >= w
+		netStill := len(r.inflight) == 0 && now.Sub(r.lastNet) >= still
 		r.mu.Unlock()
 		if navBusy {
 			lastN = -1
@@ -168,6 +172,9 @@ func (r *run) settle(by time.Time) Settle {
 				}
 				if st.Text && netIdle {
 					return SettleNetworkIdle
+				}
+				if st.Text && netStill && now.Sub(quietSince) >= still {
+					return SettleStill
 				}
 				if st.Text && now.Sub(quietSince) >= w && !recent {
 					return SettleDOMQuiet

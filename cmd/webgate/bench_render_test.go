@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webgate-dev/webgate/webpage/browser"
+)
+
+// benchAppShell is a small single-page app: its text comes from a loopback
+// API its script fetches.
+const benchAppShell = `<!doctype html><html><head><title>bench</title></head>
+<body><div id="app"></div>
+<script>
+fetch('/api').then(r => r.json()).then(d => {
+  document.getElementById('app').innerHTML = '<h1>' + d.title + '</h1><p>' + d.body + '</p>';
+});
+</script></body></html>`
+
+// BenchmarkProcess_FetchRenderVsDumpDOM times, in turn, a whole
+// `webgate fetch` of a small loopback app shell (probe, classifier, a cold
+// browser, settle, conversion, cleanup) and the browser's own
+// `--dump-dom` of the same page, and reports the medians of each and of
+// their difference, pair by pair.
+func BenchmarkProcess_FetchRenderVsDumpDOM(b *testing.B) {
+	exe, err := browser.Find("auto")
+	if err != nil {
+		b.Skipf("no local browser: %v", err)
+	}
+	bin := buildWebgate(b)
+	body := strings.Repeat("Rendered body text: the report is due on Friday, and the review follows on Monday. Every team sends its part to the editor first. ", 12)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"title":"Rendered title","body":"` + body + `"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(benchAppShell))
+	}))
+	defer srv.Close()
+	target := srv.URL + "/"
+	// Anything the browser asks for beyond loopback goes to a port nothing
+	// listens on, and its resolver answers no name.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	deadProxy := ln.Addr().String()
+	_ = ln.Close()
+	home := b.TempDir()
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "WEBGATE_BROWSER=" + exe,
+		"WEBGATE_STORE=off", "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=true"}
+	var fetches, dumps, diffs []float64
+	for b.Loop() {
+		t0 := time.Now()
+		cmd := exec.Command(bin, "fetch", target)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		f := time.Since(t0)
+		if err != nil || !bytes.Contains(out, []byte("Rendered body text")) {
+			b.Fatalf("webgate fetch: %v\n%s", err, out)
+		}
+		dir := b.TempDir()
+		args := []string{"--headless", "--disable-gpu", "--no-first-run", "--user-data-dir=" + dir,
+			"--proxy-server=http://" + deadProxy, "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+			"--dump-dom", target}
+		if os.Getuid() == 0 {
+			args = append([]string{"--no-sandbox"}, args...)
+		}
+		t1 := time.Now()
+		if out, err := exec.Command(exe, args...).CombinedOutput(); err != nil {
+			b.Fatalf("%s --dump-dom: %v\n%s", exe, err, out)
+		}
+		d := time.Since(t1)
+		fetches, dumps = append(fetches, ms(f)), append(dumps, ms(d))
+		diffs = append(diffs, ms(f-d))
+	}
+	b.ReportMetric(median(fetches), "fetch-ms")
+	b.ReportMetric(median(dumps), "dumpdom-ms")
+	b.ReportMetric(median(diffs), "diff-ms")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	return s[len(s)/2]
+}
