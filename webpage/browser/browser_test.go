@@ -1023,3 +1023,29 @@ sleep 60`)
 		}
 	})
 }
+
+// TestRenderSettlesWhenStill: a page whose network and DOM are both still
+// is read after the shorter still window; one whose DOM keeps changing
+// without requests is read only after the whole quiet window of network
+// idleness.
+func TestRenderSettlesWhenStill(t *testing.T) {
+	needBrowser(t)
+	srv := serve(t, map[string]string{
+		"/":        `<!doctype html><html><body><p>A page that is already whole.</p></body></html>`,
+		"/ticking": `<!doctype html><html><body><p id="t">tick</p><script>let n = 0; setInterval(() => { document.getElementById('t').textContent = 'tick ' + n++; }, 40);</script></body></html>`,
+	}, nil)
+	p, err, _ := render(t, context.Background(), srv.URL+"/", testConfig())
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if p.Settled != SettleStill {
+		t.Errorf("a still page: Settled = %s, want %s", p.Settled, SettleStill)
+	}
+	p, err, _ = render(t, context.Background(), srv.URL+"/ticking", testConfig())
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if p.Settled != SettleNetworkIdle || !strings.Contains(p.HTML, "tick ") {
+		t.Errorf("a ticking page: Settled = %s, want %s, with the ticks run", p.Settled, SettleNetworkIdle)
+	}
+}
