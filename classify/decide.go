@@ -10,19 +10,15 @@ import (
 // mean, not fitted to particular pages; the package documentation explains
 // each one.
 const (
-	// minBodyWords is the smallest main body that makes a page readable:
-	// about two or three real paragraphs.
+	// minModelBodyWords is the smallest main body the readable model is
+	// asked about: shorter than a couple of paragraphs is no body.
+	minModelBodyWords = 100
+	// minBodyWords is a body of about two or three real paragraphs, for
+	// the confidence of a verdict.
 	minBodyWords = 150
-	// solidBodyWords is a body long enough that a high link density
-	// around it (related-link boxes, teaser rails) no longer matters.
-	solidBodyWords = 400
-	// maxReadableLinkDensity is the share of words inside links, in the
-	// page's content outside its chrome (nav, header, footer, aside), above
-	// which a short body is taken for a blurb on a portal page.
-	maxReadableLinkDensity = 0.5
 	// maxTeaserRatio is the number of linked titles (teaser headlines) per
-	// long paragraph in the main body above which the body is a list of
-	// teasers.
+	// long paragraph in the main body at or above which the body is a list
+	// of teasers.
 	maxTeaserRatio = 0.5
 	// shellWords is the amount of text outside page chrome below which a
 	// page has nothing to read on its own.
@@ -52,13 +48,6 @@ const (
 	// of an application's interface (settings, toolbars, dialogs) rather
 	// than of a document's search box and newsletter form.
 	manyControls = 25
-	// minBodyShare is the smallest share of the text outside page chrome
-	// that a body must hold for the page to be read as that body. An
-	// article's body is most of what the page says; a listing or portal
-	// with one long blurb holds it among far more text (teasers, product
-	// tiles, event lines), so the blurb is a small part of the page. A
-	// solid body (solidBodyWords) is read whatever surrounds it.
-	minBodyShare = 0.15
 )
 
 // decide turns measured features into a Result.
@@ -95,6 +84,8 @@ type decision struct {
 	knownEmpty   bool
 	evidence     []string // signs of a client-side application
 	notes        map[string]string
+	score        float64 // the readable model's log-odds, when scored
+	scored       bool
 }
 
 func newDecision(f *features) *decision {
@@ -144,27 +135,23 @@ func newDecision(f *features) *decision {
 	return d
 }
 
-// readable reports whether the page holds one substantial body of prose.
+// readable reports whether the page holds one substantial body of prose:
+// a body of at least minModelBodyWords, not a list of teasers, that the
+// readable model scores above even odds.
 func (d *decision) readable() bool {
 	f := d.f
-	if f.clusterWords < minBodyWords {
-		d.notes["body_words"] = "below " + itoa(minBodyWords) + ": no substantial body"
+	if f.clusterWords < minModelBodyWords {
+		d.notes["body_words"] = "below " + itoa(minModelBodyWords) + ": no substantial body"
 		return false
 	}
 	if d.teaserRatio >= maxTeaserRatio && d.teasers >= 2 {
 		d.notes["body_teasers"] = "body is a list of linked teasers"
 		return false
 	}
-	if d.contentWords > 0 && f.clusterWords/d.contentWords < minBodyShare && f.clusterWords < solidBodyWords {
-		d.notes["body_share"] = "the body is a small part of the page's text: a blurb among listings"
-		return false
-	}
-	if d.contentLinkD >= maxReadableLinkDensity && f.clusterWords < solidBodyWords {
-		d.notes["content_link_density"] = "short body amid link-dominated content"
-		return false
-	}
-	d.notes["body_words"] = "one substantial body of text"
-	return true
+	z, contrib := d.readableScore()
+	d.score, d.scored = z, true
+	d.notes["readable_score"] = scoreNote(z, contrib)
+	return z > 0
 }
 
 // appInterface reports whether the page is an application's interface:
@@ -180,17 +167,9 @@ func (d *decision) appInterface() bool {
 	return true
 }
 
-func (d *decision) readableConfidence() float64 {
-	f := d.f
-	// Distance from each boundary, each scaled to [0,1].
-	body := clamp(math.Log2(f.clusterWords/minBodyWords)/2.5, 0, 1)
-	teaser := 1.0
-	if d.teasers >= 2 {
-		teaser = clamp((maxTeaserRatio-d.teaserRatio)/maxTeaserRatio, 0, 1)
-	}
-	links := clamp((0.7-d.contentLinkD)/0.5, 0, 1)
-	return 0.5 + 0.5*math.Min(body, math.Min(teaser, (links+body)/2))
-}
+// readableConfidence is the model's probability that the page is
+// readable.
+func (d *decision) readableConfidence() float64 { return sigmoid(d.score) }
 
 // shell reports whether the page's content comes from client-side code.
 func (d *decision) shell() bool {
@@ -250,9 +229,10 @@ func (d *decision) templateConfidence() float64 {
 	f := d.f
 	// Far from a readable body and far from a shell: confident.
 	body := clamp(1-f.clusterWords/minBodyWords, 0, 1)
-	if f.clusterWords >= minBodyWords {
-		// A body exists but was judged teasers or a blurb.
-		body = 0.3
+	if d.scored {
+		// A body exists but the model took it for a blurb or teasers:
+		// as sure as the model is.
+		body = clamp(1-2*sigmoid(d.score), 0, 1)
 	}
 	nav := clamp(float64(f.links)/100, 0, 1)
 	if f.scripts == 0 && f.links < sparseLinks {
@@ -305,6 +285,9 @@ func (d *decision) signals(c Class) []Signal {
 		{Name: "link_blocks", Value: itoa(f.linkBlocks), Note: "short link-dominated blocks"},
 		{Name: "scripts", Value: itoa(f.scripts) + " (" + itoa(f.scriptSrc) + " external, " + itoa(f.moduleScripts) + " module)"},
 		{Name: "inline_script_bytes", Value: itoa(f.inlineScript)},
+	}
+	if d.scored {
+		all = append([]Signal{{Name: "readable_score", Value: fmtRatio(d.score), Note: "the readable model's log-odds"}}, all...)
 	}
 	if f.dataBytes > 0 || len(f.dataMarkers) > 0 {
 		v := itoa(f.dataBytes) + " bytes"

@@ -48,27 +48,39 @@
 // views change by script rather than by links, whatever label text it
 // carries.
 //
-// The page is FetchReadable when it has a main body of at least 150 words.
-// The body's container is chosen as readability tools do: each block of
-// prose (8+ words, mostly not links) credits its parent in full, its
-// grandparent by half and the next ancestor by a third, so one container of
-// consecutive paragraphs outscores a list of separate excerpts. The body's
-// size is then the long paragraphs (25+ words) that credited the container,
-// counted in full, or its score if that is larger: an article whose
-// paragraphs sit in sections, or in groups split by ad slots, counts whole.
+// The page is FetchReadable when it has a main body that a logistic model
+// scores as more likely readable than not. The body's container is chosen
+// as readability tools do: each block of prose (8+ words, mostly not links)
+// credits its parent in full, its grandparent by half and the next
+// ancestor by a third, so one container of consecutive paragraphs
+// outscores a list of separate excerpts. The body's size is then the long
+// paragraphs (25+ words) that credited the container, counted in full, or
+// its score if that is larger: an article whose paragraphs sit in
+// sections, or in groups split by ad slots, counts whole.
 //
-// The body is rejected when it is a list of teasers: at least one linked
-// title per two long paragraphs inside it, where a linked title is a
-// heading that is mostly a link, or a paragraph's introduction by a short
-// line that is mostly a link (a title link in a div, a dated headline).
-// List items, and links right under an unlinked section heading ("Main
-// article: …"), are not teaser titles. A short body (under 400 words) is
-// also rejected when half the words of the page's content — outside nav,
-// header, footer and aside, so a big menu does not count — are links: it
-// is a blurb among links. A short body is rejected too when it holds less
-// than 15 % of the words outside page chrome: a long blurb on a listing,
-// a shop homepage or a portal is a small part of what the page says,
-// while an article's body is most of it.
+// A body under 100 words is no body. A body that is a list of teasers is
+// not read either: at least one linked title per two long paragraphs
+// inside it, where a linked title is a heading that is mostly a link, or a
+// paragraph's introduction by a short line that is mostly a link (a title
+// link in a div, a dated headline). List items, and links right under an
+// unlinked section heading ("Main article: …"), are not teaser titles.
+//
+// Any other body goes to the model. Its inputs weigh the body against
+// what surrounds it: the body's size and paragraphs, its share of the
+// words outside page chrome (nav, header, footer, aside) and its
+// container's, the link density of the page and of its content, the
+// links, list items, short link blocks and linked headings, the teasers
+// in the body, the share of words in <p> and in long paragraphs, and
+// article metadata (og:type or JSON-LD). Counts enter as logarithms. The
+// weights are fitted, by L2-regularised logistic regression, on the
+// development pages of the labelled corpora (articles, documentation,
+// listings, shop and portal homepages, forum indexes), the regularisation
+// chosen by cross-validation on those pages alone; the package's tests
+// refit it and check that the weights in use are that fit. An article's
+// body is most of what its page says; a listing or portal with a long
+// blurb holds it among far more links, tiles and teasers: the model weighs
+// these together rather than one threshold at a time. The readable_score
+// signal gives its log-odds and the inputs that weighed most.
 //
 // Otherwise the page is BrowserRenderRequired when it has scripts and
 // either almost no text outside page chrome (under 50 words outside
@@ -92,7 +104,8 @@
 //
 // # Signals
 //
-// Result.Signals lists the measurements: body_words, body_score,
+// Result.Signals lists the measurements: readable_score (when the model
+// was asked), body_words, body_score,
 // body_paragraphs, body_teasers (linked titles in the body), visible_words,
 // content_words (outside page chrome), p_words, main_words,
 // long_paragraphs (25+ words), link_density, content_link_density (outside

@@ -18,9 +18,10 @@ const testCorpusDir = "testdata/corpus"
 // floors were set, less a small margin, so that a change that loses pages
 // fails here. Raise them when accuracy improves.
 var testCorpusFloors = map[string]struct{ overall, perClass float64 }{
-	"dev":      {0.92, 0.90}, // reached 92.5% overall, 91.7% in the weakest class (201 pages)
-	"heldout":  {0.77, 0.74}, // reached 79.6% overall, 77.8% in the weakest class (54 pages)
-	"heldout2": {0.85, 0.80}, // reached 88.6% overall, 84.0% in the weakest class (35 pages)
+	"dev":      {0.96, 0.95}, // reached 97.5% overall, 96.9% in the weakest class (201 pages)
+	"heldout":  {0.88, 0.83}, // reached 90.7% overall, 85.7% in the weakest class (54 pages)
+	"heldout2": {0.91, 0.90}, // reached 94.3% overall, 92.0% in the weakest class (35 pages)
+	"heldout3": {0.93, 0.88}, // reached 95.0% overall, 90.0% in the weakest class (60 pages, measured once, after the model was fixed)
 }
 
 type splitPage struct {
@@ -103,7 +104,7 @@ func TestClassify_ProjectCorpusAccuracy(t *testing.T) {
 			}
 		}
 	}
-	for _, split := range []string{"dev", "heldout", "heldout2"} {
+	for _, split := range []string{"dev", "heldout", "heldout2", "heldout3"} {
 		m := bySplit[split]
 		if m == nil {
 			t.Errorf("project corpus has no %s pages", split)

@@ -1,0 +1,122 @@
+package classify
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The readable-or-listing decision is a logistic model over measurements of
+// the page's body and of what surrounds it. Its weights are fitted (see
+// model_test.go) on the development pages of the labelled corpora, and
+// checked on pages kept aside; readableInputs says what each input is.
+
+// readableInput is one input of the model: a name for the signals, and how
+// it is computed from the measurements.
+type readableInput struct {
+	name string
+	note string
+	of   func(d *decision) float64
+}
+
+// readableInputs are the model's inputs. Counts enter as log(1+n), so that
+// a page twice as long moves the score by a step, not by double; shares and
+// densities enter as they are.
+var readableInputs = []readableInput{
+	{"log_body_words", "size of the main body", func(d *decision) float64 { return math.Log1p(d.f.clusterWords) }},
+	{"body_share", "body words over words outside page chrome", func(d *decision) float64 { return d.f.clusterWords / d.contentDenom() }},
+	{"container_share", "words of the body's container over words outside page chrome", func(d *decision) float64 { return d.f.clusterTotal / d.contentDenom() }},
+	{"content_link_density", "link words outside page chrome", func(d *decision) float64 { return d.contentLinkD }},
+	{"link_density", "link words over visible words", func(d *decision) float64 { return d.linkDensity }},
+	{"log_body_teasers", "linked titles in the body", func(d *decision) float64 { return math.Log1p(float64(d.teasers)) }},
+	{"teaser_ratio", "linked titles per long paragraph of the body", func(d *decision) float64 { return d.teaserRatio }},
+	{"log_links", "links on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.links)) }},
+	{"log_list_items", "list items on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.listItems)) }},
+	{"link_blocks_per_100_words", "short link-dominated blocks per 100 words outside page chrome, over 10", func(d *decision) float64 {
+		return float64(d.f.linkBlocks) / d.contentDenom() * 10
+	}},
+	{"log_content_linked_headings", "linked headings outside page chrome", func(d *decision) float64 { return math.Log1p(float64(d.f.contentHLinks)) }},
+	{"log_body_paragraphs", "long paragraphs in the body", func(d *decision) float64 { return math.Log1p(float64(d.f.clusterParas)) }},
+	{"log_long_paragraphs", "long paragraphs on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.longParas)) }},
+	{"article_metadata", "og:type article or JSON-LD Article", func(d *decision) float64 { return b2f(d.f.articleMeta) }},
+	{"p_share", "words in <p> over visible words", func(d *decision) float64 { return d.f.pWords / math.Max(1, d.f.visibleWords) }},
+	{"prose_share", "words in long paragraphs over words outside page chrome", func(d *decision) float64 { return d.f.paraWords / d.contentDenom() }},
+	{"log_content_words", "words outside page chrome", func(d *decision) float64 { return math.Log1p(d.contentWords) }},
+}
+
+// contentDenom is the words outside page chrome, at least one.
+func (d *decision) contentDenom() float64 { return math.Max(1, d.contentWords) }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readableInputValues computes the model's raw inputs for d.
+func (d *decision) readableInputValues() []float64 {
+	x := make([]float64, len(readableInputs))
+	for i, in := range readableInputs {
+		x[i] = in.of(d)
+	}
+	return x
+}
+
+// readableScore returns the model's log-odds that the page is readable,
+// and each input's contribution to it.
+func (d *decision) readableScore() (float64, []float64) {
+	x := d.readableInputValues()
+	z := readableModel.bias
+	contrib := make([]float64, len(x))
+	for i, v := range x {
+		contrib[i] = readableModel.weights[i] * (v - readableModel.mean[i]) / readableModel.scale[i]
+		z += contrib[i]
+	}
+	return z, contrib
+}
+
+// scoreNote describes a score and its largest contributions, for the
+// signals.
+func scoreNote(z float64, contrib []float64) string {
+	order := make([]int, len(contrib))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return -cmpFloat(math.Abs(contrib[a]), math.Abs(contrib[b]))
+	})
+	var parts []string
+	for _, i := range order[:min(3, len(order))] {
+		v := strconv.FormatFloat(contrib[i], 'f', 2, 64)
+		if contrib[i] >= 0 {
+			v = "+" + v
+		}
+		parts = append(parts, readableInputs[i].name+" "+v)
+	}
+	verdict := "readable"
+	if z <= 0 {
+		verdict = "not readable"
+	}
+	return "model log-odds: " + verdict + "; most weight: " + strings.Join(parts, ", ")
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
+
+// logisticModel is a fitted logistic model: inputs are centred by mean and
+// divided by scale before the weights apply.
+type logisticModel struct {
+	bias                 float64
+	weights, mean, scale []float64
+}
