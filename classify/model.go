@@ -68,13 +68,22 @@ func (d *decision) readableInputValues() []float64 {
 // and each input's contribution to it.
 func (d *decision) readableScore() (float64, []float64) {
 	x := d.readableInputValues()
-	z := readableModel.bias
 	contrib := make([]float64, len(x))
+	return readableModel.score(x, contrib), contrib
+}
+
+// score returns the model's log-odds for the raw inputs x and, when
+// contrib is not nil, stores each input's contribution in it.
+func (m *logisticModel) score(x, contrib []float64) float64 {
+	z := m.bias
 	for i, v := range x {
-		contrib[i] = readableModel.weights[i] * (v - readableModel.mean[i]) / readableModel.scale[i]
-		z += contrib[i]
+		c := m.weights[i] * (v - m.mean[i]) / m.scale[i]
+		if contrib != nil {
+			contrib[i] = c
+		}
+		z += c
 	}
-	return z, contrib
+	return z
 }
 
 // scoreNote describes a score and its largest contributions, for the

@@ -164,11 +164,7 @@ func cvAccuracy(x [][]float64, y []float64, k int, lambda float64) float64 {
 		}
 		m := fitLogisticLambda(tx, ty, lambda)
 		for i := fold; i < len(x); i += k {
-			z := m.bias
-			for j, v := range x[i] {
-				z += m.weights[j] * (v - m.mean[j]) / m.scale[j]
-			}
-			if (z > 0) == (y[i] == 1) {
+			if (m.score(x[i], nil) > 0) == (y[i] == 1) {
 				correct++
 			}
 		}
