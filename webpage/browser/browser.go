@@ -62,7 +62,8 @@ type Config struct {
 	// Default 5s.
 	SettleTimeout time.Duration `koanf:"settle_timeout"`
 	// QuietWindow is how long the network must stay idle, or the DOM
-	// unchanged, for the page to count as settled. Default 500ms.
+	// unchanged, for the page to count as settled; both together need
+	// 30 % of it. Default 500ms.
 	QuietWindow time.Duration `koanf:"quiet_window"`
 	// MaxDOMBytes caps the HTML returned; a larger DOM is cut to its
 	// first MaxDOMBytes bytes (Page.Truncated). Default 8 MiB.
@@ -120,7 +121,9 @@ const (
 	// recent request was still in flight.
 	SettleDOMQuiet Settle = "dom-quiet"
 	// SettleStill: no request was in flight and the DOM did not change,
-	// both for half the quiet window.
+	// both for 30 % of the quiet window (150ms by default), and no
+	// WebSocket or EventSource opened or carried a message for the whole
+	// window.
 	SettleStill Settle = "still"
 	// SettleTimeout: the page was still busy when the settle timeout (or
 	// the caller's deadline) came; it was read as it was.

@@ -638,7 +638,7 @@ fetch('http://[::1]:PORT/fetch').catch(() => {});
 fetch('http://canary.test:PORT/fetch').catch(() => {});
 fetch('https://canary.test:PORT/fetch').catch(() => {});
 try { new WebSocket('ws://canary.test:PORT/ws'); } catch (e) {}
-setTimeout(() => { location.href = 'http://canary.test:PORT/away'; }, 100);
+setTimeout(() => { location.href = 'http://canary.test:PORT/away'; }, 0);
 </script></body></html>`)
 	srv := serve(t, map[string]string{"/": page}, nil)
 	cfg := testConfig()
@@ -664,8 +664,8 @@ setTimeout(() => { location.href = 'http://canary.test:PORT/away'; }, 100);
 func TestRenderNavigations(t *testing.T) {
 	needBrowser(t)
 	srv := serve(t, map[string]string{
-		"/literal": `<!doctype html><p>leaving</p><script>setTimeout(() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }, 100);</script>`,
-		"/name":    `<!doctype html><p>leaving</p><script>setTimeout(() => { location.href = 'http://metadata.test/latest/meta-data/'; }, 100);</script>`,
+		"/literal": `<!doctype html><p>leaving</p><script>setTimeout(() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }, 0);</script>`,
+		"/name":    `<!doctype html><p>leaving</p><script>setTimeout(() => { location.href = 'http://metadata.test/latest/meta-data/'; }, 0);</script>`,
 		"/loop":    `<!doctype html><p>again</p><script>const n = +(new URLSearchParams(location.search).get('n') || 0); location.replace('/loop?n=' + (n + 1));</script>`,
 		"/target":  `<!doctype html><title>target</title><p>arrived after redirects</p>`,
 		"/hop":     `<!doctype html><p>hop</p><script>location.href = '/target';</script>`,
@@ -1047,5 +1047,48 @@ func TestRenderSettlesWhenStill(t *testing.T) {
 	}
 	if p.Settled != SettleNetworkIdle || !strings.Contains(p.HTML, "tick ") {
 		t.Errorf("a ticking page: Settled = %s, want %s, with the ticks run", p.Settled, SettleNetworkIdle)
+	}
+}
+
+// TestRenderWaitsForEventSourceData: a page that shows a placeholder and
+// gets its content over an EventSource has no request in flight that the
+// render waits for, yet its data is still coming: it is not read as still
+// before the quiet window has passed since the stream opened.
+func TestRenderWaitsForEventSourceData(t *testing.T) {
+	needBrowser(t)
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	srv := serve(t, map[string]string{
+		"/": `<!doctype html><html><body><p id="t">Waiting for the stream.</p><script>
+new EventSource('/events').onmessage = e => { document.getElementById('t').textContent = e.data; };
+</script></body></html>`,
+	}, func(mux *http.ServeMux) {
+		mux.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(600 * time.Millisecond):
+			case <-done:
+				return
+			case <-r.Context().Done():
+				return
+			}
+			_, _ = w.Write([]byte("data: The streamed content arrived.\n\n"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-done:
+			case <-r.Context().Done():
+			}
+		})
+	})
+	cfg := testConfig()
+	cfg.QuietWindow = time.Second
+	p, err, _ := render(t, context.Background(), srv.URL+"/", cfg)
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if !strings.Contains(p.HTML, "The streamed content arrived.") {
+		t.Errorf("read before the stream's data (Settled = %s):\n%s", p.Settled, p.HTML)
 	}
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// pollInterval is how often the page is looked at while it settles, and
-// how often the browser's memory is measured.
+// pollInterval is how often the browser's memory is measured, and at most
+// how long the page goes unlooked at while it settles.
 const pollInterval = 100 * time.Millisecond
 
 // maxTracked bounds the requests tracked for the network-idle test; a page
@@ -84,6 +84,9 @@ type run struct {
 	pendingNav  map[network.RequestID]struct{}
 	inflight    map[network.RequestID]*request
 	lastNet     time.Time
+	// lastSocket is when a WebSocket or EventSource of the page last
+	// opened or carried a message.
+	lastSocket  time.Time
 	crashed     bool
 	world       runtime.ExecutionContextID
 	worldLoader cdp.LoaderID
@@ -524,6 +527,9 @@ func (r *run) onEvent(ev any) {
 			r.pendingNav[e.RequestID] = struct{}{}
 		}
 		if e.Type == network.ResourceTypeWebSocket || e.Type == network.ResourceTypeEventSource {
+			// A long-lived connection is not waited for, but the data it
+			// brings may still be coming: see lastSocket.
+			r.lastSocket = now
 			return
 		}
 		r.lastNet = now
@@ -538,6 +544,9 @@ func (r *run) onEvent(ev any) {
 			q.responded = now
 			r.lastNet = now
 		}
+	case *network.EventWebSocketCreated, *network.EventWebSocketFrameReceived, *network.EventWebSocketFrameSent,
+		*network.EventEventSourceMessageReceived:
+		r.lastSocket = now
 	case *network.EventLoadingFinished:
 		r.finished(e.RequestID, now)
 	case *network.EventLoadingFailed:

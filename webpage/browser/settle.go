@@ -134,11 +134,10 @@ func (r *run) settle(by time.Time) Settle {
 	young := max(4*w, r.cfg.SettleTimeout/2)
 	lastN := int64(-1)
 	var quietSince time.Time
-	tick := time.NewTicker(min(pollInterval, still/5))
+	tick := time.NewTicker(max(min(pollInterval, still/5), time.Millisecond))
 	defer tick.Stop()
 	for {
-		now := time.Now()
-		if !now.Before(by) {
+		if !time.Now().Before(by) {
 			return SettleTimeout
 		}
 		if _, _, end := r.outcome(); end {
@@ -146,39 +145,46 @@ func (r *run) settle(by time.Time) Settle {
 		}
 		r.mu.Lock()
 		navBusy := !r.domReady || len(r.pendingNav) > 0
-		active, recent := 0, false
-		for _, q := range r.inflight {
-			if q.active(now, w) {
-				active++
-			}
-			recent = recent || (q.awaited(now, w) && now.Sub(q.start) < young)
-		}
-		netIdle := active == 0 && now.Sub(r.lastNet) >= w
-		netStill := len(r.inflight) == 0 && now.Sub(r.lastNet) >= still
 		r.mu.Unlock()
+		var st pollState
+		looked := false
 		if navBusy {
 			lastN = -1
-		} else if raw, err := r.eval(pollJS, earliest(now.Add(time.Second), by)); err != nil {
+		} else if raw, err := r.eval(pollJS, earliest(time.Now().Add(time.Second), by)); err != nil {
 			lastN = -1
 			r.checkHang(err)
 		} else {
 			r.checkHang(nil)
-			var st pollState
-			if json.Unmarshal(raw, &st) != nil {
+			looked = json.Unmarshal(raw, &st) == nil
+			if !looked {
 				lastN = -1
-			} else {
-				if st.N != lastN {
-					lastN, quietSince = st.N, now
+			}
+		}
+		if looked {
+			// The look may have waited behind the page's scripts: the
+			// network is read, and the time taken, after it.
+			now := time.Now()
+			if st.N != lastN {
+				lastN, quietSince = st.N, now
+			}
+			r.mu.Lock()
+			active, recent := 0, false
+			for _, q := range r.inflight {
+				if q.active(now, w) {
+					active++
 				}
-				if st.Text && netIdle {
-					return SettleNetworkIdle
-				}
-				if st.Text && netStill && now.Sub(quietSince) >= still {
-					return SettleStill
-				}
-				if st.Text && now.Sub(quietSince) >= w && !recent {
-					return SettleDOMQuiet
-				}
+				recent = recent || (q.awaited(now, w) && now.Sub(q.start) < young)
+			}
+			netIdle := active == 0 && now.Sub(r.lastNet) >= w
+			netStill := len(r.inflight) == 0 && now.Sub(r.lastNet) >= still && now.Sub(r.lastSocket) >= w
+			r.mu.Unlock()
+			switch {
+			case st.Text && netStill && now.Sub(quietSince) >= still:
+				return SettleStill
+			case st.Text && netIdle:
+				return SettleNetworkIdle
+			case st.Text && now.Sub(quietSince) >= w && !recent:
+				return SettleDOMQuiet
 			}
 		}
 		select {
