@@ -229,10 +229,14 @@ func (d *decision) templateConfidence() float64 {
 	f := d.f
 	// Far from a readable body and far from a shell: confident.
 	body := clamp(1-f.clusterWords/minBodyWords, 0, 1)
-	if d.scored {
-		// A body exists but the model took it for a blurb or teasers:
-		// as sure as the model is.
+	switch {
+	case d.scored:
+		// A body exists but the model took it for a blurb: as sure as
+		// the model is.
 		body = clamp(1-2*sigmoid(d.score), 0, 1)
+	case f.clusterWords >= minModelBodyWords:
+		// A body exists but is a list of teasers.
+		body = 0.3
 	}
 	nav := clamp(float64(f.links)/100, 0, 1)
 	if f.scripts == 0 && f.links < sparseLinks {

@@ -76,7 +76,11 @@
 // development pages of the labelled corpora (articles, documentation,
 // listings, shop and portal homepages, forum indexes), the regularisation
 // chosen by cross-validation on those pages alone; the package's tests
-// refit it and check that the weights in use are that fit. An article's
+// refit it, where the corpora are at hand, and check that the weights in
+// use are that fit. It is fitted on readable and template-heavy pages
+// whose body reaches it; each input is held within the range those pages
+// span, so a page far outside them (no link at all, say) scores as the
+// nearest of them would. An article's
 // body is most of what its page says; a listing or portal with a long
 // blurb holds it among far more links, tiles and teasers: the model weighs
 // these together rather than one threshold at a time. The readable_score

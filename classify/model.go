@@ -74,9 +74,16 @@ func (d *decision) readableScore() (float64, []float64) {
 
 // score returns the model's log-odds for the raw inputs x and, when
 // contrib is not nil, stores each input's contribution in it.
+// Each input is first held within the range the fit saw: the model says
+// nothing of values beyond it, and a page far outside (no link at all, a
+// container many times the page's content) must not get a score from a
+// line drawn past its data.
 func (m *logisticModel) score(x, contrib []float64) float64 {
 	z := m.bias
 	for i, v := range x {
+		if m.lo != nil {
+			v = clamp(v, m.lo[i], m.hi[i])
+		}
 		c := m.weights[i] * (v - m.mean[i]) / m.scale[i]
 		if contrib != nil {
 			contrib[i] = c
@@ -123,9 +130,11 @@ func cmpFloat(a, b float64) int {
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
-// logisticModel is a fitted logistic model: inputs are centred by mean and
-// divided by scale before the weights apply.
+// logisticModel is a fitted logistic model: inputs are held within
+// [lo, hi], the range of the pages it was fitted on, then centred by mean
+// and divided by scale before the weights apply.
 type logisticModel struct {
 	bias                 float64
 	weights, mean, scale []float64
+	lo, hi               []float64
 }

@@ -7,6 +7,9 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,8 +58,12 @@ func fitLogistic(x [][]float64, y []float64) logisticModel { return fitLogisticL
 
 func fitLogisticLambda(x [][]float64, y []float64, lambda float64) logisticModel {
 	n, k := float64(len(x)), len(x[0])
-	m := logisticModel{weights: make([]float64, k), mean: make([]float64, k), scale: make([]float64, k)}
+	m := logisticModel{weights: make([]float64, k), mean: make([]float64, k), scale: make([]float64, k),
+		lo: slices.Clone(x[0]), hi: slices.Clone(x[0])}
 	for j := range k {
+		for _, r := range x {
+			m.lo[j], m.hi[j] = min(m.lo[j], r[j]), max(m.hi[j], r[j])
+		}
 		for _, r := range x {
 			m.mean[j] += r[j]
 		}
@@ -118,7 +125,8 @@ func TestReadableModel_IsFittedOnTheDevelopmentPages(t *testing.T) {
 	same := math.Abs(m.bias-readableModel.bias) < tol
 	for j := range m.weights {
 		same = same && math.Abs(m.weights[j]-readableModel.weights[j]) < tol &&
-			math.Abs(m.mean[j]-readableModel.mean[j]) < tol && math.Abs(m.scale[j]-readableModel.scale[j]) < tol
+			math.Abs(m.mean[j]-readableModel.mean[j]) < tol && math.Abs(m.scale[j]-readableModel.scale[j]) < tol &&
+			math.Abs(m.lo[j]-readableModel.lo[j]) < tol && math.Abs(m.hi[j]-readableModel.hi[j]) < tol
 	}
 	if !same {
 		t.Errorf("model_weights.go is not the fit of the %d development pages: run go test ./classify -run ReadableModel -update-model", len(x))
@@ -140,6 +148,8 @@ func writeModel(t *testing.T, m logisticModel, pages int) {
 	list("weights", m.weights)
 	list("mean", m.mean)
 	list("scale", m.scale)
+	list("lo", m.lo)
+	list("hi", m.hi)
 	fmt.Fprintf(&b, "}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -198,5 +208,65 @@ func TestReadableModel_RegularisationIsChosenByCrossValidation(t *testing.T) {
 	}
 	if got < 0.9 {
 		t.Errorf("cross-validated accuracy %.1f%%, want >= 90%%", 100*got)
+	}
+}
+
+// TestReadableModel_HasOneWeightPerInput needs no corpus: the model in use
+// has a weight, a mean, a scale and a range for every input.
+func TestReadableModel_HasOneWeightPerInput(t *testing.T) {
+	m, n := readableModel, len(readableInputs)
+	for name, v := range map[string][]float64{"weights": m.weights, "mean": m.mean, "scale": m.scale, "lo": m.lo, "hi": m.hi} {
+		if len(v) != n {
+			t.Errorf("readableModel.%s has %d values for %d inputs: run go test ./classify -run ReadableModel -update-model", name, len(v), n)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	for j, s := range m.scale {
+		if !(s > 0) || m.lo[j] > m.hi[j] {
+			t.Errorf("input %s: scale %g, range [%g, %g]", readableInputs[j].name, s, m.lo[j], m.hi[j])
+		}
+	}
+}
+
+// TestReadableModel_HoldsInputsWithinTheFittedRange: a page far outside
+// what the model was fitted on scores as the nearest fitted page would.
+func TestReadableModel_HoldsInputsWithinTheFittedRange(t *testing.T) {
+	m := readableModel
+	x := make([]float64, len(m.hi))
+	far := make([]float64, len(m.hi))
+	for j := range x {
+		x[j] = m.hi[j]
+		far[j] = m.hi[j]*1000 + 1000
+	}
+	if a, b := m.score(x, nil), m.score(far, nil); a != b {
+		t.Errorf("score at the top of the range %g, far beyond it %g", a, b)
+	}
+}
+
+// TestClassify_ReadableScoreSignal: a page that reaches the model carries
+// its log-odds and the inputs that weighed most; one that does not, none.
+func TestClassify_ReadableScoreSignal(t *testing.T) {
+	para := "<p>" + strings.Repeat("The committee met again on Tuesday and agreed on the budget for the coming year after a long debate. ", 4) + "</p>"
+	article := "<html><body><article><h1>Budget</h1>" + strings.Repeat(para, 6) + "</article></body></html>"
+	r := ClassifyBytes([]byte(article))
+	var s *Signal
+	for i := range r.Signals {
+		if r.Signals[i].Name == "readable_score" {
+			s = &r.Signals[i]
+		}
+	}
+	if r.Class != FetchReadable || s == nil {
+		t.Fatalf("article: %s, readable_score %v", r.Class, s)
+	}
+	if z, err := strconv.ParseFloat(s.Value, 64); err != nil || z <= 0 || !strings.Contains(s.Note, "most weight: ") {
+		t.Errorf("readable_score = %q (%s)", s.Value, s.Note)
+	}
+	r = ClassifyBytes([]byte("<html><body><p>Too short to be a body.</p></body></html>"))
+	for _, s := range r.Signals {
+		if s.Name == "readable_score" {
+			t.Errorf("a page with no body was scored: %v", s)
+		}
 	}
 }

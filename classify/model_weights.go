@@ -62,4 +62,42 @@ var readableModel = logisticModel{
 		0.220239121, // prose_share
 		0.672810983, // log_content_words
 	},
+	lo: []float64{
+		4.63472899,    // log_body_words
+		0.0500653463,  // body_share
+		0.0500653463,  // container_share
+		0.00352422907, // content_link_density
+		0.0070227708,  // link_density
+		0,             // log_body_teasers
+		0,             // teaser_ratio
+		2.30258509,    // log_links
+		0,             // log_list_items
+		0,             // link_blocks_per_100_words
+		0,             // log_content_linked_headings
+		0.693147181,   // log_body_paragraphs
+		0.693147181,   // log_long_paragraphs
+		0,             // article_metadata
+		0,             // p_share
+		0.0524781341,  // prose_share
+		5.09986643,    // log_content_words
+	},
+	hi: []float64{
+		8.7996617,   // log_body_words
+		0.978278146, // body_share
+		1.06930065,  // container_share
+		0.700778643, // content_link_density
+		0.729889299, // link_density
+		1.60943791,  // log_body_teasers
+		1,           // teaser_ratio
+		7.09257372,  // log_links
+		7.02286809,  // log_list_items
+		2.64097744,  // link_blocks_per_100_words
+		4.34380542,  // log_content_linked_headings
+		4.33073334,  // log_body_paragraphs
+		4.57471098,  // log_long_paragraphs
+		1,           // article_metadata
+		0.987820983, // p_share
+		0.978278146, // prose_share
+		8.94643993,  // log_content_words
+	},
 }
