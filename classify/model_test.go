@@ -270,3 +270,18 @@ func TestClassify_ReadableScoreSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestClassify_ArticleWithManyAsidesStaysReadable: notes in <aside>
+// inside an article's container grow the container far beyond the page's
+// content outside chrome; the article is still read as an article.
+func TestClassify_ArticleWithManyAsidesStaysReadable(t *testing.T) {
+	para := "<p>" + strings.Repeat("The committee met again on Tuesday and agreed on the budget for the coming year. ", 4) + "</p>"
+	aside := "<aside><p>" + strings.Repeat("A note on the side that explains one term used in this guide for readers. ", 4) + "</p></aside>"
+	for _, n := range []int{0, 6, 40} {
+		page := "<html><body><nav><a href='/a'>A</a><a href='/b'>B</a></nav><article><h1>Guide</h1>" +
+			strings.Repeat(para, 5) + strings.Repeat(aside, n) + "</article></body></html>"
+		if r := ClassifyBytes([]byte(page)); r.Class != FetchReadable {
+			t.Errorf("%d asides: %s %v", n, r.Class, r.Signals[:2])
+		}
+	}
+}
