@@ -122,6 +122,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *brow
 	}
 	r.Cache = mem.PageCache()
 	r.PDF.Pdftotext = c.Fetch.Pdftotext
+	r.RenderTemplateHeavy = c.Fetch.RenderTemplateHeavy
 	rend, err := c.renderer(browsers)
 	switch {
 	case err == nil:

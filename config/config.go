@@ -214,6 +214,11 @@ type FetchConfig struct {
 	// RenderTimeout bounds one browser rendering, start and cleanup
 	// included; a hook's budget may shorten it.
 	RenderTimeout time.Duration `koanf:"render_timeout" min:"1"`
+	// RenderTemplateHeavy renders template-heavy pages (portals,
+	// listings) in the local browser before reading their structure, for
+	// pages whose entries their scripts fill in. Off by default: most
+	// such pages are served whole, and a render costs about a second.
+	RenderTemplateHeavy bool `koanf:"render_template_heavy"`
 	// Pdftotext is poppler's pdftotext for PDF documents: "" looks on
 	// PATH, "off" uses the built-in reader only, anything else is the
 	// program's path.

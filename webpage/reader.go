@@ -42,6 +42,12 @@ type Reader struct {
 	// Renderer renders pages in a browser for the render tier; nil means
 	// no browser.
 	Renderer Renderer
+	// RenderTemplateHeavy renders a template-heavy page in the browser
+	// before reading its structure as served: for portals and listings
+	// whose entries their scripts fill in. The rendered page is read for
+	// its structure; when rendering fails, the structure as served is
+	// read. Without a Renderer it does nothing.
+	RenderTemplateHeavy bool
 	// PDF configures the local reading of PDF documents (package
 	// webpage/pdf): pdftotext when present, else a pure-Go reader.
 	PDF pdf.Options

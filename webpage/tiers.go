@@ -69,13 +69,19 @@ func (r *Reader) tiers(p *Plan) []tier {
 		local = append(local, tier{"pdf", r.pdfTier})
 	}
 	html := p.HTML() && p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300
-	if html && p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy {
+	template := html && p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy
+	renderable := r.Renderer != nil && p.ProbeFailure == "" && !p.Document()
+	renderFirst := template && renderable && r.RenderTemplateHeavy
+	if renderFirst {
+		local = append(local, tier{"render", r.renderTier})
+	}
+	if template {
 		local = append(local, tier{"structure", r.structureTier})
 	}
 	if html && (p.Verdict == nil || p.Verdict.Class != classify.FetchReadable || strings.TrimSpace(p.local.Markdown) == "") {
 		local = append(local, tier{"recover", r.recoverTier})
 	}
-	if r.Renderer != nil && p.ProbeFailure == "" && !p.Document() {
+	if renderable && !renderFirst {
 		local = append(local, tier{"render", r.renderTier})
 	}
 	provider := []tier{{"provider", r.providerTier}}
@@ -172,7 +178,13 @@ func (r *Reader) renderTier(ctx context.Context, p *Plan, _ Request) (*Result, e
 	// The rendered DOM is judged by its text, not by the classifier: an
 	// app keeps its <noscript> notice and module scripts once rendered,
 	// which the classifier, made for the HTML as served, reads as a shell.
-	doc := ConvertHTML(page.HTML, page.URL)
+	// A template-heavy page is read for its structure, as served or not.
+	var doc Document
+	if p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy {
+		doc = ConvertHTMLMode(page.HTML, page.URL, ConvertStructure)
+	} else {
+		doc = ConvertHTML(page.HTML, page.URL)
+	}
 	if ok, why := judgeLocal(doc.Markdown); !ok {
 		return nil, fmt.Errorf("the rendered page %s", why)
 	}

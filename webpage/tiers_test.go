@@ -148,3 +148,46 @@ func TestReader_ReadsAPDFLocally(t *testing.T) {
 		t.Errorf("garbage PDF: res %+v err %v", res, err)
 	}
 }
+
+// portalPage is a template-heavy page: a menu and linked teasers, the
+// given one among them.
+func portalPage(teaser string) string {
+	var b strings.Builder
+	b.WriteString("<html><head><title>Portal</title></head><body><nav>")
+	for i := range 40 {
+		b.WriteString(`<a href="/section/` + string(rune('a'+i%26)) + `">Section link</a> `)
+	}
+	b.WriteString("</nav><main>")
+	for range 8 {
+		b.WriteString(`<div class="teaser"><h3><a href="/story">` + teaser + `</a></h3><p>A short teaser sentence about the story that continues on another page.</p></div>`)
+	}
+	b.WriteString("</main><footer>Footer links</footer></body></html>")
+	return b.String()
+}
+
+func TestReader_RendersATemplateHeavyPageOnlyWhenAsked(t *testing.T) {
+	u := serve(t, 200, "text/html", portalPage("A story served with the page"))
+	rend := &fakeRenderer{html: portalPage("A story the script filled in")}
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Renderer: rend}
+	p, err := r.Plan(context.Background(), u)
+	if err != nil || p.Verdict == nil || p.Verdict.Class.String() != "template-heavy" {
+		t.Fatalf("plan %+v err %v: the test needs a template-heavy page", p, err)
+	}
+	res, err := r.Read(context.Background(), Request{URL: u})
+	if err != nil || res.Source != SourceLocal || !strings.Contains(res.Content, "served with the page") || rend.calls != 0 {
+		t.Fatalf("by default: source %s, renders %d, err %v\n%s", res.Source, rend.calls, err, res.Content)
+	}
+	r.RenderTemplateHeavy = true
+	res, err = r.Read(context.Background(), Request{URL: u})
+	if err != nil || res.Source != SourceRendered || !strings.Contains(res.Content, "the script filled in") || rend.calls != 1 {
+		t.Fatalf("with RenderTemplateHeavy: source %s, renders %d, err %v\n%s", res.Source, rend.calls, err, res.Content)
+	}
+	if !strings.Contains(res.Content, "[A story the script filled in]") {
+		t.Errorf("the rendered page was not read for its structure (its linked teasers):\n%s", res.Content)
+	}
+	rend.err = errors.New("browser crashed")
+	res, err = r.Read(context.Background(), Request{URL: u})
+	if err != nil || res.Source != SourceLocal || !strings.Contains(res.Content, "served with the page") {
+		t.Errorf("when the render fails: source %s, err %v", res.Source, err)
+	}
+}

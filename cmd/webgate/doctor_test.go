@@ -279,6 +279,10 @@ func TestDoctor_LiveRunsTheHooksInProcess(t *testing.T) {
 	h := newTestHost(t).withKey().register()
 	h.env["TAVILY_BASE_URL"] = srv.URL
 	h.env["WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE"] = "true"
+	// The live run's lines are checked, not the store's speed: a store
+	// slower than its 50ms bound on a loaded machine would take the
+	// verdict's place.
+	h.env["WEBGATE_STORE_TIMEOUT"] = "5s"
 	page := fakePage(t, readableHTML)
 	code, out, _ := h.run("", "doctor", "--live", "--url", page)
 	if code != exitOK {
