@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 func TestProcesses(t *testing.T) {
@@ -24,8 +26,14 @@ func TestProcesses(t *testing.T) {
 		t.Skip("no sleep:", err)
 	}
 	pid := cmd.Process.Pid
+	// Start returns once the child is forked; its command line is the
+	// new program's only once the exec is done.
+	for deadline := time.Now().Add(5 * time.Second); !Runs(pid, "sleep", "30") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if !Running(pid) || !Runs(pid, "sleep", "30") || Runs(pid, "sleep", "31") {
-		t.Error("sleep 30: running, and its command line")
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		t.Errorf("sleep 30: running %v, command line %q", Running(pid), cmdline)
 	}
 	_ = cmd.Process.Kill()
 	_, _ = cmd.Process.Wait()
