@@ -139,19 +139,27 @@ func newDecision(f *features) *decision {
 // a body of at least minModelBodyWords, not a list of teasers, that the
 // readable model scores above even odds.
 func (d *decision) readable() bool {
-	f := d.f
-	if f.clusterWords < minModelBodyWords {
-		d.notes["body_words"] = "below " + itoa(minModelBodyWords) + ": no substantial body"
-		return false
-	}
-	if d.teaserRatio >= maxTeaserRatio && d.teasers >= 2 {
-		d.notes["body_teasers"] = "body is a list of linked teasers"
+	if signal, note := d.unscored(); signal != "" {
+		d.notes[signal] = note
 		return false
 	}
 	z, contrib := d.readableScore()
 	d.score, d.scored = z, true
 	d.notes["readable_score"] = scoreNote(z, contrib)
 	return z > 0
+}
+
+// unscored says why the page's body is not put to the readable model — it
+// is too short, or a list of teasers — as the signal that shows it and a
+// note; "" when the body goes to the model.
+func (d *decision) unscored() (signal, note string) {
+	switch {
+	case d.f.clusterWords < minModelBodyWords:
+		return "body_words", "below " + itoa(minModelBodyWords) + ": no substantial body"
+	case d.teaserRatio >= maxTeaserRatio && d.teasers >= 2:
+		return "body_teasers", "body is a list of linked teasers"
+	}
+	return "", ""
 }
 
 // appInterface reports whether the page is an application's interface:

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 // it is computed from the measurements.
 type readableInput struct {
 	name string
-	note string
 	of   func(d *decision) float64
 }
 
@@ -24,25 +24,42 @@ type readableInput struct {
 // a page twice as long moves the score by a step, not by double; shares and
 // densities enter as they are.
 var readableInputs = []readableInput{
-	{"log_body_words", "size of the main body", func(d *decision) float64 { return math.Log1p(d.f.clusterWords) }},
-	{"body_share", "body words over words outside page chrome", func(d *decision) float64 { return d.f.clusterWords / d.contentDenom() }},
-	{"container_share", "words of the body's container over words outside page chrome", func(d *decision) float64 { return d.f.clusterTotal / d.contentDenom() }},
-	{"content_link_density", "link words outside page chrome", func(d *decision) float64 { return d.contentLinkD }},
-	{"link_density", "link words over visible words", func(d *decision) float64 { return d.linkDensity }},
-	{"log_body_teasers", "linked titles in the body", func(d *decision) float64 { return math.Log1p(float64(d.teasers)) }},
-	{"teaser_ratio", "linked titles per long paragraph of the body", func(d *decision) float64 { return d.teaserRatio }},
-	{"log_links", "links on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.links)) }},
-	{"log_list_items", "list items on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.listItems)) }},
-	{"link_blocks_per_100_words", "short link-dominated blocks per 100 words outside page chrome, over 10", func(d *decision) float64 {
+	// Size of the main body.
+	{"log_body_words", func(d *decision) float64 { return math.Log1p(d.f.clusterWords) }},
+	// Body words over words outside page chrome.
+	{"body_share", func(d *decision) float64 { return d.f.clusterWords / d.contentDenom() }},
+	// Words of the body's container over words outside page chrome.
+	{"container_share", func(d *decision) float64 { return d.f.clusterTotal / d.contentDenom() }},
+	// Link words outside page chrome.
+	{"content_link_density", func(d *decision) float64 { return d.contentLinkD }},
+	// Link words over visible words.
+	{"link_density", func(d *decision) float64 { return d.linkDensity }},
+	// Linked titles in the body.
+	{"log_body_teasers", func(d *decision) float64 { return math.Log1p(float64(d.teasers)) }},
+	// Linked titles per long paragraph of the body.
+	{"teaser_ratio", func(d *decision) float64 { return d.teaserRatio }},
+	// Links on the page.
+	{"log_links", func(d *decision) float64 { return math.Log1p(float64(d.f.links)) }},
+	// List items on the page.
+	{"log_list_items", func(d *decision) float64 { return math.Log1p(float64(d.f.listItems)) }},
+	// Short link-dominated blocks per 100 words outside page chrome, over 10.
+	{"link_blocks_per_100_words", func(d *decision) float64 {
 		return float64(d.f.linkBlocks) / d.contentDenom() * 10
 	}},
-	{"log_content_linked_headings", "linked headings outside page chrome", func(d *decision) float64 { return math.Log1p(float64(d.f.contentHLinks)) }},
-	{"log_body_paragraphs", "long paragraphs in the body", func(d *decision) float64 { return math.Log1p(float64(d.f.clusterParas)) }},
-	{"log_long_paragraphs", "long paragraphs on the page", func(d *decision) float64 { return math.Log1p(float64(d.f.longParas)) }},
-	{"article_metadata", "og:type article or JSON-LD Article", func(d *decision) float64 { return b2f(d.f.articleMeta) }},
-	{"p_share", "words in <p> over visible words", func(d *decision) float64 { return d.f.pWords / math.Max(1, d.f.visibleWords) }},
-	{"prose_share", "words in long paragraphs over words outside page chrome", func(d *decision) float64 { return d.f.paraWords / d.contentDenom() }},
-	{"log_content_words", "words outside page chrome", func(d *decision) float64 { return math.Log1p(d.contentWords) }},
+	// Linked headings outside page chrome.
+	{"log_content_linked_headings", func(d *decision) float64 { return math.Log1p(float64(d.f.contentHLinks)) }},
+	// Long paragraphs in the body.
+	{"log_body_paragraphs", func(d *decision) float64 { return math.Log1p(float64(d.f.clusterParas)) }},
+	// Long paragraphs on the page.
+	{"log_long_paragraphs", func(d *decision) float64 { return math.Log1p(float64(d.f.longParas)) }},
+	// og:type article or JSON-LD Article.
+	{"article_metadata", func(d *decision) float64 { return b2f(d.f.articleMeta) }},
+	// Words in <p> over visible words.
+	{"p_share", func(d *decision) float64 { return d.f.pWords / math.Max(1, d.f.visibleWords) }},
+	// Words in long paragraphs over words outside page chrome.
+	{"prose_share", func(d *decision) float64 { return d.f.paraWords / d.contentDenom() }},
+	// Words outside page chrome.
+	{"log_content_words", func(d *decision) float64 { return math.Log1p(d.contentWords) }},
 }
 
 // contentDenom is the words outside page chrome, at least one.
@@ -101,7 +118,7 @@ func scoreNote(z float64, contrib []float64) string {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return -cmpFloat(math.Abs(contrib[a]), math.Abs(contrib[b]))
+		return cmp.Compare(math.Abs(contrib[b]), math.Abs(contrib[a]))
 	})
 	var parts []string
 	for _, i := range order[:min(3, len(order))] {
@@ -116,16 +133,6 @@ func scoreNote(z float64, contrib []float64) string {
 		verdict = "not readable"
 	}
 	return "model log-odds: " + verdict + "; most weight: " + strings.Join(parts, ", ")
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

@@ -37,7 +37,7 @@ func trainingPages(t testing.TB) (x [][]float64, y []float64) {
 			return
 		}
 		d := newDecision(analyze(b))
-		if d.appInterface() || d.f.clusterWords < minModelBodyWords || (d.teaserRatio >= maxTeaserRatio && d.teasers >= 2) {
+		if signal, _ := d.unscored(); d.appInterface() || signal != "" {
 			return
 		}
 		x = append(x, d.readableInputValues())
