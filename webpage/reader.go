@@ -172,6 +172,12 @@ func (p *Plan) Document() bool {
 	return p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300 && !p.HTML() && !Textual(p.ContentType)
 }
 
+// templateHeavy reports whether the classifier read the page as
+// template-heavy.
+func (p *Plan) templateHeavy() bool {
+	return p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy
+}
+
 // LocalText returns the page's own content as the plan found it: Markdown
 // converted from its HTML, or its text as served; empty when there is
 // none.

@@ -69,7 +69,7 @@ func (r *Reader) tiers(p *Plan) []tier {
 		local = append(local, tier{"pdf", r.pdfTier})
 	}
 	html := p.HTML() && p.ProbeFailure == "" && p.Status >= 200 && p.Status < 300
-	template := html && p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy
+	template := html && p.templateHeavy()
 	renderable := r.Renderer != nil && p.ProbeFailure == "" && !p.Document()
 	renderFirst := template && renderable && r.RenderTemplateHeavy
 	if renderFirst {
@@ -179,12 +179,11 @@ func (r *Reader) renderTier(ctx context.Context, p *Plan, _ Request) (*Result, e
 	// app keeps its <noscript> notice and module scripts once rendered,
 	// which the classifier, made for the HTML as served, reads as a shell.
 	// A template-heavy page is read for its structure, as served or not.
-	var doc Document
-	if p.Verdict != nil && p.Verdict.Class == classify.TemplateHeavy {
-		doc = ConvertHTMLMode(page.HTML, page.URL, ConvertStructure)
-	} else {
-		doc = ConvertHTML(page.HTML, page.URL)
+	mode := ConvertAuto
+	if p.templateHeavy() {
+		mode = ConvertStructure
 	}
+	doc := ConvertHTMLMode(page.HTML, page.URL, mode)
 	if ok, why := judgeLocal(doc.Markdown); !ok {
 		return nil, fmt.Errorf("the rendered page %s", why)
 	}
