@@ -26,3 +26,12 @@ const (
 	// it exits.
 	DefaultWorkerIdle = 10 * time.Minute
 )
+
+// DefaultBudget returns the default budget of hook, [WebSearch] or
+// [WebFetch].
+func DefaultBudget(hook string) time.Duration {
+	if hook == WebFetch {
+		return DefaultFetchBudget
+	}
+	return DefaultSearchBudget
+}

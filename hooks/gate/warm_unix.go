@@ -92,10 +92,7 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 	}
 	budget := first.Budget
 	if budget <= 0 {
-		budget = DefaultSearchBudget
-		if hook == WebFetch {
-			budget = DefaultFetchBudget
-		}
+		budget = DefaultBudget(hook)
 	}
 	var final WarmReply
 	conn.SetDeadline(start.Add(budget + warmReplySlack))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/policy"
 )
 
@@ -40,40 +41,42 @@ type Loader func() (*config.Config, error)
 // still running. Until the configuration is loaded, the default budget
 // bounds the wait.
 func WebSearchHandler(load Loader) hooks.Handler {
-	return webSearchHandler(load, nil)
+	return searchHook.handler(load, webSearchBody(nil))
 }
 
-// webSearchHandler is [WebSearchHandler] with what a warm worker keeps
-// between calls (nil: each call opens its own store).
-func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
-	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
-		return budgeted(ctx, load, searchHook, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
-			s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
-			s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
-			if in != nil && in.Event == hooks.SessionStart {
-				if !cfg.Hooks.SessionStart {
-					return hooks.Decision{}
-				}
-				s.Secrets = cfg.Secrets()
-				return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
-			}
-			search, answer := hooks.WantsWebSearch(in, s.Tools), hooks.WantsAnswer(in, s, false)
-			if !search && !answer {
+// hookBody is what a hook does with a call once its configuration is
+// loaded, within its budget.
+type hookBody func(ctx context.Context, in *hooks.Input, cfg *config.Config, err error) hooks.Decision
+
+// webSearchBody is the web search hook's body, with what a warm worker
+// keeps between calls (nil: each call opens its own store).
+func webSearchBody(kept *warmKept) hookBody {
+	return func(ctx context.Context, in *hooks.Input, cfg *config.Config, err error) hooks.Decision {
+		s := Settings(cfg, cfg.Hooks.WebSearch.Budget, cfg.Hooks.WebSearch.ToolNames, nil)
+		s.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
+		if in != nil && in.Event == hooks.SessionStart {
+			if !cfg.Hooks.SessionStart {
 				return hooks.Decision{}
 			}
-			sess := openMemory(ctx, cfg, kept)
-			var env *hooks.WebSearchEnv
-			if answer && !search && len(config.Problems(err)) == 0 {
-				// The native tool ran, or failed: only an answer kept on
-				// PreToolUse is given, so no provider is built.
-				env = &hooks.WebSearchEnv{Settings: s}
-				env.Settings.Secrets = cfg.Secrets()
-				env.Answers = sess.answers()
-			} else {
-				env = webSearch(cfg, err, sess)
-			}
-			return sess.finish(ctx, in, hooks.HandleWebSearch(ctx, in, env), in.SearchArgs().Query, s.SystemMessage)
-		})
+			s.Secrets = cfg.Secrets()
+			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
+		}
+		search, answer := hooks.WantsWebSearch(in, s.Tools), hooks.WantsAnswer(in, s, false)
+		if !search && !answer {
+			return hooks.Decision{}
+		}
+		sess := openMemory(ctx, cfg, kept)
+		var env *hooks.WebSearchEnv
+		if answer && !search && len(config.Problems(err)) == 0 {
+			// The native tool ran, or failed: only an answer kept on
+			// PreToolUse is given, so no provider is built.
+			env = &hooks.WebSearchEnv{Settings: s}
+			env.Settings.Secrets = cfg.Secrets()
+			env.Answers = sess.answers()
+		} else {
+			env = webSearch(cfg, err, sess)
+		}
+		return sess.finish(ctx, in, hooks.HandleWebSearch(ctx, in, env), in.SearchArgs().Query, s.SystemMessage)
 	}
 }
 
@@ -85,36 +88,35 @@ func webSearchHandler(load Loader, kept *warmKept) hooks.Handler {
 // Like [WebSearchHandler], it keeps the hook's budget
 // (hooks.webfetch.budget) from [hooks.Started], loading included.
 func WebFetchHandler(load Loader) hooks.Handler {
-	return webFetchHandler(load, nil)
+	return fetchHook.handler(load, webFetchBody(nil))
 }
 
-// webFetchHandler is [WebFetchHandler] with what a warm worker keeps
-// between calls (nil: each call opens its own store and starts its own
-// browser).
-func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
-	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
-		return budgeted(ctx, load, fetchHook, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
-			s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
-			if hooks.WantsShell(in) {
-				s.Secrets = cfg.Secrets()
-				return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
-			}
-			if !hooks.WantsWebFetch(in, s.Tools) && !hooks.WantsAnswer(in, s, true) {
-				return hooks.Decision{}
-			}
-			sess := openMemory(ctx, cfg, kept)
-			var env *hooks.WebFetchEnv
-			if in.Event == hooks.PostToolUse && hooks.WantsAnswer(in, s, true) && len(config.Problems(err)) == 0 {
-				// The native tool ran: only an answer kept on PreToolUse
-				// replaces its output, so no page reader is built.
-				env = &hooks.WebFetchEnv{Settings: s}
-				env.Settings.Secrets = cfg.Secrets()
-				env.Answers = sess.answers()
-			} else {
-				env = webFetch(cfg, err, sess)
-			}
-			return sess.finish(ctx, in, hooks.HandleWebFetch(ctx, in, env), in.FetchArgs().URL, s.SystemMessage)
-		})
+// webFetchBody is the web fetch hook's body, with what a warm worker
+// keeps between calls (nil: each call opens its own store and starts its
+// own browser).
+func webFetchBody(kept *warmKept) hookBody {
+	return func(ctx context.Context, in *hooks.Input, cfg *config.Config, err error) hooks.Decision {
+		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
+		if hooks.WantsShell(in) {
+			s.Secrets = cfg.Secrets()
+			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
+		}
+		fetch, answer := hooks.WantsWebFetch(in, s.Tools), hooks.WantsAnswer(in, s, true)
+		if !fetch && !answer {
+			return hooks.Decision{}
+		}
+		sess := openMemory(ctx, cfg, kept)
+		var env *hooks.WebFetchEnv
+		if in.Event == hooks.PostToolUse && answer && len(config.Problems(err)) == 0 {
+			// The native tool ran: only an answer kept on PreToolUse
+			// replaces its output, so no page reader is built.
+			env = &hooks.WebFetchEnv{Settings: s}
+			env.Settings.Secrets = cfg.Secrets()
+			env.Answers = sess.answers()
+		} else {
+			env = webFetch(cfg, err, sess)
+		}
+		return sess.finish(ctx, in, hooks.HandleWebFetch(ctx, in, env), in.FetchArgs().URL, s.SystemMessage)
 	}
 }
 
@@ -123,23 +125,35 @@ func webFetchHandler(load Loader, kept *warmKept) hooks.Handler {
 const guardSlack = 100 * time.Millisecond
 
 // hookKind is what tells the two hooks apart when the configuration is
-// loaded: the name their messages use, and which budget is theirs.
+// loaded: the name their messages use, their default budget, and which
+// configured budget is theirs.
 type hookKind struct {
-	name   string
-	budget func(*config.Config) time.Duration
+	name     string
+	fallback time.Duration
+	budget   func(*config.Config) time.Duration
 }
 
 var (
-	searchHook = hookKind{"web search", func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }}
-	fetchHook  = hookKind{"web fetch", func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }}
+	searchHook = hookKind{"web search", gate.DefaultBudget(gate.WebSearch), func(c *config.Config) time.Duration { return c.Hooks.WebSearch.Budget }}
+	fetchHook  = hookKind{"web fetch", gate.DefaultBudget(gate.WebFetch), func(c *config.Config) time.Duration { return c.Hooks.WebFetch.Budget }}
 )
+
+// handler returns the hook's handler: it loads the configuration with load
+// and runs body within the budget ([budgeted]).
+func (k hookKind) handler(load Loader, body hookBody) hooks.Handler {
+	return func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		return budgeted(ctx, load, k, func(ctx context.Context, cfg *config.Config, err error) hooks.Decision {
+			return body(ctx, in, cfg, err)
+		})
+	}
+}
 
 // load loads the configuration, giving up at the hook's default budget
 // counted from start (the configured one is not known yet), and returns
 // it with the hook's budget. When nothing could be loaded, stepAside is
 // the decision to pass through with the reason.
 func (k hookKind) load(ctx context.Context, load Loader, start time.Time) (l loaded, budget time.Duration, stepAside *hooks.Decision) {
-	fallback := k.budget(config.Default())
+	fallback := k.fallback
 	l = loadWithin(ctx, load, start.Add(fallback))
 	if l.problem != "" {
 		return l, fallback, &hooks.Decision{Action: hooks.Pass, Diagnostics: []string{fmt.Sprintf("%s (the %s hook's default budget is %v); passing through", l.problem, k.name, fallback)}}
@@ -162,13 +176,20 @@ func budgeted(ctx context.Context, load Loader, k hookKind, body func(context.Co
 	if stepAside != nil {
 		return *stepAside
 	}
+	return k.within(ctx, start, budget, func(ctx context.Context) hooks.Decision { return body(ctx, l.cfg, l.err) })
+}
+
+// within runs body with a context that ends at start plus budget; when
+// body does not finish by then (and a short slack to step aside on its
+// own), the hook passes through with the reason in the diagnostics.
+func (k hookKind) within(ctx context.Context, start time.Time, budget time.Duration, body func(context.Context) hooks.Decision) hooks.Decision {
 	deadline := start.Add(budget)
 	cause := budgetError{hook: k.name, budget: budget}
 	guardCtx, cancel := context.WithDeadlineCause(ctx, deadline.Add(guardSlack), cause)
 	defer cancel()
 	workCtx, cancelWork := context.WithDeadlineCause(guardCtx, deadline, cause)
 	defer cancelWork()
-	return hooks.Guard(guardCtx, func(context.Context) hooks.Decision { return body(workCtx, l.cfg, l.err) })
+	return hooks.Guard(guardCtx, func(context.Context) hooks.Decision { return body(workCtx) })
 }
 
 // budgetError is the cause of a hook's context ending with its budget. It

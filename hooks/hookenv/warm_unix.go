@@ -214,16 +214,16 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
-	var handler func(Loader, *warmKept) hooks.Handler
+	var body hookBody
 	var kind hookKind
 	switch {
 	case req.Version != gate.WarmVersion || req.Key != s.key:
 		refuse("another worker")
 		return
 	case req.Hook == gate.WebSearch:
-		handler, kind = webSearchHandler, searchHook
+		body, kind = webSearchBody(s.kept), searchHook
 	case req.Hook == gate.WebFetch:
-		handler, kind = webFetchHandler, fetchHook
+		body, kind = webFetchBody(s.kept), fetchHook
 	default:
 		refuse("unknown hook")
 		return
@@ -246,7 +246,11 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	}
 	h := func(context.Context, *hooks.Input) hooks.Decision { return *stepAside }
 	if stepAside == nil {
-		h = handler(func() (*config.Config, error) { return l.cfg, l.err }, s.kept)
+		// The configuration is loaded once, above, for the budget the
+		// front waits by and for the call.
+		h = func(ctx context.Context, in *hooks.Input) hooks.Decision {
+			return kind.within(ctx, start, budget, func(ctx context.Context) hooks.Decision { return body(ctx, in, l.cfg, l.err) })
+		}
 	}
 	actx, after := withAfter(ctx)
 	defer after.run() // the decision log, once the call is answered
