@@ -33,6 +33,10 @@ func (c *Config) StorePath() string {
 // StoreOff reports whether the store is turned off (store.url "off").
 func (c *Config) StoreOff() bool { return strings.EqualFold(strings.TrimSpace(c.Store.URL), "off") }
 
+// WorkerOff reports whether the warm worker is turned off (hooks.worker
+// "off").
+func (c *Config) WorkerOff() bool { return strings.EqualFold(strings.TrimSpace(c.Hooks.Worker), "off") }
+
 // OpenMemory opens the store the configuration names (store.url; SQLite in
 // the state directory by default) and returns the memory over it, with the
 // cache, health, log and budget settings. It honours ctx's deadline. When

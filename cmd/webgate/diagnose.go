@@ -17,6 +17,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
 	"github.com/webgate-dev/webgate/memory"
 )
@@ -52,12 +53,8 @@ var currentHost = func() hostEnv {
 
 // getenv returns a variable of h's environment.
 func (h hostEnv) getenv(name string) string {
-	for i := len(h.Env) - 1; i >= 0; i-- {
-		if n, v, ok := strings.Cut(h.Env[i], "="); ok && n == name {
-			return v
-		}
-	}
-	return ""
+	v, _ := gate.EnvList(h.Env)(name)
+	return v
 }
 
 // loadConfig loads the configuration from h (and file, when set, in place

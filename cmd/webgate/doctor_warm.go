@@ -16,14 +16,12 @@ import (
 // running now, and a socket directory the fronts would not trust.
 func (d *doctor) checkWarm(cfg *config.Config) {
 	const sec = "State"
-	if strings.EqualFold(cfg.Hooks.Worker, "off") {
+	if cfg.WorkerOff() {
 		d.add(sec, "worker", statusInfo, "off (hooks.worker): every hook call runs the worker anew", "")
 		return
 	}
-	dir := gate.WarmDir(func(k string) (string, bool) {
-		v := d.f.host.getenv(k)
-		return v, v != ""
-	})
+	env := gate.EnvList(d.f.host.Env)
+	dir := gate.WarmDir(env)
 	if dir == "" {
 		d.add(sec, "worker", statusWarn, "no warm worker: no state directory to put its socket in", "set WEBGATE_STATE_DIR or HOME")
 		return
@@ -35,9 +33,9 @@ func (d *doctor) checkWarm(cfg *config.Config) {
 	}
 	var pids []string
 	files, _ := filepath.Glob(filepath.Join(dir, "*.sock.pid"))
-	if rt := d.f.host.getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+	if rt := gate.RuntimeDir(env); rt != "" {
 		// Where sockets go when the state directory's path is too long.
-		more, _ := filepath.Glob(filepath.Join(rt, "webgate", "*.sock.pid"))
+		more, _ := filepath.Glob(filepath.Join(rt, "*.sock.pid"))
 		files = append(files, more...)
 	}
 	for _, f := range files {

@@ -74,6 +74,19 @@ var (
 // Env looks up an environment variable; os.LookupEnv in the binaries.
 type Env func(string) (string, bool)
 
+// EnvList returns the [Env] of an environment given as "NAME=value"
+// strings, the last one of a name winning, as it does for a process.
+func EnvList(env []string) Env {
+	return func(name string) (string, bool) {
+		for i := len(env) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+				return v, true
+			}
+		}
+		return "", false
+	}
+}
+
 // payload is the part of a hook payload the front reads. encoding/json
 // matches keys case-insensitively, and the two spellings differ by an
 // underscore, so each field catches its runtime's key.

@@ -174,9 +174,9 @@ func DefaultStateDir(xdgStateHome, home string) string {
 	return filepath.Join(home, ".local", "state", "webgate")
 }
 
-// runtimeDir returns $XDG_RUNTIME_DIR/webgate, where a socket goes when
+// RuntimeDir returns $XDG_RUNTIME_DIR/webgate, where a socket goes when
 // the state directory's path is too long for one, or "".
-func runtimeDir(env Env) string {
+func RuntimeDir(env Env) string {
 	if x, ok := env("XDG_RUNTIME_DIR"); ok && filepath.IsAbs(x) {
 		return filepath.Join(x, "webgate")
 	}
@@ -230,7 +230,7 @@ func WarmSocket(worker, cwd string, env Env) (socket, key string, err error) {
 	key = hex.EncodeToString(h.Sum(nil))
 	socket = filepath.Join(dir, key[:16]+".sock")
 	if len(socket) > maxSocketPath {
-		if rt := runtimeDir(env); rt != "" && len(rt)+len(key[:16])+6 <= maxSocketPath {
+		if rt := RuntimeDir(env); rt != "" && len(rt)+len(key[:16])+6 <= maxSocketPath {
 			return filepath.Join(rt, key[:16]+".sock"), key, nil
 		}
 		return "", "", fmt.Errorf("socket path %d bytes long", len(socket))

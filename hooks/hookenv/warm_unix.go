@@ -237,7 +237,8 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 		start = now
 	}
 	load := func() (*config.Config, error) {
-		return config.Load(config.LoadOptions{Env: req.Env, HomeDir: lookupEnv(req.Env, "HOME"), Cache: true})
+		home, _ := gate.EnvList(req.Env)("HOME")
+		return config.Load(config.LoadOptions{Env: req.Env, HomeDir: home, Cache: true})
 	}
 	l, budget, stepAside := kind.load(ctx, load, start)
 	_ = c.SetWriteDeadline(start.Add(budget + 2*time.Second))
@@ -258,7 +259,7 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	hooks.Run(hooks.WithStart(actx, start), bytes.NewReader(req.Payload), &out, &errs, h)
 	_ = gate.WriteFrame(c, &gate.WarmReply{Final: true, Stdout: out.Bytes(), Stderr: errs.Bytes()})
 	switch {
-	case stepAside == nil && strings.EqualFold(l.cfg.Hooks.Worker, "off"):
+	case stepAside == nil && l.cfg.WorkerOff():
 		s.retire() // the call's configuration turns the warm worker off
 	case time.Since(start) > budget+guardSlack:
 		// The call was given up at its budget while something in it went
@@ -280,29 +281,13 @@ func samePeer(c net.Conn) bool {
 	return !known || uid == os.Getuid()
 }
 
-// lookupEnv returns the value of name in env ("NAME=value" strings), the
-// last one winning.
-func lookupEnv(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
-}
-
 // StartWarm starts a warm worker for the calls of worker in cwd with the
 // environment env, in the background, unless one is running or starting.
 // The worker is run as "worker serve --idle IDLE SOCKET KEY" in a session
 // of its own, with no standard streams, so that nothing waits for it. It
 // returns at once.
 func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
-	lookup := func(k string) (string, bool) {
-		v := lookupEnv(env, k)
-		return v, v != ""
-	}
-	socket, key, err := gate.WarmSocket(worker, cwd, lookup)
+	socket, key, err := gate.WarmSocket(worker, cwd, gate.EnvList(env))
 	if err != nil {
 		return err
 	}

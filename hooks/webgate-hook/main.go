@@ -34,7 +34,8 @@ import (
 func main() {
 	start := time.Now()
 	// Run by a front, the budget counts from the front's start.
-	if t, ok := gate.FrontStart(os.LookupEnv); ok && !t.IsZero() {
+	t, fronted := gate.FrontStart(os.LookupEnv)
+	if fronted && !t.IsZero() {
 		start = t
 	}
 	var h hooks.Handler
@@ -64,16 +65,19 @@ func main() {
 		os.Exit(0)
 	}
 	code := hooks.Run(hooks.WithStart(context.Background(), start), os.Stdin, os.Stdout, os.Stderr, h)
-	warmUp(loaded.Load())
+	if fronted {
+		warmUp(loaded.Load())
+	}
 	os.Exit(code)
 }
 
 // warmUp starts a warm worker for the calls that follow, in the
-// background, when a front ran this worker and neither the environment
-// nor the configuration turns the warm worker off. The answer has been
-// written already; a failure only means the next call runs a worker too.
+// background, unless the environment or the configuration turns the warm
+// worker off. It is called when a front ran this worker. The answer has
+// been written already; a failure only means the next call runs a worker
+// too.
 func warmUp(cfg *config.Config) {
-	if _, ok := os.LookupEnv(gate.FrontEnv); !ok || cfg == nil || cfg.Hooks.Worker == "off" || gate.WarmOff(os.LookupEnv) {
+	if cfg == nil || cfg.WorkerOff() || gate.WarmOff(os.LookupEnv) {
 		return
 	}
 	// The path the front ran this worker by, from which it finds the warm
