@@ -8,6 +8,10 @@ import (
 	"syscall"
 )
 
+// PeerUID does not know the peer's user here (ok is false): the socket's
+// private directory is the guard.
+func PeerUID(fd int) (uid int, ok bool) { return 0, false }
+
 // listenerIsUs reports whether only this user can have put the socket
 // where conn connected: its directory and every directory above it belong
 // to this user or to root, and none lets others rename what it holds

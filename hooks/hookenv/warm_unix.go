@@ -277,7 +277,10 @@ func samePeer(c net.Conn) bool {
 	if !ok {
 		return false
 	}
-	uid, known := peerUID(uc)
+	uid, known := 0, false
+	if raw, err := uc.SyscallConn(); err == nil {
+		_ = raw.Control(func(fd uintptr) { uid, known = gate.PeerUID(int(fd)) })
+	}
 	return !known || uid == os.Getuid()
 }
 
