@@ -229,7 +229,7 @@ func decodeReader(body []byte, respondWith string) (*provider.Page, *provider.Er
 		Title:   str(d["title"]),
 		Content: strings.TrimSpace(rawStr(d[field])),
 	}
-	if n, ok := usageTokens(raw); ok {
+	if n, ok := tokensOf(d); ok {
 		p.Usage = &provider.Usage{Tokens: n}
 	} else if n, ok := usageTokens(m["meta"]); ok {
 		p.Usage = &provider.Usage{Tokens: n}
@@ -322,12 +322,12 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 	var hitTokens int64
 	var hitsReport bool
 	for _, raw := range items {
-		if n, ok := usageTokens(raw); ok {
-			hitTokens, hitsReport = hitTokens+n, true
-		}
 		var it object
 		if json.Unmarshal(raw, &it) != nil || it == nil {
 			continue
+		}
+		if n, ok := tokensOf(it); ok {
+			hitTokens, hitsReport = hitTokens+n, true
 		}
 		r := provider.Result{
 			URL:       str(it["url"]),
@@ -355,12 +355,18 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 const maxTokens = 1 << 50
 
 // usageTokens reads "usage.tokens" of the JSON object raw (the envelope's
-// meta, the reader's data or a search hit): a whole, non-negative number.
+// meta): a whole, non-negative number.
 func usageTokens(raw json.RawMessage) (int64, bool) {
 	var o object
 	if json.Unmarshal(raw, &o) != nil || o == nil {
 		return 0, false
 	}
+	return tokensOf(o)
+}
+
+// tokensOf reads "usage.tokens" of the decoded object o (the reader's
+// data, a search hit): a whole, non-negative number.
+func tokensOf(o object) (int64, bool) {
 	var u object
 	if json.Unmarshal(o["usage"], &u) != nil || u == nil {
 		return 0, false
