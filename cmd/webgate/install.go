@@ -55,12 +55,11 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 // targets returns the targets --target names. "all" is Claude Code and
 // Copilot CLI, plus Gemini CLI and Codex where they are in use (the
 // directory of the settings file the install would write exists) when
-// installing, and every target when uninstalling.
-func (f *setupFlags) targets(h hostEnv, install bool) ([]setup.Target, error) {
+// installing, and every target when uninstalling; o, the install's
+// options, says where those settings files are.
+func (f *setupFlags) targets(o setup.Options, install bool) ([]setup.Target, error) {
 	if f.target == "all" {
 		ts := []setup.Target{setup.ClaudeCode, setup.CopilotCLI}
-		// An unusable scope is reported by the caller's options call.
-		o, _ := f.options(h)
 		for _, t := range []setup.Target{setup.GeminiCLI, setup.Codex} {
 			o.Target = t
 			path, _ := setup.SettingsPath(o)
@@ -290,12 +289,12 @@ Flags:
 		return exitUsage
 	}
 	host := currentHost()
-	targets, err := f.targets(host, install)
-	if err != nil {
-		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
-		return exitUsage
+	o, optErr := f.options(host)
+	// A bad --target is reported before a bad scope.
+	targets, err := f.targets(o, install)
+	if err == nil {
+		err = optErr
 	}
-	o, err := f.options(host)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
 		return exitUsage
