@@ -126,7 +126,10 @@ func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequ
 const usageTTL = 400 * 24 * time.Hour
 
 // monthKey is the counter of the provider's requests in t's month.
-func monthKey(name string, t time.Time) string { return "month/" + month(t) + "/" + name + "/requests" }
+func monthKey(name string, t time.Time) string { return monthPrefix(t) + name + "/requests" }
+
+// monthPrefix starts the keys of the month of t's counters.
+func monthPrefix(t time.Time) string { return "month/" + month(t) + "/" }
 
 func day(t time.Time) string   { return t.UTC().Format("2006-01-02") }
 func month(t time.Time) string { return t.UTC().Format("2006-01") }

@@ -129,7 +129,7 @@ func (m *Memory) Budgets(ctx context.Context) ([]Budget, error) {
 	}
 	now := m.now()
 	mo := month(now)
-	cs, err := m.opts.Store.Counters(ctx, "month/"+mo+"/")
+	cs, err := m.opts.Store.Counters(ctx, monthPrefix(now))
 	if err != nil {
 		return nil, err
 	}
