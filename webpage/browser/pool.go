@@ -178,5 +178,5 @@ func refuseLookup(context.Context, string) ([]netip.Addr, error) { return nil, e
 
 var errNoRender = errors.New("no render under way")
 
-// errPoolStart wraps a failure to start a browser for a pool.
-func errPoolStart(exe string, err error) error { return fmt.Errorf("starting %s: %w", exe, err) }
+// startError wraps a failure to start the browser exe.
+func startError(exe string, err error) error { return fmt.Errorf("starting %s: %w", exe, err) }

@@ -302,7 +302,7 @@ func (r *run) open() (Kind, error) {
 		if r.ctx.Err() != nil {
 			return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
 		}
-		return KindStart, fmt.Errorf("starting %s: %w", r.exe, err)
+		return KindStart, startError(r.exe, err)
 	}
 	w.started()
 	r.pgid, r.lost = w.pgid, w.lost
@@ -328,7 +328,7 @@ func (r *run) openWarm() (Kind, error) {
 	}
 	w, k, err := r.launch(context.Background())
 	if err == nil {
-		err = r.within(func() error { return chromedp.Do(w.bctx) }, 0)
+		err = waitFor(r.ctx, 0, func() error { return chromedp.Do(w.bctx) })
 		k = KindStart
 	}
 	if err != nil {
@@ -337,7 +337,7 @@ func (r *run) openWarm() (Kind, error) {
 		if r.ctx.Err() != nil {
 			return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
 		}
-		return k, errPoolStart(r.exe, err)
+		return k, startError(r.exe, err)
 	}
 	w.key = key
 	w.started()
@@ -359,7 +359,7 @@ func (r *run) openTab(w *warmBrowser, wait time.Duration) (Kind, error) {
 	stop := context.AfterFunc(r.ctx, tcancel)
 	r.cancels = append(r.cancels, func() { stop() })
 	r.bctx = tctx
-	if err := r.within(func() error { return chromedp.Do(tctx) }, wait); err != nil {
+	if err := waitFor(r.ctx, wait, func() error { return chromedp.Do(tctx) }); err != nil {
 		if k, e, ok := r.outcome(); ok {
 			return k, e
 		}
@@ -383,12 +383,6 @@ func (r *run) abandonTab() {
 	r.mu.Lock()
 	r.crashed = false
 	r.mu.Unlock()
-}
-
-// within runs f, giving up when the render's context ends first or, when
-// wait > 0, after wait (f goes on in the background).
-func (r *run) within(f func() error, wait time.Duration) error {
-	return waitFor(r.ctx, wait, f)
 }
 
 // waitFor runs f and returns its error, or gives up when ctx ends or,
