@@ -212,18 +212,20 @@ func RunCLI(t testing.TB, r CLIRun) *CLIResult {
 		t.Fatal(err)
 	}
 	env := map[string]string{
-		"HOME":        r.Home,
-		"TMPDIR":      tmp,
-		"PATH":        basePath(),
-		"LANG":        "C.UTF-8",
-		"SHELL":       "/bin/sh",
-		"TERM":        "dumb",
-		"HTTPS_PROXY": proxy.URL,
-		"HTTP_PROXY":  proxy.URL,
-		"https_proxy": proxy.URL,
-		"http_proxy":  proxy.URL,
-		"NO_PROXY":    "127.0.0.1,localhost",
-		"no_proxy":    "127.0.0.1,localhost",
+		"HOME":   r.Home,
+		"TMPDIR": tmp,
+		"PATH":   basePath(),
+		"LANG":   "C.UTF-8",
+		"SHELL":  "/bin/sh",
+		"TERM":   "dumb",
+		// See StoreTimeout.
+		"WEBGATE_STORE_TIMEOUT": StoreTimeout,
+		"HTTPS_PROXY":           proxy.URL,
+		"HTTP_PROXY":            proxy.URL,
+		"https_proxy":           proxy.URL,
+		"http_proxy":            proxy.URL,
+		"NO_PROXY":              "127.0.0.1,localhost",
+		"no_proxy":              "127.0.0.1,localhost",
 	}
 	for k, v := range r.Env {
 		env[k] = v
@@ -275,7 +277,7 @@ func RunWebgate(t testing.TB, bin, home string, env map[string]string, args ...s
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "WEBGATE_STORE_TIMEOUT": StoreTimeout}
 	for k, v := range env {
 		vars[k] = v
 	}

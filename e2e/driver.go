@@ -19,6 +19,14 @@ import (
 // DefaultModel is the model name passed with --model.
 const DefaultModel = "claude-sonnet-4-5"
 
+// StoreTimeout is the bound of each store call (WEBGATE_STORE_TIMEOUT) of
+// the hooks and the webgate binary the CLIs run, unless a run sets its
+// own. The default 50 ms is for an interactive machine; here the CLI and
+// other test binaries compete for the CPU, and a store call that times out
+// turns a test of what the hooks remember across calls into a test of
+// failing open (which has tests of its own, in package hooks).
+const StoreTimeout = "2s"
+
 // DefaultTimeout bounds one CLI run when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
 
@@ -191,6 +199,7 @@ func RunClaude(t testing.TB, api *FakeAPI, opts Options) *Result {
 		"ANTHROPIC_BASE_URL":      api.URL,
 		"ANTHROPIC_API_KEY":       "sk-ant-e2e-dummy-key",
 		"DISABLE_TELEMETRY":       "1",
+		"WEBGATE_STORE_TIMEOUT":   StoreTimeout,
 		"DISABLE_AUTOUPDATER":     "1",
 		"HTTPS_PROXY":             proxy.URL,
 		"HTTP_PROXY":              proxy.URL,

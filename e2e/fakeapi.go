@@ -25,6 +25,10 @@ type Turn struct {
 	ToolInput any
 	// Text is the text the model says.
 	Text string
+	// Before, when set, runs before the turn is answered: a test waits in
+	// it for something an earlier turn started (the CLI waits for the
+	// model meanwhile).
+	Before func()
 }
 
 // CallTool returns a turn in which the model calls the tool name with input.
@@ -461,6 +465,9 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		if !ok {
 			blocks = []outBlock{{Type: "text", Text: "FAKE-SCRIPT-EXHAUSTED"}}
 			break
+		}
+		if turn.Before != nil {
+			turn.Before()
 		}
 		if turn.Text != "" {
 			blocks = append(blocks, outBlock{Type: "text", Text: turn.Text})

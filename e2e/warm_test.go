@@ -30,9 +30,14 @@ func TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(state) })
 	t.Cleanup(func() { stopWarm(t, state) })
+	// The warm worker starts once the first call is answered; the model's
+	// next turn waits until it listens, so that the second call finds it
+	// however busy the machine is.
+	second := CallTool("WebSearch", map[string]any{"query": "second warm query"})
+	second.Before = func() { waitWarm(state, 10*time.Second) }
 	api := NewFakeAPI(t,
 		CallTool("WebSearch", map[string]any{"query": "first warm query"}),
-		CallTool("WebSearch", map[string]any{"query": "second warm query"}),
+		second,
 		Say("done"),
 	)
 	settings := new(Settings).AddHook("PreToolUse", "WebSearch", ExecHook(hook))
@@ -70,6 +75,17 @@ func warmWorker(state string) int {
 		}
 	}
 	return 0
+}
+
+// waitWarm waits, for at most d, until a warm worker of state runs and its
+// socket is in place.
+func waitWarm(state string, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		socks, _ := filepath.Glob(filepath.Join(state, "run", "*.sock"))
+		if warmWorker(state) != 0 && len(socks) > 0 {
+			return
+		}
+	}
 }
 
 // stopWarm kills the warm workers of state and waits for them to end.
