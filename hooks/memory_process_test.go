@@ -198,6 +198,11 @@ func TestProcessMemory_RateLimitedProviderIsSkippedUntilRetryAfter(t *testing.T)
 			t.Parallel()
 			state := t.TempDir()
 			count, env, heal := tt.start(t, state)
+			// The 429 arrives between before and limitedAt: the earlier
+			// bound tells whether the cool-down certainly still held when
+			// the second process decided, the later one when it certainly
+			// ended.
+			before := time.Now()
 			r := search(t, env, "go context cancellation", goDomains, nil)
 			wantStepAside(t, r, "every search provider failed: "+tt.name+" (rate-limited)")
 			limitedAt := time.Now()
@@ -207,7 +212,7 @@ func TestProcessMemory_RateLimitedProviderIsSkippedUntilRetryAfter(t *testing.T)
 			heal()
 
 			r = search(t, env, "go context cancellation", goDomains, nil)
-			if since := time.Since(limitedAt); since < 1500*time.Millisecond {
+			if since := time.Since(before); since < 1500*time.Millisecond {
 				wantStepAside(t, r, "every search provider is skipped for now: "+tt.name+" (skipped until ")
 				wantStepAside(t, r, "(rate-limited)")
 				if count() != 1 {
@@ -217,7 +222,7 @@ func TestProcessMemory_RateLimitedProviderIsSkippedUntilRetryAfter(t *testing.T)
 					t.Errorf("decisions = %+v, want the second to say the provider was skipped", ds)
 				}
 			} else {
-				t.Logf("the second process ended %v after the 429, too late to check the cool-down", since)
+				t.Logf("the second process ended %v after the first began, too late to check the cool-down", since)
 			}
 
 			time.Sleep(time.Until(limitedAt.Add(2*time.Second + 100*time.Millisecond)))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ func routingEnv(t *testing.T, f *providerFake, keysFor ...string) ([]string, str
 		"WEBGATE_DOCS_CONFIG="+docs,
 		"WEBGATE_TOOL_ROUTES="+routes,
 		"WEBGATE_STATE_DIR="+state,
+		roomyStore,
 	), state
 }
 
@@ -219,7 +221,8 @@ func TestProcess_DocsRouteStateStaysSafe(t *testing.T) {
 	})
 	t.Run("default state directory", func(t *testing.T) {
 		env, _ := routingEnv(t, f)
-		env = append(env[:len(env)-1], fileState) // drop WEBGATE_STATE_DIR
+		env = slices.DeleteFunc(env, func(v string) bool { return strings.HasPrefix(v, "WEBGATE_STATE_DIR=") })
+		env = append(env, fileState)
 		home := strings.TrimPrefix(env[0], "HOME=")
 		wantDocsDeny(t, runBinary(t, "websearch", routingPayload(t, "routing-websearch-docs.json", "sess-e", "kubectl"), env))
 		if _, err := os.Stat(filepath.Join(home, ".local", "state", "webgate", "docs-route-sess-e.json")); err != nil {
