@@ -161,7 +161,7 @@ func TestHTTP_WaitsForAShortRetryAfter(t *testing.T) {
 
 func TestHTTP_NeverSleepsPastTheContextDeadline(t *testing.T) {
 	srv := newRecorder(t, status(429, "Retry-After", "10"))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := do(ctx, fastHTTP(), onePool(), srv.URL)
 	if k := provider.KindOf(err); k != provider.KindRateLimited {
