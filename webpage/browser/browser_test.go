@@ -832,6 +832,9 @@ for (let i = 0; i < 64; i++) { const b = new Uint8Array(32 << 20); b.fill(7); ke
 	})
 	t.Run("never idle", func(t *testing.T) {
 		cfg := testConfig()
+		// A window far longer than the pages' 50 ms ticks, so that a
+		// loaded machine's late timers do not look like idleness.
+		cfg.QuietWindow = time.Second
 		p, err, elapsed := render(t, context.Background(), srv.URL+"/poll-static", cfg)
 		if err != nil {
 			t.Fatalf("Render: %v", err)
@@ -1041,7 +1044,11 @@ func TestRenderSettlesWhenStill(t *testing.T) {
 	if p.Settled != SettleStill {
 		t.Errorf("a still page: Settled = %s, want %s", p.Settled, SettleStill)
 	}
-	p, err, _ = render(t, context.Background(), srv.URL+"/ticking", testConfig())
+	// The ticks come every 40 ms; a window of a second keeps a loaded
+	// machine's late timers from looking like stillness (300 ms here).
+	ticking := testConfig()
+	ticking.QuietWindow = time.Second
+	p, err, _ = render(t, context.Background(), srv.URL+"/ticking", ticking)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
@@ -1068,7 +1075,7 @@ new EventSource('/events').onmessage = e => { document.getElementById('t').textC
 			w.WriteHeader(http.StatusOK)
 			w.(http.Flusher).Flush()
 			select {
-			case <-time.After(600 * time.Millisecond):
+			case <-time.After(700 * time.Millisecond):
 			case <-done:
 				return
 			case <-r.Context().Done():
@@ -1082,8 +1089,11 @@ new EventSource('/events').onmessage = e => { document.getElementById('t').textC
 			}
 		})
 	})
+	// The data comes 700 ms after the stream opens: after the still
+	// window (480 ms), which alone would read the page without it, and
+	// well before the quiet window (1.6 s) the stream holds the render to.
 	cfg := testConfig()
-	cfg.QuietWindow = time.Second
+	cfg.QuietWindow = 1600 * time.Millisecond
 	p, err, _ := render(t, context.Background(), srv.URL+"/", cfg)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
