@@ -163,8 +163,9 @@ func oneLine(t *testing.T, stderr, want string) {
 func TestRunHook_ColdStartBuildsInTheBackgroundAndSaysWhenReady(t *testing.T) {
 	r := newPluginRig(t)
 	// The build takes longer than the hook may: the session starts at once
-	// and is told once.
-	got := r.run(sessionStart, "FAKE_GO_SLEEP=3")
+	// and is told once. It outlasts the two runs below (2 s each at most),
+	// so that the state is still "building" when looked at.
+	got := r.run(sessionStart, "FAKE_GO_SLEEP=6")
 	if got.elapsed > 2*time.Second {
 		t.Errorf("SessionStart took %v: it waited for the build", got.elapsed)
 	}
