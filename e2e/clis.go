@@ -211,22 +211,8 @@ func RunCLI(t testing.TB, r CLIRun) *CLIResult {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{
-		"HOME":   r.Home,
-		"TMPDIR": tmp,
-		"PATH":   basePath(),
-		"LANG":   "C.UTF-8",
-		"SHELL":  "/bin/sh",
-		"TERM":   "dumb",
-		// See StoreTimeout.
-		"WEBGATE_STORE_TIMEOUT": StoreTimeout,
-		"HTTPS_PROXY":           proxy.URL,
-		"HTTP_PROXY":            proxy.URL,
-		"https_proxy":           proxy.URL,
-		"http_proxy":            proxy.URL,
-		"NO_PROXY":              "127.0.0.1,localhost",
-		"no_proxy":              "127.0.0.1,localhost",
-	}
+	env := isolatedEnv(r.Home, tmp, basePath(), proxy.URL)
+	env["TERM"] = "dumb"
 	for k, v := range r.Env {
 		env[k] = v
 	}

@@ -27,6 +27,27 @@ const DefaultModel = "claude-sonnet-4-5"
 // failing open (which has tests of its own, in package hooks).
 const StoreTimeout = "2s"
 
+// isolatedEnv returns the environment every CLI run starts from: its own
+// HOME and TMPDIR, path, a C.UTF-8 locale, /bin/sh, the store bound of
+// [StoreTimeout], and every proxy variable pointing at proxy (a refusing
+// proxy that records what the CLI tried to reach), loopback excepted.
+func isolatedEnv(home, tmp, path, proxy string) map[string]string {
+	return map[string]string{
+		"HOME":                  home,
+		"TMPDIR":                tmp,
+		"PATH":                  path,
+		"LANG":                  "C.UTF-8",
+		"SHELL":                 "/bin/sh",
+		"WEBGATE_STORE_TIMEOUT": StoreTimeout,
+		"HTTPS_PROXY":           proxy,
+		"HTTP_PROXY":            proxy,
+		"https_proxy":           proxy,
+		"http_proxy":            proxy,
+		"NO_PROXY":              "127.0.0.1,localhost",
+		"no_proxy":              "127.0.0.1,localhost",
+	}
+}
+
 // DefaultTimeout bounds one CLI run when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
 
@@ -190,25 +211,16 @@ func RunClaude(t testing.TB, api *FakeAPI, opts Options) *Result {
 	}
 	args = append(args, opts.Args...)
 
-	env := map[string]string{
-		"HOME":                    home,
-		"TMPDIR":                  tmp,
-		"PATH":                    "/usr/local/bin:/usr/bin:/bin",
-		"LANG":                    "C.UTF-8",
-		"SHELL":                   "/bin/sh",
-		"ANTHROPIC_BASE_URL":      api.URL,
-		"ANTHROPIC_API_KEY":       "sk-ant-e2e-dummy-key",
-		"DISABLE_TELEMETRY":       "1",
-		"WEBGATE_STORE_TIMEOUT":   StoreTimeout,
-		"DISABLE_AUTOUPDATER":     "1",
-		"HTTPS_PROXY":             proxy.URL,
-		"HTTP_PROXY":              proxy.URL,
-		"https_proxy":             proxy.URL,
-		"http_proxy":              proxy.URL,
-		"NO_PROXY":                "127.0.0.1,localhost",
-		"no_proxy":                "127.0.0.1,localhost",
-		"DISABLE_ERROR_REPORTING": "1",
+	env := isolatedEnv(home, tmp, "/usr/local/bin:/usr/bin:/bin", proxy.URL)
+	for k, v := range map[string]string{
+		"ANTHROPIC_BASE_URL":                       api.URL,
+		"ANTHROPIC_API_KEY":                        "sk-ant-e2e-dummy-key",
+		"DISABLE_TELEMETRY":                        "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+		"DISABLE_ERROR_REPORTING":                  "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+	} {
+		env[k] = v
 	}
 	for k, v := range opts.Env {
 		env[k] = v
