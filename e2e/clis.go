@@ -263,7 +263,7 @@ func RunWebgate(t testing.TB, bin, home string, env map[string]string, args ...s
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "WEBGATE_STORE_TIMEOUT": StoreTimeout}
+	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 	for k, v := range env {
 		vars[k] = v
 	}

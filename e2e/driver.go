@@ -28,23 +28,22 @@ const DefaultModel = "claude-sonnet-4-5"
 const StoreTimeout = "2s"
 
 // isolatedEnv returns the environment every CLI run starts from: its own
-// HOME and TMPDIR, path, a C.UTF-8 locale, /bin/sh, the store bound of
-// [StoreTimeout], and every proxy variable pointing at proxy (a refusing
-// proxy that records what the CLI tried to reach), loopback excepted.
+// HOME and TMPDIR, path, a C.UTF-8 locale, /bin/sh, and every proxy
+// variable pointing at proxy (a refusing proxy that records what the CLI
+// tried to reach), loopback excepted.
 func isolatedEnv(home, tmp, path, proxy string) map[string]string {
 	return map[string]string{
-		"HOME":                  home,
-		"TMPDIR":                tmp,
-		"PATH":                  path,
-		"LANG":                  "C.UTF-8",
-		"SHELL":                 "/bin/sh",
-		"WEBGATE_STORE_TIMEOUT": StoreTimeout,
-		"HTTPS_PROXY":           proxy,
-		"HTTP_PROXY":            proxy,
-		"https_proxy":           proxy,
-		"http_proxy":            proxy,
-		"NO_PROXY":              "127.0.0.1,localhost",
-		"no_proxy":              "127.0.0.1,localhost",
+		"HOME":        home,
+		"TMPDIR":      tmp,
+		"PATH":        path,
+		"LANG":        "C.UTF-8",
+		"SHELL":       "/bin/sh",
+		"HTTPS_PROXY": proxy,
+		"HTTP_PROXY":  proxy,
+		"https_proxy": proxy,
+		"http_proxy":  proxy,
+		"NO_PROXY":    "127.0.0.1,localhost",
+		"no_proxy":    "127.0.0.1,localhost",
 	}
 }
 
@@ -268,8 +267,10 @@ func RunClaude(t testing.TB, api *FakeAPI, opts Options) *Result {
 	return res
 }
 
+// envList turns env into an environment list, with the warm worker off and
+// each store call bound by [StoreTimeout] unless env sets them.
 func envList(env map[string]string) []string {
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	for k, v := range env {
 		out = append(out, k+"="+v)
 	}
@@ -277,6 +278,9 @@ func envList(env map[string]string) []string {
 		// Each hook call is then a process of its own that leaves nothing
 		// running; the warm worker's tests set it on purpose.
 		out = append(out, "WEBGATE_HOOKS_WORKER=off")
+	}
+	if _, ok := env["WEBGATE_STORE_TIMEOUT"]; !ok {
+		out = append(out, "WEBGATE_STORE_TIMEOUT="+StoreTimeout)
 	}
 	sort.Strings(out)
 	return out

@@ -90,8 +90,8 @@ func tavilyStatus(status int, retryAfter string) func(providertest.Request) prov
 }
 
 // roomyStore gives every store call of a hook two seconds instead of the
-// default 50 ms. Tests of what the memory remembers use it (and so do the
-// environments of providerFake and routingEnv), so that a busy
+// default 50 ms. Tests of what the memory remembers use it (every
+// providerFake environment holds it), so that a busy
 // machine does not turn them into tests of failing open: the first open
 // of a SQLite store creates the file and its schema, which can take longer
 // than 50 ms on a loaded machine. The tests of failing open keep the

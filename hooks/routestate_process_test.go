@@ -62,7 +62,6 @@ func routeFiles(state string) []string {
 func TestProcessRouteState_DenialAndRetryAreKeptInTheStore(t *testing.T) {
 	f := newProviderFake(t, map[string]string{"tavily": "ok"})
 	env, state := routingEnv(t, f, "tavily")
-	env = append(env, roomyStore)
 	const session, query = "store-sess", "kubectl rollout undo"
 
 	r := runBinary(t, "websearch", routingPayload(t, "routing-websearch-docs.json", session, query), env)
@@ -140,7 +139,7 @@ func TestProcessRouteState_AStoreThatDoesNotOpenFallsBackToFiles(t *testing.T) {
 func TestProcessRouteState_WithTheStoreOnAFIFOWhereTheFileWouldBeIsLeftAlone(t *testing.T) {
 	f := newProviderFake(t, nil)
 	env, state := routingEnv(t, f)
-	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s", roomyStore)
+	env = append(env, "WEBGATE_HOOKS_WEBSEARCH_BUDGET=3s")
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,6 @@ func routingEnv(t *testing.T, f *providerFake, keysFor ...string) ([]string, str
 		"WEBGATE_DOCS_CONFIG="+docs,
 		"WEBGATE_TOOL_ROUTES="+routes,
 		"WEBGATE_STATE_DIR="+state,
-		roomyStore,
 	), state
 }
 
