@@ -77,7 +77,7 @@ func main() {
 // been written already; a failure only means the next call runs a worker
 // too.
 func warmUp(cfg *config.Config) {
-	if cfg == nil || cfg.WorkerOff() || gate.WarmOff(os.LookupEnv) {
+	if cfg == nil || cfg.WorkerOff() {
 		return
 	}
 	// The path the front ran this worker by, from which it finds the warm
