@@ -15,8 +15,6 @@ const cacheSupported = false
 
 var errNoCache = errors.New("no configuration cache on this system")
 
-func fileID(os.FileInfo) uint64 { return 0 }
-
 // fileIdentity is empty: files are not identified on this system.
 type fileIdentity struct{}
 

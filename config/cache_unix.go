@@ -18,14 +18,6 @@ const cacheSupported = true
 
 var errCacheUnsafe = errors.New("cache file or directory not private to the user")
 
-// fileID returns the inode number of the file fi describes.
-func fileID(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
-}
-
 // fileIdentity is what tells one version of a file from another without
 // reading it.
 type fileIdentity struct {

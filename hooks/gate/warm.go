@@ -221,7 +221,7 @@ func WarmSocket(worker, cwd string, env Env) (socket, key string, err error) {
 	write(worker)
 	write(strconv.FormatInt(fi.Size(), 10))
 	write(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
-	write(strconv.FormatUint(fileIno(fi), 10))
+	write(strconv.FormatUint(FileIno(fi), 10))
 	write(cwd)
 	for _, k := range ProcessEnv {
 		v, _ := env(k)

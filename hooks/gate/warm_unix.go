@@ -26,8 +26,9 @@ const warmWriteWait = 2 * time.Second
 // budget, and needs a moment to say so.
 const warmReplySlack = time.Second
 
-// fileIno returns the file's inode number.
-func fileIno(fi os.FileInfo) uint64 {
+// FileIno returns the inode number of the file fi describes (0 where the
+// system gives none).
+func FileIno(fi os.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Ino)
 	}
