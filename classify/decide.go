@@ -299,7 +299,8 @@ func (d *decision) signals(c Class) []Signal {
 		{Name: "inline_script_bytes", Value: itoa(f.inlineScript)},
 	}
 	if d.scored {
-		all = append([]Signal{{Name: "readable_score", Value: fmtRatio(d.score), Note: "the readable model's log-odds"}}, all...)
+		// First among the signals; its note is the score's (see readable).
+		all = append([]Signal{{Name: "readable_score", Value: fmtRatio(d.score)}}, all...)
 	}
 	if f.dataBytes > 0 || len(f.dataMarkers) > 0 {
 		v := itoa(f.dataBytes) + " bytes"

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -98,9 +97,7 @@ func (d *decision) readableScore() (float64, []float64) {
 func (m *logisticModel) score(x, contrib []float64) float64 {
 	z := m.bias
 	for i, v := range x {
-		if m.lo != nil {
-			v = clamp(v, m.lo[i], m.hi[i])
-		}
+		v = clamp(v, m.lo[i], m.hi[i])
 		c := m.weights[i] * (v - m.mean[i]) / m.scale[i]
 		if contrib != nil {
 			contrib[i] = c
@@ -122,7 +119,7 @@ func scoreNote(z float64, contrib []float64) string {
 	})
 	var parts []string
 	for _, i := range order[:min(3, len(order))] {
-		v := strconv.FormatFloat(contrib[i], 'f', 2, 64)
+		v := fmtRatio(contrib[i])
 		if contrib[i] >= 0 {
 			v = "+" + v
 		}
