@@ -148,19 +148,14 @@ func (r *run) settle(by time.Time) Settle {
 		r.mu.Unlock()
 		var st pollState
 		looked := false
-		if navBusy {
-			lastN = -1
-		} else if raw, err := r.eval(pollJS, earliest(time.Now().Add(time.Second), by)); err != nil {
-			lastN = -1
+		if !navBusy {
+			raw, err := r.eval(pollJS, earliest(time.Now().Add(time.Second), by))
 			r.checkHang(err)
-		} else {
-			r.checkHang(nil)
-			looked = json.Unmarshal(raw, &st) == nil
-			if !looked {
-				lastN = -1
-			}
+			looked = err == nil && json.Unmarshal(raw, &st) == nil
 		}
-		if looked {
+		if !looked {
+			lastN = -1
+		} else {
 			// The look may have waited behind the page's scripts: the
 			// network is read, and the time taken, after it.
 			now := time.Now()
