@@ -270,15 +270,10 @@ func (p *proxy) addr() string { return p.ln.Addr().String() }
 // close stops the proxy and closes every connection it holds.
 func (p *proxy) close() {
 	p.mu.Lock()
-	p.closed = true
-	conns := p.conns
-	p.conns = map[net.Conn]struct{}{}
+	p.closed = true // track refuses what comes after
 	p.mu.Unlock()
 	_ = p.srv.Close()
-	for c := range conns {
-		_ = c.Close()
-	}
-	p.transport.CloseIdleConnections()
+	p.drop()
 	p.wg.Wait()
 }
 
