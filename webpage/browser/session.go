@@ -241,31 +241,30 @@ func discard(string, ...any) {}
 // temporary directory, its proxy, and the chromedp context of its first
 // tab (with opts). The browser starts on the first action in that
 // context. What it made is in w even when it fails.
-func (r *run) launch(ctx context.Context, opts ...chromedp.ContextOption) (w *warmBrowser, kind Kind, err error) {
+func (r *run) launch(ctx context.Context, opts ...chromedp.ContextOption) (w *warmBrowser, err error) {
 	w = &warmBrowser{}
 	dir, err := os.MkdirTemp("", "webgate-browser-")
 	if err != nil {
-		return w, KindStart, fmt.Errorf("creating the profile directory: %w", err)
+		return w, fmt.Errorf("creating the profile directory: %w", err)
 	}
 	w.dir, w.profile = dir, filepath.Join(dir, "profile")
-	r.dir, r.profile = w.dir, w.profile
 	for _, sub := range []string{"home", "tmp", "profile"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
-			return w, KindStart, fmt.Errorf("creating the profile directory: %w", err)
+			return w, fmt.Errorf("creating the profile directory: %w", err)
 		}
 	}
 	px, err := startProxy(ctx, r.cfg.CheckAddress, r.cfg.LookupIP, r.log)
 	if err != nil {
-		return w, KindStart, err
+		return w, err
 	}
-	w.proxy, r.proxy = px, px
-	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx, r.allocatorOptions()...)
+	w.proxy = px
+	allocCtx, allocCancel := chromedp.NewExecAllocator(ctx, r.allocatorOptions(w)...)
 	w.cancels = append(w.cancels, allocCancel)
 	bctx, bcancel := chromedp.NewContext(allocCtx, append([]chromedp.ContextOption{
 		chromedp.WithLogf(discard), chromedp.WithErrorf(discard), chromedp.WithDebugf(discard)}, opts...)...)
 	w.cancels = append(w.cancels, bcancel)
 	w.bctx = bctx
-	return w, "", nil
+	return w, nil
 }
 
 // started records the browser's process group and lost-connection
@@ -287,10 +286,13 @@ func (r *run) open() (Kind, error) {
 	if r.cfg.Pool != nil {
 		return r.openWarm()
 	}
-	w, k, err := r.launch(r.ctx, chromedp.WithListener(r.onEvent))
+	w, err := r.launch(r.ctx, chromedp.WithListener(r.onEvent))
+	// The render's cleanup removes what the launch made, even when it
+	// failed.
 	r.cancels = append(r.cancels, w.cancels...)
+	r.dir, r.profile, r.proxy = w.dir, w.profile, w.proxy
 	if err != nil {
-		return k, err
+		return KindStart, err
 	}
 	r.bctx = w.bctx
 	// The first call binds the browser's life to bctx, so it gets no
@@ -326,18 +328,16 @@ func (r *run) openWarm() (Kind, error) {
 		w.close()
 		r.abandonTab()
 	}
-	w, k, err := r.launch(context.Background())
+	w, err := r.launch(context.Background())
 	if err == nil {
 		err = waitFor(r.ctx, 0, func() error { return chromedp.Do(w.bctx) })
-		k = KindStart
 	}
 	if err != nil {
 		w.close()
-		r.dir, r.profile, r.proxy = "", "", nil // closed with w
 		if r.ctx.Err() != nil {
 			return r.ctxKind(), fmt.Errorf("starting the browser: %w", context.Cause(r.ctx))
 		}
-		return k, startError(r.exe, err)
+		return KindStart, startError(r.exe, err)
 	}
 	w.key = key
 	w.started()
@@ -406,9 +406,10 @@ func waitFor(ctx context.Context, wait time.Duration, f func() error) error {
 	}
 }
 
-// allocatorOptions are the browser's command line and environment.
-func (r *run) allocatorOptions() []chromedp.ExecAllocatorOption {
-	home := filepath.Join(r.dir, "home")
+// allocatorOptions are the command line and environment of browser w,
+// with its profile and proxy.
+func (r *run) allocatorOptions(w *warmBrowser) []chromedp.ExecAllocatorOption {
+	home := filepath.Join(w.dir, "home")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(r.exe),
 		// The browser gets none of the caller's environment (no API
@@ -417,13 +418,13 @@ func (r *run) allocatorOptions() []chromedp.ExecAllocatorOption {
 		chromedp.NoInheritEnv,
 		chromedp.Env(
 			"HOME="+home,
-			"TMPDIR="+filepath.Join(r.dir, "tmp"),
+			"TMPDIR="+filepath.Join(w.dir, "tmp"),
 			"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 			"PATH=/usr/local/bin:/usr/bin:/bin",
 		),
 		chromedp.ModifyCmdFunc(prepareCmd),
-		chromedp.UserDataDir(r.profile),
+		chromedp.UserDataDir(w.profile),
 		chromedp.Flag("headless", true),
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
@@ -433,7 +434,7 @@ func (r *run) allocatorOptions() []chromedp.ExecAllocatorOption {
 		chromedp.WindowSize(1280, 1024),
 
 		// All traffic goes through the proxy, loopback included.
-		chromedp.ProxyServer("http://" + r.proxy.addr()),
+		chromedp.ProxyServer("http://" + w.proxy.addr()),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("dns-prefetch-disable", true),
