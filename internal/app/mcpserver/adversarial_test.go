@@ -120,7 +120,9 @@ func TestAdversarialHangingExtractionEndsWithATimeoutWithinTheDeadline(t *testin
 	if !isErr || !strings.HasPrefix(text, "web_fetch failed (timeout): The fetch did not finish within its 1s deadline.") {
 		t.Errorf("answer (error %v):\n%s", isErr, text)
 	}
-	if took > time.Second+800*time.Millisecond {
+	// The provider never answers, so an answer near the deadline shows
+	// that the deadline ended the call.
+	if took > time.Second+1500*time.Millisecond {
 		t.Errorf("answered after %v with a 1s deadline", took)
 	}
 	waitFor(t, func() bool { return h.Canceled() == 1 }, "the provider request to be canceled")
