@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/webpage"
@@ -165,39 +166,10 @@ func (c *cachedSearcher) Search(ctx context.Context, q provider.Query) (*provide
 }
 
 // filtersHold checks a cached answer against the query's domain filters,
-// so that no entry can answer with a domain the query excludes.
+// so that no entry can answer with a domain the query excludes: each of
+// its results passes the filter the policies apply ([policy.FilterDomains]).
 func filtersHold(r *provider.Results, q provider.Query) bool {
-	inc, exc := normDomains(q.IncludeDomains), normDomains(q.ExcludeDomains)
-	for _, res := range r.Results {
-		host := hostOf(res.URL)
-		if slices.ContainsFunc(exc, func(d string) bool { return inDomain(host, d) }) {
-			return false
-		}
-		if len(inc) > 0 && !slices.ContainsFunc(inc, func(d string) bool { return inDomain(host, d) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// inDomain reports whether host is domain d or a subdomain of it.
-func inDomain(host, d string) bool { return host == d || strings.HasSuffix(host, "."+d) }
-
-func hostOf(raw string) string {
-	s := raw
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-	}
-	if i := strings.IndexAny(s, "/?#"); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		s = s[i+1:]
-	}
-	if i := strings.LastIndex(s, ":"); i >= 0 && !strings.Contains(s[i:], "]") {
-		s = s[:i]
-	}
-	return strings.TrimSuffix(strings.ToLower(s), ".")
+	return len(policy.FilterDomains(r.Results, q.IncludeDomains, q.ExcludeDomains)) == len(r.Results)
 }
 
 func (m *Memory) get(ctx context.Context, key string, v any) bool {

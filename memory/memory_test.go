@@ -107,6 +107,42 @@ func TestCache_SameQueryIsAnsweredOnceAndSaysWhen(t *testing.T) {
 	}
 }
 
+// An answer kept for a query whose backend ignored its domain filters
+// never answers that query from the cache: its results must pass the
+// filters as the policies apply them (a subdomain, "www." and "*." alike).
+func TestCache_KeptAnswerOutsideTheFiltersDoesNotAnswer(t *testing.T) {
+	m, _ := newMemory(t, memory.Options{Cache: memory.CacheConfig{SearchTTL: 10 * time.Minute}})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		q    provider.Query
+		url  string
+		hits bool
+	}{
+		{"excluded domain", provider.Query{Text: "a", ExcludeDomains: []string{"go.dev"}}, "https://go.dev/doc/", false},
+		{"excluded subdomain", provider.Query{Text: "b", ExcludeDomains: []string{"*.go.dev"}}, "https://pkg.go.dev/x", false},
+		{"excluded www", provider.Query{Text: "c", ExcludeDomains: []string{"www.go.dev"}}, "https://go.dev/doc/", false},
+		{"outside the included", provider.Query{Text: "d", IncludeDomains: []string{"golang.org"}}, "https://go.dev/doc/", false},
+		{"inside the included", provider.Query{Text: "e", IncludeDomains: []string{"go.dev"}}, "https://tip.go.dev/doc/", true},
+		{"not excluded", provider.Query{Text: "f", ExcludeDomains: []string{"golang.org"}}, "https://go.dev/doc/", true},
+	} {
+		s := &searcher{name: "tavily", res: []provider.Result{{Title: "Go", URL: tc.url}}}
+		cs := m.CacheSearcher(s, []string{"tavily"})
+		for range 2 {
+			if _, err := cs.Search(ctx, tc.q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := int32(2)
+		if tc.hits {
+			want = 1
+		}
+		if got := s.calls.Load(); got != want {
+			t.Errorf("%s: the backend was asked %d times, want %d", tc.name, got, want)
+		}
+	}
+}
+
 func TestCache_FailuresAndEmptyAnswersAreNotKept(t *testing.T) {
 	m, _ := newMemory(t, memory.Options{Cache: memory.CacheConfig{SearchTTL: time.Hour}})
 	s := &searcher{name: "exa", err: &provider.Error{Provider: "exa", Kind: provider.KindTransient}}
