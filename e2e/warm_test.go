@@ -5,7 +5,6 @@ package e2e
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,25 +65,13 @@ func TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches(t *testing.T) {
 }
 
 // warmWorker returns the pid of a running warm worker of state, or 0.
-func warmWorker(state string) int {
-	pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
-	for _, p := range pids {
-		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 && proctest.Running(pid) && proctest.Runs(pid, "webgate-hook", "serve") {
-			return pid
-		}
-	}
-	return 0
-}
+func warmWorker(state string) int { return proctest.WarmWorker(state, 0) }
 
 // waitWarm waits, for at most d, until a warm worker of state runs and its
 // socket is in place.
 func waitWarm(state string, d time.Duration) {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		socks, _ := filepath.Glob(filepath.Join(state, "run", "*.sock"))
-		if warmWorker(state) != 0 && len(socks) > 0 {
-			return
-		}
+	for deadline := time.Now().Add(d); warmWorker(state) == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -92,13 +79,9 @@ func waitWarm(state string, d time.Duration) {
 func stopWarm(t *testing.T, state string) {
 	for pid := warmWorker(state); pid != 0; pid = warmWorker(state) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		deadline := time.Now().Add(10 * time.Second)
-		for proctest.Running(pid) {
-			if time.Now().After(deadline) {
-				t.Errorf("warm worker %d is still running", pid)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
+		if !proctest.WaitGone(pid, 10*time.Second) {
+			t.Errorf("warm worker %d is still running", pid)
+			return
 		}
 	}
 }

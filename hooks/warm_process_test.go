@@ -50,25 +50,15 @@ func shortDir(t testing.TB) string {
 	return dir
 }
 
-// warmPID returns the pid of the warm worker serving state, waiting up to
-// 10 s for one to be up (its socket there and its pid file written), or 0.
+// warmPID returns the pid of the warm worker serving state, other than
+// other, waiting up to 10 s for one to be up (its socket there and its pid
+// file written), or 0.
 func warmPID(t testing.TB, state string, other int) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		pids, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
-		for _, p := range pids {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			sock := strings.TrimSuffix(p, ".pid")
-			if _, serr := os.Stat(sock); err == nil && serr == nil && pid != other && proctest.Running(pid) {
-				return pid
-			}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if pid := proctest.WarmWorker(state, other); pid != 0 {
+			return pid
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	return 0
 }
@@ -92,13 +82,8 @@ func stopWarmWorkers(t testing.TB, state string) {
 // waitGone waits up to 10 s for process pid to end.
 func waitGone(t testing.TB, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for proctest.Running(pid) {
-		if time.Now().After(deadline) {
-			t.Errorf("process %d is still running", pid)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.WaitGone(pid, 10*time.Second) {
+		t.Errorf("process %d is still running", pid)
 	}
 }
 

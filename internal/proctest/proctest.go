@@ -2,14 +2,17 @@
 
 // Package proctest reads what tests need to know of processes from
 // /proc: whether one still runs, and what it runs, so that a test stops
-// only the processes it started.
+// only the processes it started; and which warm hook worker serves a
+// state directory.
 package proctest
 
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Running reports whether process pid exists and is not a zombie waiting
@@ -52,4 +55,37 @@ func Holds(pid int, path string) bool {
 		}
 	}
 	return false
+}
+
+// WaitGone waits up to d for process pid to end, and reports whether it
+// did.
+func WaitGone(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); Running(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// WarmWorker returns the pid of a warm hook worker that serves the state
+// directory state, other than except: its pid file and its socket are in
+// state/run, and its process runs "webgate-hook serve". 0 when there is
+// none.
+func WarmWorker(state string, except int) int {
+	files, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 1 || pid == except {
+			continue
+		}
+		if _, err := os.Stat(strings.TrimSuffix(f, ".pid")); err == nil && Running(pid) && Runs(pid, "webgate-hook", "serve") {
+			return pid
+		}
+	}
+	return 0
 }

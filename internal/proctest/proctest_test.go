@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,5 +40,53 @@ func TestProcesses(t *testing.T) {
 	_, _ = cmd.Process.Wait()
 	if Running(pid) {
 		t.Error("a reaped process still runs")
+	}
+}
+
+func TestWarmWorker(t *testing.T) {
+	state := t.TempDir()
+	run := filepath.Join(state, "run")
+	if err := os.Mkdir(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A process whose command line holds "webgate-hook serve", as a warm
+	// worker's does.
+	// Two commands, so that the shell stays and keeps its arguments.
+	cmd := exec.Command("sh", "-c", "sleep 30; :", "webgate-hook", "serve")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sh:", err)
+	}
+	pid := cmd.Process.Pid
+	stop := func() { _ = syscall.Kill(-pid, syscall.SIGKILL); _, _ = cmd.Process.Wait() }
+	defer stop()
+	for deadline := time.Now().Add(5 * time.Second); !Runs(pid, "webgate-hook", "serve") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	sock := filepath.Join(run, "0123456789abcdef.sock")
+	if err := os.WriteFile(sock+".pid", []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := WarmWorker(state, 0); got != 0 {
+		t.Errorf("without its socket: %d, want 0", got)
+	}
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := WarmWorker(state, 0); got != pid {
+		t.Errorf("with its socket: %d, want %d", got, pid)
+	}
+	if got := WarmWorker(state, pid); got != 0 {
+		t.Errorf("with its pid excepted: %d, want 0", got)
+	}
+	if err := os.WriteFile(sock+".pid", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := WarmWorker(state, 0); got != 0 {
+		t.Errorf("a pid file naming another program: %d, want 0", got)
+	}
+	stop()
+	if !WaitGone(pid, 5*time.Second) {
+		t.Errorf("process %d still runs after it was killed and reaped", pid)
 	}
 }
