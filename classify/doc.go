@@ -65,26 +65,25 @@
 // link in a div, a dated headline). List items, and links right under an
 // unlinked section heading ("Main article: …"), are not teaser titles.
 //
-// Any other body goes to the model. Its inputs weigh the body against
-// what surrounds it: the body's size and paragraphs, its share of the
-// words outside page chrome (nav, header, footer, aside) and its
-// container's, the link density of the page and of its content, the
-// links, list items, short link blocks and linked headings, the teasers
-// in the body, the share of words in <p> and in long paragraphs, and
-// article metadata (og:type or JSON-LD). Counts enter as logarithms. The
-// weights are fitted, by L2-regularised logistic regression, on the
-// development pages of the labelled corpora (articles, documentation,
-// listings, shop and portal homepages, forum indexes), the regularisation
-// chosen by cross-validation on those pages alone; the package's tests
-// refit it, where the corpora are at hand, and check that the weights in
-// use are that fit. It is fitted on readable and template-heavy pages
-// whose body reaches it; each input is held within the range those pages
-// span, so a page far outside them (no link at all, say) scores as the
-// nearest of them would. An article's
-// body is most of what its page says; a listing or portal with a long
-// blurb holds it among far more links, tiles and teasers: the model weighs
-// these together rather than one threshold at a time. The readable_score
-// signal gives its log-odds and the inputs that weighed most.
+// Any other body goes to the model. Its inputs weigh the body against what
+// surrounds it: the body's size and paragraphs, its share of the words
+// outside page chrome (nav, header, footer, aside) and its container's, the
+// link density of the page and of its content, the links, list items, short
+// link blocks and linked headings, the teasers in the body, the share of
+// words in <p> and in long paragraphs, and article metadata (og:type or
+// JSON-LD). Counts enter as logarithms. The weights are fitted, by
+// L2-regularised logistic regression, on the development pages of the
+// labelled corpora (articles, documentation, listings, shop and portal
+// homepages, forum indexes), the regularisation chosen by cross-validation
+// on those pages alone; the package's tests refit it, where the corpora are
+// at hand, and check that the weights in use are that fit. It is fitted on
+// readable and template-heavy pages whose body reaches it; each input is
+// held within the range those pages span, so a page far outside them (no
+// link at all, say) scores as the nearest of them would. An article's body
+// is most of what its page says; a listing or portal with a long blurb
+// holds it among far more links, tiles and teasers: the model weighs these
+// together rather than one threshold at a time. The readable_score signal
+// gives its log-odds and the inputs that weighed most.
 //
 // Otherwise the page is BrowserRenderRequired when it has scripts and
 // either almost no text outside page chrome (under 50 words outside

@@ -35,18 +35,18 @@
 //
 // The page has Config.NavigationTimeout to load until its DOM is parsed
 // (DOMContentLoaded), then Config.SettleTimeout to settle. A page is
-// settled when it shows some text and either no request has been in
-// flight and its DOM has not changed, both for 30 % of
-// Config.QuietWindow (150ms by default), with no WebSocket or
-// EventSource opened or carrying a message for the whole window
-// ([SettleStill]); or no request has been in flight for the whole quiet
-// window ([SettleNetworkIdle]); or its DOM has not changed for the quiet
-// window while it waits for no request started recently
-// ([SettleDOMQuiet]), whichever comes first. A page that never settles is
-// read when the settle timeout ends ([SettleTimeout]). Content a page
-// shows only after a timer longer than 30 % of the quiet window, while it
-// already shows other text and has no request in flight, is missed. Every wait ends early enough to
-// read the page before Config.Timeout or the caller's deadline.
+// settled when it shows some text and either no request has been in flight
+// and its DOM has not changed, both for 30 % of Config.QuietWindow (150ms
+// by default), with no WebSocket or EventSource opened or carrying a
+// message for the whole window ([SettleStill]); or no request has been in
+// flight for the whole quiet window ([SettleNetworkIdle]); or its DOM has
+// not changed for the quiet window while it waits for no request started
+// recently ([SettleDOMQuiet]), whichever comes first. A page that never
+// settles is read when the settle timeout ends ([SettleTimeout]). Content a
+// page shows only after a timer longer than 30 % of the quiet window, while
+// it already shows other text and has no request in flight, is missed.
+// Every wait ends early enough to read the page before Config.Timeout or
+// the caller's deadline.
 //
 // The DOM is read from an isolated world the page's scripts cannot see or
 // change: the doctype and the outerHTML of the document element. A DOM
