@@ -105,11 +105,10 @@ func BenchmarkProcess_NoKeys(b *testing.B) {
 // "slowest provider" the substitution overhead is measured against.
 func delayedFake(b *testing.B, delay time.Duration) *providerFake {
 	f := &providerFake{mode: map[string]string{"tavily": "ok", "exa": "ok", "wsapi": "ok"}, hits: map[string]int{}, auth: map[string]string{}}
-	s := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := loopbackServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
 		f.serve(w, r)
 	}))
-	b.Cleanup(s.Close)
 	f.URL = s.URL
 	return f
 }
@@ -133,11 +132,10 @@ func BenchmarkProcess_WebFetchReadablePage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := loopbackServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write(page)
 	}))
-	b.Cleanup(s.Close)
 	payload := bytes.ReplaceAll(benchPayload(b, "claude-webfetch-pre.json"), []byte("{{URL}}"), []byte(s.URL+"/docs"))
 	processStats(b, "webfetch", payload, benchEnv(b, "WEBSEARCHAPI_API_KEY="+wsapiKey, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1"))
 }

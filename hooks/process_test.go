@@ -96,7 +96,7 @@ func newProviderFake(t *testing.T, modes map[string]string) *providerFake {
 	return f
 }
 
-func loopbackServer(t *testing.T, h http.Handler) *httptest.Server {
+func loopbackServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {

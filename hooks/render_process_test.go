@@ -51,7 +51,7 @@ func TestProcess_WebFetchWithoutAnyKeyAnswersAnAppShellFromALocalBrowser(t *test
 
 // appShellServer serves spaShell and its script.
 func appShellServer(t testing.TB) string {
-	srv := loopbackServer(&testing.T{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/assets/app.js":
 			w.Header().Set("Content-Type", "text/javascript")
@@ -61,6 +61,5 @@ func appShellServer(t testing.TB) string {
 			fmt.Fprint(w, spaShell)
 		}
 	}))
-	t.Cleanup(srv.Close)
 	return srv.URL
 }
