@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -12,18 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
-
-// benchAppShell is a small single-page app: its text comes from a loopback
-// API its script fetches.
-const benchAppShell = `<!doctype html><html><head><title>bench</title></head>
-<body><div id="app"></div>
-<script>
-fetch('/api').then(r => r.json()).then(d => {
-  document.getElementById('app').innerHTML = '<h1>' + d.title + '</h1><p>' + d.body + '</p>';
-});
-</script></body></html>`
 
 // BenchmarkProcess_FetchRenderVsDumpDOM times, in turn, a whole
 // `webgate fetch` of a small loopback app shell (probe, classifier, a cold
@@ -37,17 +26,7 @@ func BenchmarkProcess_FetchRenderVsDumpDOM(b *testing.B) {
 	}
 	bin := buildWebgate(b)
 	body := strings.Repeat("Rendered body text: the report is due on Friday, and the review follows on Monday. Every team sends its part to the editor first. ", 12)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api" {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"title":"Rendered title","body":"` + body + `"}`))
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(benchAppShell))
-	}))
-	defer srv.Close()
-	target := srv.URL + "/"
+	target := fakeweb.AppShell(b, body)
 	// Anything the browser asks for beyond loopback goes to a port nothing
 	// listens on, and its resolver answers no name.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,7 +1,7 @@
 // Package fakeweb serves what webgate's frontend tests talk to, on
 // 127.0.0.1 only: a fake Tavily API speaking its documented wire format
-// (POST /search and /extract with a Bearer key) and a page server for the
-// shared HTML fixtures. Tests point the real backends at it through the
+// (POST /search and /extract with a Bearer key), a page server for the
+// shared HTML fixtures, and a small app shell for the local browser. Tests point the real backends at it through the
 // configuration's base URL settings (TAVILY_BASE_URL).
 package fakeweb
 
@@ -150,6 +150,36 @@ func Pages(t testing.TB) string {
 	mux.Handle("/", http.FileServer(http.Dir(dir)))
 	return loopback(t, mux).URL
 }
+
+// AppShell serves a small single-page app on 127.0.0.1 and returns its
+// URL: the page at / is an empty shell whose script fetches /api, a JSON
+// object with the title "Rendered title" and body, and writes them into
+// the page. Only a browser shows them.
+func AppShell(t testing.TB, body string) string {
+	t.Helper()
+	api, err := json.Marshal(map[string]string{"title": "Rendered title", "body": body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(api)
+	})
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, appShell)
+	})
+	return loopback(t, mux).URL + "/"
+}
+
+const appShell = `<!doctype html><html><head><title>bench</title></head>
+<body><div id="app"></div>
+<script>
+fetch('/api').then(r => r.json()).then(d => {
+  document.getElementById('app').innerHTML = '<h1>' + d.title + '</h1><p>' + d.body + '</p>';
+});
+</script></body></html>`
 
 // FixturesDir returns the absolute path of the repository's fixtures/
 // directory.

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,26 +14,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 )
 
-// benchSPA is a small single-page app: its text is fetched by a script.
-const benchSPA = `<!doctype html><html><head><title>bench</title></head>
-<body><div id="app"></div>
-<script>
-fetch('/api').then(r => r.json()).then(d => {
-  document.getElementById('app').innerHTML = '<h1>' + d.title + '</h1><p>' + d.body + '</p>';
-});
-</script></body></html>`
-
-func benchServer(b *testing.B) string {
-	srv := serve(b, map[string]string{"/": benchSPA}, func(mux *http.ServeMux) {
-		mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"title":"Rendered title","body":"Rendered body text."}`))
-		})
-	})
-	return srv.URL + "/"
-}
+func benchServer(b *testing.B) string { return fakeweb.AppShell(b, "Rendered body text.") }
 
 // groupSampler samples the memory of a process group every 10ms: the sum
 // of VmRSS (every resident page, the browser's binary counted once per
