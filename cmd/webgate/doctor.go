@@ -159,6 +159,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	d.checkState(cfg)
 	d.checkWarm(cfg)
 	d.checkStore(ctx, cfg)
+	d.checkSharing(cfg)
 	rs := loadRouteSet(cfg)
 	d.checkRoutes(rs)
 	d.dryRun(ctx, cfg, loadErr, rs)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -28,22 +29,23 @@ func TestRelease_AgreesWithThePluginManifest(t *testing.T) {
 }
 
 // TestVersion_IsStampedByTheLinker builds a small program with the version
-// stamped as make install stamps it, and one without, and runs both.
+// stamped as make install stamps it, one without a stamp or VCS
+// information, and, in a git checkout, one with the VCS information the Go
+// toolchain records by default, and runs each. Every build names its
+// -buildvcs mode and clears GOFLAGS, so the result does not depend on the
+// Go environment of the machine running the test.
 func TestVersion_IsStampedByTheLinker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs")
 	}
 	dir := t.TempDir()
-	run := func(ldflags string) []string {
+	run := func(args ...string) []string {
+		t.Helper()
 		bin := filepath.Join(dir, "v")
-		args := []string{"build", "-o", bin}
-		if ldflags != "" {
-			args = append(args, "-ldflags", ldflags)
-		}
-		cmd := exec.Command("go", append(args, "./testdata/printversion")...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, args...), "./testdata/printversion")...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
+			t.Fatalf("go build %v: %v\n%s", args, err, out)
 		}
 		out, err := exec.Command(bin).Output()
 		if err != nil {
@@ -51,12 +53,31 @@ func TestVersion_IsStampedByTheLinker(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSpace(string(out)), "\n")
 	}
-	got := run("-X github.com/webgate-dev/webgate/internal/buildinfo.version=v9.8.7-3-gabcdef0")
-	if got[0] != "v9.8.7-3-gabcdef0" || got[1] != "webgate/v9.8.7-3-gabcdef0 (+https://github.com/webgate-dev/webgate)" {
-		t.Errorf("stamped build reports %q", got)
+	for _, vcs := range []string{"-buildvcs=false", "-buildvcs=auto"} {
+		got := run(vcs, "-ldflags", "-X github.com/webgate-dev/webgate/internal/buildinfo.version=v9.8.7-3-gabcdef0")
+		if got[0] != "v9.8.7-3-gabcdef0" || got[1] != "webgate/v9.8.7-3-gabcdef0 (+https://github.com/webgate-dev/webgate)" {
+			t.Errorf("stamped build (%s) reports %q", vcs, got)
+		}
 	}
-	got = run("")
-	if !strings.HasPrefix(got[0], "v"+Release+"-dev") {
-		t.Errorf("unstamped build reports %q, want v%s-dev…", got[0], Release)
+	if got := run("-buildvcs=false"); got[0] != "v"+Release+"-dev" {
+		t.Errorf("unstamped build without VCS information reports %q, want v%s-dev", got[0], Release)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("no git: the VCS-stamped build is not checked")
+		return
+	}
+	if err := exec.Command("git", "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Log("not a git checkout: the VCS-stamped build is not checked")
+		return
+	}
+	// In a git checkout the toolchain derives a pseudo-version from the
+	// commit; the version must be that, not the dev fallback.
+	got := run("-buildvcs=true")
+	if !pseudoVersion.MatchString(got[0]) {
+		t.Errorf("unstamped build in a git checkout reports %q, want a pseudo-version v0.0.0-<time>-<commit>", got[0])
 	}
 }
+
+// pseudoVersion matches the version the Go toolchain derives from a commit
+// with no release tag, with "+dirty" for uncommitted changes.
+var pseudoVersion = regexp.MustCompile(`^v0\.0\.0-\d{14}-[0-9a-f]{12}(\+dirty)?$`)
