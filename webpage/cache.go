@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -61,6 +62,11 @@ type Cached struct {
 	// answers.
 	Redirects []string     `json:"redirects,omitempty"`
 	Addrs     []netip.Addr `json:"addrs,omitempty"`
+	// Class and Confidence are the classifier's verdict on the page's
+	// HTML, when there was one, so a cached answer describes the page as
+	// a fresh one does.
+	Class      classify.Class `json:"class,omitempty"`
+	Confidence float64        `json:"confidence,omitempty"`
 }
 
 // readKey is the cache key of a read of rawURL by r: the URL and every
@@ -86,8 +92,12 @@ func (r *Reader) cachedPlan(ctx context.Context, rawURL string) *Plan {
 	if !ok || c == nil || c.Content == "" || !r.cacheAllows(rawURL, c) {
 		return nil
 	}
-	return &Plan{URL: rawURL, Action: c.Action, Why: c.Why, FinalURL: c.FinalURL, Status: c.Status, ContentType: c.ContentType,
+	p := &Plan{URL: rawURL, Action: c.Action, Why: c.Why, FinalURL: c.FinalURL, Status: c.Status, ContentType: c.ContentType,
 		hops: c.Redirects, addrs: c.Addrs, cached: c, cachedAt: at}
+	if c.Class != "" {
+		p.Verdict = &classify.Result{Class: c.Class, Confidence: c.Confidence}
+	}
+	return p
 }
 
 // cacheAllows applies to a cached read the address rule a fresh read of
@@ -128,6 +138,9 @@ func (r *Reader) remember(ctx context.Context, p *Plan, req Request, res *Result
 	c := &Cached{URL: res.URL, FinalURL: res.FinalURL, Title: res.Title, Content: res.Content, Format: res.Format,
 		Source: res.Source, Provider: res.Provider, Note: res.Note, Redirects: p.hops, Addrs: p.addrs}
 	c.Action, c.Why, c.Status, c.ContentType = p.Action, p.Why, p.Status, p.ContentType
+	if p.Verdict != nil {
+		c.Class, c.Confidence = p.Verdict.Class, p.Verdict.Confidence
+	}
 	r.Cache.Put(ctx, r.readKey(p.URL), c)
 }
 
