@@ -23,9 +23,10 @@ import (
 // page's own text returned as a fallback when no tier could read it.
 //
 // A key carries the reading order, the address policy
-// (ProbeConfig.AllowPrivate), the probe's size limits, whether a browser
-// renders pages and whether template-heavy pages are rendered, so a read
-// is only answered to a reader that would have read it the same way. An
+// (ProbeConfig.AllowPrivate, [Reader.PrivateExtractor]), the probe's size
+// limits, whether a browser renders pages and whether template-heavy
+// pages are rendered, so a read is only answered to a reader that would
+// have read it the same way. An
 // answer from the cache also passes the address rule a fresh read passes,
 // for this reader: the URL asked for, every redirect and the final URL
 // ([CheckTarget]), and every address the page was read from
@@ -74,8 +75,8 @@ type Cached struct {
 // the extraction providers alone, with the prompt they were given.
 func (r *Reader) readKey(rawURL string) string {
 	pc := r.Probe.WithDefaults()
-	return fmt.Sprintf("read v2 order=%s private=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
-		r.order(), pc.AllowPrivate, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
+	return fmt.Sprintf("read v2 order=%s private=%t private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
+		r.order(), pc.AllowPrivate, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
 }
 
 func extractKey(rawURL, prompt string) string {

@@ -81,11 +81,12 @@ func TestReader_CacheKeysCarryWhatChangesTheAnswer(t *testing.T) {
 	base := &Reader{}
 	u := "https://example.org/a"
 	for name, r := range map[string]*Reader{
-		"allow private":         {Probe: ProbeConfig{AllowPrivate: true}},
-		"order":                 {Order: ProvidersFirst},
-		"a browser":             {Renderer: &fakeRenderer{}},
-		"render template-heavy": {RenderTemplateHeavy: true},
-		"max bytes":             {Probe: ProbeConfig{MaxBytes: 1 << 10}},
+		"allow private":          {Probe: ProbeConfig{AllowPrivate: true}},
+		"a self-hosted provider": {PrivateExtractor: true},
+		"order":                  {Order: ProvidersFirst},
+		"a browser":              {Renderer: &fakeRenderer{}},
+		"render template-heavy":  {RenderTemplateHeavy: true},
+		"max bytes":              {Probe: ProbeConfig{MaxBytes: 1 << 10}},
 	} {
 		if r.readKey(u) == base.readKey(u) {
 			t.Errorf("%s: same key as the default reader's", name)
