@@ -161,3 +161,13 @@ func TestReader_NeverSendsAPrivatePageToAnExtractionProvider(t *testing.T) {
 		t.Errorf("a metadata address went to a self-hosted provider: %v", err)
 	}
 }
+
+func TestReader_PrivateTargetAsksNoResolverAboutReservedNames(t *testing.T) {
+	r := &Reader{}
+	if err := r.privateTarget(context.Background(), []string{"https://docs.example/a", "https://x.test/", "https://y.invalid/"}, nil); err != nil {
+		t.Errorf("a reserved name was judged private: %v", err)
+	}
+	if err := r.privateTarget(context.Background(), []string{"https://docs.example/a"}, []netip.Addr{netip.MustParseAddr("192.168.1.2")}); err == nil {
+		t.Error("a page the probe read from a private address was not judged private")
+	}
+}

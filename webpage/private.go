@@ -84,6 +84,9 @@ func (r *Reader) privateTarget(ctx context.Context, urls []string, known []netip
 		return nil
 	}
 	for _, host := range names {
+		if unresolvable(host) {
+			continue
+		}
 		lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 		addrs, err := net.DefaultResolver.LookupNetIP(lctx, "ip", strings.TrimSuffix(host, "."))
 		cancel()
@@ -97,4 +100,17 @@ func (r *Reader) privateTarget(ctx context.Context, urls []string, known []netip
 		}
 	}
 	return nil
+}
+
+// unresolvable reports whether host is under a top-level domain reserved
+// never to resolve (RFC 2606, RFC 6761: .example, .invalid, .test), which
+// is not worth a DNS query.
+func unresolvable(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, tld := range []string{"example", "invalid", "test"} {
+		if h == tld || strings.HasSuffix(h, "."+tld) {
+			return true
+		}
+	}
+	return false
 }
