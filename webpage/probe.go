@@ -83,10 +83,11 @@ type ProbeResult struct {
 	Body []byte
 	// Truncated reports that the body was longer than MaxBytes.
 	Truncated bool
-	// Redirects are the URLs the probe was redirected to, in order, the
-	// last one being URL.
+	// Redirects are the URLs the probe was redirected to, in order (the
+	// last is URL); empty without a redirect.
 	Redirects []string
-	// Addrs are the addresses the probe connected to, in order.
+	// Addrs are the addresses the probe dialled, every one of them
+	// checked by [CheckAddress], in order.
 	Addrs []netip.Addr
 }
 
