@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"reflect"
+	"strings"
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/memory"
@@ -103,12 +105,72 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
 	if !o.NoReader {
 		r, err := c.reader(st.Extractor, o.Memory, o.Browsers)
+		if r != nil {
+			r.PrivateExtractor = c.selfHosted(st.ExtractProviders)
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 		st.Reader = r
 	}
 	return st, errors.Join(errs...)
+}
+
+// selfHosted reports whether every named provider is reached at a base
+// URL whose host is a loopback or private address (or a name reserved for
+// local use, localhost included): an instance in the user's own network,
+// which can read pages at private addresses and tells no third party
+// their URLs ([webpage.Reader.PrivateExtractor]). A provider at its
+// public address, or at a name that may resolve anywhere, is not.
+func (c *Config) selfHosted(names []string) bool {
+	if len(names) == 0 {
+		return false
+	}
+	for _, n := range names {
+		b, ok := c.registry().Lookup(n)
+		if !ok {
+			return false
+		}
+		base := baseURL(reflect.ValueOf(b.section(&c.Providers)))
+		u, err := webpage.CheckURL(base)
+		if err != nil {
+			return false
+		}
+		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		local := host == "localhost" || strings.HasSuffix(host, ".localhost") ||
+			errors.Is(webpage.CheckTarget(base, false), webpage.ErrBlockedAddress) && webpage.CheckTarget(base, true) == nil
+		if !local {
+			return false
+		}
+	}
+	return true
+}
+
+// baseURL returns the address a provider section reads pages at: its
+// string field tagged koanf:"base_url" (or "reader_url", Jina's) in the
+// struct v points to or its embedded structs, or "".
+func baseURL(v reflect.Value) string {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		switch {
+		case (f.Tag.Get("koanf") == "base_url" || f.Tag.Get("koanf") == "reader_url") && f.Type.Kind() == reflect.String:
+			return v.Field(i).String()
+		case f.Anonymous:
+			if s := baseURL(v.Field(i)); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // reader builds the page reader over x (nil for none) with the memory's

@@ -172,3 +172,30 @@ func TestSearcher_SearchesThroughTheConfiguredBaseURLWithEveryKey(t *testing.T) 
 		t.Errorf("keys used %v, want each of the round-robin pair once", seen)
 	}
 }
+
+func TestBuild_SendsPrivatePagesOnlyToASelfHostedExtractor(t *testing.T) {
+	tests := []struct {
+		env  []string
+		want bool
+	}{
+		{[]string{"TAVILY_API_KEY=k"}, false},
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=http://127.0.0.1:8080"}, true},
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=http://localhost:8080"}, true},
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=http://10.1.2.3"}, true},
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=https://tavily.example.com"}, false},
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=http://169.254.169.254"}, false},
+		{[]string{"WEBGATE_PROVIDERS_JINA_KEYLESS=1", "WEBGATE_PROVIDERS_JINA_READER_URL=http://127.0.0.1:9000"}, true},
+		// One provider at its public address is enough to keep them.
+		{[]string{"TAVILY_API_KEY=k", "TAVILY_BASE_URL=http://127.0.0.1:8080", "WEBGATE_PROVIDERS_JINA_KEYLESS=1"}, false},
+	}
+	for _, tt := range tests {
+		c := mustLoad(t, "", tt.env...)
+		st, err := c.Build(nil)
+		if err != nil || st.Reader == nil {
+			t.Fatalf("%v: Build = %+v, %v", tt.env, st, err)
+		}
+		if st.Reader.PrivateExtractor != tt.want {
+			t.Errorf("%v (extractors %v): PrivateExtractor = %v, want %v", tt.env, c.ExtractProviders(), st.Reader.PrivateExtractor, tt.want)
+		}
+	}
+}

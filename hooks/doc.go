@@ -84,7 +84,9 @@
 // https URLs and checks every address it dials ([webpage.CheckAddress]):
 // loopback, private, link-local, unique-local, CGNAT and cloud metadata
 // addresses are refused unless webpage.ProbeConfig.AllowPrivate is set
-// (metadata endpoints stay refused even then). Every network call runs
+// (metadata endpoints stay refused even then); such a page is never sent to
+// an extraction provider unless the provider is self-hosted
+// (webpage.Reader.PrivateExtractor). Every network call runs
 // inside the hook's time budget ([Settings.Budget]). Text from the web gets
 // the rules of package internal/sanitize: the agent rule on everything the
 // model receives, the terminal rule on messages and diagnostics. API keys

@@ -77,10 +77,11 @@ func localReader() *webpage.Reader {
 }
 
 // fetchEnv is a web fetch environment whose reader extracts with x and may
-// read the loopback test servers.
+// read the loopback test servers; x, in this process, is as self-hosted
+// as an extractor gets, so it may read them too.
 func fetchEnv(x provider.Extractor) *WebFetchEnv {
 	r := localReader()
-	r.Extractor = x
+	r.Extractor, r.PrivateExtractor = x, true
 	return &WebFetchEnv{Reader: r}
 }
 

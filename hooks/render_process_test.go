@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
@@ -62,4 +63,35 @@ func appShellServer(t testing.TB) string {
 		}
 	}))
 	return srv.URL
+}
+
+// TestProcess_WebFetchAPageThatHoldsTheBrowserLeavesTheProviderTime runs
+// the built webfetch hook with the local browser and an extraction
+// provider on a hostile page: a million unclosed links, which keep the
+// browser busy for as long as it is given. The render tier gets its share
+// of the budget, not all of it, and the provider answers.
+func TestProcess_WebFetchAPageThatHoldsTheBrowserLeavesTheProviderTime(t *testing.T) {
+	if _, err := browser.Find("auto"); err != nil {
+		t.Skipf("no local browser: %v", err)
+	}
+	f := newProviderFake(t, map[string]string{"wsapi": "ok"})
+	page := "<!doctype html><html><head><title>Links</title></head><body>" + strings.Repeat("<a>", 1_000_000) + "</body></html>"
+	srv := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	}))
+	var env []string
+	for _, e := range fetchEnv(f, t, "wsapi") {
+		if !strings.HasPrefix(e, "WEBGATE_BROWSER=") && !strings.HasPrefix(e, "PATH=") {
+			env = append(env, e)
+		}
+	}
+	env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "WEBGATE_BROWSER=auto", "WEBGATE_HOOKS_WEBFETCH_BUDGET=12s")
+	url := srv.URL + "/links"
+	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", url), env)
+	wantDeny(t, r, "PreToolUse", "Content of "+url, "via websearchapi", "WSAPI-EXTRACT-MARKER")
+	if n := f.Hits("wsapi"); n != 1 {
+		t.Errorf("%d requests to the provider, want 1", n)
+	}
+	t.Logf("answered in %v of a 12s budget", r.elapsed.Round(100*time.Millisecond))
 }

@@ -220,16 +220,27 @@ func TestPageCache_ReaderAnswersFromItWithoutProbing(t *testing.T) {
 	m, c := newMemory(t, memory.Options{Cache: memory.CacheConfig{FetchTTL: 15 * time.Minute}})
 	pc := m.PageCache()
 	ctx := context.Background()
-	pc.Put(ctx, "extract https://example.com/app", &webpage.Cached{URL: "https://example.com/app", Content: "# App\n\nbody", Provider: "tavily", Source: webpage.SourceProvider})
+	// A public address, written as one: nothing resolves or dials it.
+	const u = "https://93.184.215.14/app"
+	first := &webpage.Reader{Cache: pc, Extractor: staticExtractor{}}
+	if _, _, err := first.Extract(ctx, u, ""); err != nil {
+		t.Fatal(err)
+	}
 	c.add(4 * time.Minute)
 	r := &webpage.Reader{Cache: pc, Extractor: failingExtractor{}}
-	page, _, err := r.Extract(ctx, "https://example.com/app", "")
+	page, _, err := r.Extract(ctx, u, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page.Content != "# App\n\nbody" || c.now().Sub(page.Cached) != 4*time.Minute {
 		t.Errorf("page %+v", page)
 	}
+}
+
+type staticExtractor struct{}
+
+func (staticExtractor) Extract(_ context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	return &provider.Page{URL: req.URL, Content: "# App\n\nbody", Provider: "tavily"}, nil
 }
 
 type failingExtractor struct{}

@@ -37,7 +37,18 @@
 // then). IPv6 forms that carry an IPv4 address are judged by the IPv4
 // address. A host written as an IP address in any spelling is checked
 // before anything is sent, so a refused URL is not handed to an extraction
-// provider either.
+// provider either. A page whose host is, or resolves to, a private address
+// is never handed to one, even when ProbeConfig.AllowPrivate lets the
+// reader read it ([Reader.Extract], [KindPrivate]), unless
+// [Reader.PrivateExtractor] says the provider is self-hosted. An answer
+// from the [Cache] passes the same address rule as a fresh read.
+//
+// # Budget
+//
+// When the caller's context has a deadline, a tier followed by k slow
+// tiers that are configured (the browser, the PDF reader, the extraction
+// providers) runs with at most the time left divided by k+1, so a page
+// that holds one tier leaves the others their share.
 //
 // # Errors
 //

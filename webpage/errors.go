@@ -132,6 +132,11 @@ const (
 	// KindExtraction: every extraction provider failed and the page's own
 	// text was not enough; Failures says how each failed.
 	KindExtraction ErrorKind = "extraction-failed"
+	// KindPrivate: the page needs an extraction provider, but its host
+	// is, or resolves to, a private address (loopback, private,
+	// link-local, cloud metadata, …), so it is not sent to one, and no
+	// local tier could read it; Err says which address.
+	KindPrivate ErrorKind = "private-address"
 	// KindCanceled: the caller's context ended before the page was read.
 	KindCanceled ErrorKind = "canceled"
 )
@@ -144,7 +149,8 @@ type Error struct {
 	URL string
 	// Status is the page's HTTP status for [KindHTTPStatus].
 	Status int
-	// Why says, for [KindNoProvider] and [KindExtraction], why the page
+	// Why says, for [KindNoProvider], [KindExtraction] and [KindPrivate],
+	// why the page
 	// could not be used as served ("is mostly navigation and page
 	// template").
 	Why string
@@ -170,6 +176,11 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "the page %s, and no extraction provider is configured", e.Why)
 	case KindExtraction:
 		fmt.Fprintf(&b, "the page %s, and extraction failed: %s", e.Why, FailureSummary(e.Failures))
+	case KindPrivate:
+		if e.Why != "" {
+			fmt.Fprintf(&b, "the page %s, no local reader could read it, and ", e.Why)
+		}
+		b.WriteString("a page at a private address is not sent to an extraction provider")
 	case KindCanceled:
 		b.WriteString("the read was canceled or ran out of time")
 	default:

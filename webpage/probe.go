@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -81,6 +83,12 @@ type ProbeResult struct {
 	Body []byte
 	// Truncated reports that the body was longer than MaxBytes.
 	Truncated bool
+	// Redirects are the URLs the probe was redirected to, in order (the
+	// last is URL); empty without a redirect.
+	Redirects []string
+	// Addrs are the addresses the probe dialled, every one of them
+	// checked by [CheckAddress], in order.
+	Addrs []netip.Addr
 }
 
 // HTML reports whether the page is HTML.
@@ -104,20 +112,62 @@ var ErrUnsupportedURL = errors.New("unsupported URL")
 // settings are ignored for the same reason. A non-2xx status is not an
 // error: the result carries it.
 func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, error) {
-	cfg = cfg.WithDefaults()
+	return probe(ctx, rawURL, cfg, &probeTrail{})
+}
+
+// probeTrail is what a probe went through, kept even when it fails: the
+// URLs it was redirected to and the addresses it dialled.
+type probeTrail struct {
+	mu    sync.Mutex
+	hops  []string
+	addrs []netip.Addr
+}
+
+func (t *probeTrail) addAddr(a netip.Addr) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.addrs = append(t.addrs, a)
+}
+
+func (t *probeTrail) addHop(u string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.hops = append(t.hops, u)
+}
+
+// seen returns the hops and addresses so far.
+func (t *probeTrail) seen() ([]string, []netip.Addr) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.hops), slices.Clone(t.addrs)
+}
+
+// CheckTarget applies the probe's address rule to a URL without fetching
+// it, with the functions [Probe] applies before it connects: the URL must
+// pass [CheckURL], and a host written as an IP address or a name reserved
+// for local use is judged as the probe judges it. A host name is not
+// resolved here: the probe checks the address it dials ([CheckAddress]).
+// The error wraps [ErrUnsupportedURL] or [ErrBlockedAddress].
+func CheckTarget(rawURL string, allowPrivate bool) error {
 	u, err := CheckURL(rawURL)
 	if err != nil {
+		return err
+	}
+	return checkLiteralHost(u, allowPrivate)
+}
+
+func probe(ctx context.Context, rawURL string, cfg ProbeConfig, trail *probeTrail) (*ProbeResult, error) {
+	cfg = cfg.WithDefaults()
+	if err := CheckTarget(rawURL, cfg.AllowPrivate); err != nil {
 		return nil, err
 	}
-	if err := checkLiteralHost(u, cfg.AllowPrivate); err != nil {
-		return nil, err
-	}
+	u, _ := CheckURL(rawURL)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
 	dialer := &net.Dialer{
 		Timeout: cfg.Timeout,
-		Control: dialControl(cfg.AllowPrivate),
+		Control: dialControl(cfg.AllowPrivate, trail.addAddr),
 	}
 	transport := &http.Transport{
 		Proxy:                 nil,
@@ -135,10 +185,8 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
-			if _, err := CheckURL(req.URL.String()); err != nil {
-				return err
-			}
-			return checkLiteralHost(req.URL, cfg.AllowPrivate)
+			trail.addHop(req.URL.String())
+			return CheckTarget(req.URL.String(), cfg.AllowPrivate)
 		},
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -161,6 +209,7 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 		return nil, probeError(fmt.Errorf("reading the page: %w", err))
 	}
 	r := &ProbeResult{URL: resp.Request.URL.String(), Status: resp.StatusCode, Body: body}
+	r.Redirects, r.Addrs = trail.seen()
 	if int64(len(body)) > limit {
 		r.Body, r.Truncated = body[:limit], true
 	}
@@ -170,14 +219,19 @@ func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, e
 
 // dialControl returns the dialer's Control function: it runs after the
 // socket is created and before it connects, and refuses any address
-// [CheckAddress] refuses, whatever name or redirect led to it.
-func dialControl(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
+// [CheckAddress] refuses, whatever name or redirect led to it. Each
+// address it lets through is passed to dialled.
+func dialControl(allowPrivate bool, dialled func(netip.Addr)) func(network, address string, _ syscall.RawConn) error {
 	return func(network, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
 			return fmt.Errorf("%w: cannot parse %q", ErrBlockedAddress, address)
 		}
-		return CheckAddress(ap.Addr(), allowPrivate)
+		if err := CheckAddress(ap.Addr(), allowPrivate); err != nil {
+			return err
+		}
+		dialled(ap.Addr().WithZone("").Unmap())
+		return nil
 	}
 }
 

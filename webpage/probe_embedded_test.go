@@ -127,7 +127,7 @@ func TestCheckLiteralHost_RefusesIPv6LiteralsEmbeddingInternalIPv4(t *testing.T)
 func TestDialControl_RefusesEmbeddedAddressesBeforeConnecting(t *testing.T) {
 	// The dialer calls Control after creating the socket and before
 	// connecting: a refusal here means no packet is sent.
-	control := dialControl(true)
+	control := dialControl(true, func(netip.Addr) {})
 	for _, addr := range []string{
 		"[::ffff:0:a9fe:a9fe]:80",
 		"[64:ff9b::a9fe:a9fe]:443",
@@ -143,7 +143,7 @@ func TestDialControl_RefusesEmbeddedAddressesBeforeConnecting(t *testing.T) {
 			t.Errorf("Control(%s) = %v, want ErrBlockedAddress", addr, err)
 		}
 	}
-	if err := dialControl(false)("tcp6", "[64:ff9b::7f00:1]:80", nil); !errors.Is(err, ErrBlockedAddress) || !strings.Contains(err.Error(), "127.0.0.1 is a loopback address (carried by 64:ff9b::7f00:1, NAT64)") {
+	if err := dialControl(false, func(netip.Addr) {})("tcp6", "[64:ff9b::7f00:1]:80", nil); !errors.Is(err, ErrBlockedAddress) || !strings.Contains(err.Error(), "127.0.0.1 is a loopback address (carried by 64:ff9b::7f00:1, NAT64)") {
 		t.Errorf("NAT64 loopback: %v", err)
 	}
 	if err := control("tcp", "127.0.0.1:80", nil); err != nil {

@@ -237,3 +237,23 @@ func TestProbe_RefusesInternalAddressesSpelledAsNames(t *testing.T) {
 		t.Errorf("redirect: err = %v, want ErrBlockedAddress", err)
 	}
 }
+
+func TestProbe_RecordsTheRedirectsAndTheAddressesItDialled(t *testing.T) {
+	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a" {
+			http.Redirect(w, r, "/b", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte("x"))
+	})
+	res, err := Probe(context.Background(), s.URL+"/a", ProbeConfig{AllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Redirects) != 1 || res.Redirects[0] != s.URL+"/b" || res.URL != s.URL+"/b" {
+		t.Errorf("redirects %v, URL %s", res.Redirects, res.URL)
+	}
+	if len(res.Addrs) == 0 || res.Addrs[0] != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("addresses %v, want 127.0.0.1", res.Addrs)
+	}
+}

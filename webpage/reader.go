@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,6 +64,16 @@ type Reader struct {
 	// Cache keeps pages read between calls (package memory provides
 	// one); nil means none. See [Cache].
 	Cache Cache
+	// PrivateExtractor says the Extractor runs inside the network the
+	// reader reads from: a self-hosted instance reached at a loopback or
+	// private address, which can read a private page and tells no one
+	// its URL. Then pages at private addresses (never cloud metadata
+	// ones) may be sent to it. False, the default, keeps every page
+	// whose host is, or resolves to, a private address from the
+	// Extractor, even when ProbeConfig.AllowPrivate lets the reader read
+	// it itself: a third-party service cannot read it and should not
+	// learn its URL.
+	PrivateExtractor bool
 }
 
 func (r *Reader) now() time.Time {
@@ -156,6 +168,10 @@ type Plan struct {
 	body []byte
 	// isPDF is true for a PDF document.
 	isPDF bool
+	// hops are the URLs the probe was redirected to; addrs the addresses
+	// it dialled, for the extraction tier's address rule and the cache's.
+	hops  []string
+	addrs []netip.Addr
 	// cached is the read the reader's Cache answered with, at cachedAt.
 	cached   *Cached
 	cachedAt time.Time
@@ -243,8 +259,10 @@ func (r *Reader) Plan(ctx context.Context, rawURL string) (*Plan, error) {
 	}
 	p := &Plan{URL: raw}
 	start := r.now()
-	res, err := Probe(ctx, raw, r.Probe)
+	trail := &probeTrail{}
+	res, err := probe(ctx, raw, r.Probe, trail)
 	p.ProbeElapsed = r.now().Sub(start)
+	p.hops, p.addrs = trail.seen()
 	switch {
 	case errors.Is(err, ErrBlockedAddress):
 		return nil, &Error{Kind: KindBlocked, URL: raw, Err: err}
@@ -355,7 +373,7 @@ func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	}
 	res, err := r.execute(ctx, p, req)
 	if err == nil {
-		r.remember(ctx, readKey(r.order(), p.URL), res)
+		r.remember(ctx, p, req, res)
 	}
 	return res, err
 }
@@ -379,12 +397,23 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 		provErr   error
 		extracted time.Duration
 		asked     bool
+		private   error
 	)
-	for _, t := range r.tiers(p) {
+	tiers := r.tiers(p)
+	if r.Extractor != nil && slices.ContainsFunc(tiers, func(t tier) bool { return t.name == "provider" }) {
+		private = r.privateTarget(ctx, p.targets(), p.addrs)
+	}
+	for i, t := range tiers {
 		if ctx.Err() != nil {
 			break
 		}
-		got, err := t.run(ctx, p, req)
+		if t.name == "provider" && private != nil {
+			misses = append(misses, "provider: not sent to an extraction provider: "+private.Error())
+			continue
+		}
+		tctx, cancel := r.tierContext(ctx, tiers[i+1:], private != nil)
+		got, err := t.run(tctx, p, req)
+		cancel()
 		if got != nil {
 			extracted += got.ExtractElapsed
 		}
@@ -421,20 +450,26 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	if !req.NoFallback && len([]rune(strings.TrimSpace(p.local.Markdown))) >= MinFallbackChars {
 		res := base
 		res.Source, res.Content = SourceLocalFallback, p.local.Markdown
-		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures))
+		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private))
 		res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
 		return &res, nil
 	}
-	if asked {
+	switch {
+	case asked:
 		return nil, &Error{Kind: KindExtraction, URL: p.URL, Why: p.Why, Failures: failures, Misses: misses, Err: provErr}
+	case private != nil:
+		return nil, &Error{Kind: KindPrivate, URL: p.URL, Why: p.Why, Misses: misses, Err: private}
 	}
 	return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why, Misses: misses}
 }
 
 // fallbackReason says why the page's own text is all there is.
-func fallbackReason(asked bool, failures []provider.Failure) string {
-	if asked {
+func fallbackReason(asked bool, failures []provider.Failure, private error) string {
+	switch {
+	case asked:
 		return "extraction failed (" + FailureSummary(failures) + ")"
+	case private != nil:
+		return "it was not sent to an extraction provider (" + private.Error() + ")"
 	}
 	return "no extraction provider is configured"
 }
@@ -442,11 +477,27 @@ func fallbackReason(asked bool, failures []provider.Failure) string {
 // Extract reads rawURL with the Extractor alone. A page without content is
 // an error of kind [provider.KindUnsupported]; the page's Provider is
 // always set.
+//
+// A URL whose host is, or resolves to, an address the probe refuses when
+// private addresses are not allowed (loopback, private, link-local, cloud
+// metadata, …), or a name reserved for local use, is never sent to the
+// Extractor, whatever ProbeConfig.AllowPrivate says (unless
+// [Reader.PrivateExtractor], and never a metadata address): a third party
+// cannot read it and should not learn it. Such a URL is an error of kind
+// [KindPrivate], from the cache too.
 func (r *Reader) Extract(ctx context.Context, rawURL, prompt string) (*provider.Page, time.Duration, error) {
 	if r.Extractor == nil {
 		return nil, 0, &Error{Kind: KindNoProvider, URL: rawURL}
 	}
-	if page := r.cachedPage(ctx, rawURL); page != nil {
+	if err := r.privateTarget(ctx, []string{rawURL}, nil); err != nil {
+		return nil, 0, &Error{Kind: KindPrivate, URL: rawURL, Err: err}
+	}
+	return r.extract(ctx, rawURL, prompt)
+}
+
+// extract is [Reader.Extract] for a URL whose address was checked.
+func (r *Reader) extract(ctx context.Context, rawURL, prompt string) (*provider.Page, time.Duration, error) {
+	if page := r.cachedPage(ctx, rawURL, prompt); page != nil {
 		return page, 0, nil
 	}
 	start := r.now()
@@ -461,7 +512,7 @@ func (r *Reader) Extract(ctx context.Context, rawURL, prompt string) (*provider.
 	if page.Provider == "" {
 		page.Provider = provider.NameOf(r.Extractor)
 	}
-	r.rememberPage(ctx, rawURL, page)
+	r.rememberPage(ctx, rawURL, prompt, page)
 	return page, elapsed, nil
 }
 

@@ -55,8 +55,10 @@ func serve(t *testing.T, status int, ctype, body string) string {
 	return s.URL
 }
 
+// loopbackReader reads pages on loopback with x as a self-hosted
+// extraction provider, which may read them too.
 func loopbackReader(x provider.Extractor) *Reader {
-	return &Reader{Extractor: x, Probe: ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second}}
+	return &Reader{Extractor: x, Probe: ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second}, PrivateExtractor: true}
 }
 
 func TestReader_ConvertsAReadablePageLocallyWithoutAskingAProvider(t *testing.T) {

@@ -195,7 +195,9 @@ func (r *Reader) providerTier(ctx context.Context, p *Plan, req Request) (*Resul
 	if r.Extractor == nil {
 		return nil, errNoExtractor
 	}
-	page, elapsed, err := r.Extract(ctx, p.URL, req.Prompt)
+	// The reader checked the page's addresses before running the tier
+	// ([Reader.privateTarget]).
+	page, elapsed, err := r.extract(ctx, p.URL, req.Prompt)
 	if err != nil {
 		return &Result{ExtractElapsed: elapsed}, err
 	}

@@ -372,3 +372,19 @@ func TestWeb_ConfigFlagNamesTheConfigurationFile(t *testing.T) {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+func TestFetch_APageCachedWithAllowPrivateIsRefusedWithoutIt(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	env := webEnv(t, &fakeweb.Tavily{})
+	u := pages + "/readable/blog-article.html?x=1"
+	if code, out, errOut := fetchCLI(t, env, "--json", u); code != exitOK || !strings.Contains(out, `"path": "readable"`) {
+		t.Fatalf("with allow_private: code %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := fetchCLI(t, env, "--json", u); code != exitOK || !strings.Contains(out, `"cached_at"`) || !strings.Contains(out, `"class": "fetch-readable"`) {
+		t.Fatalf("the second read is not from the cache, or not described as the first: code %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := fetchCLI(t, withoutPrivateAddresses(env), u)
+	if code != exitUsage || !strings.Contains(errOut, "loopback") || out != "" {
+		t.Fatalf("without allow_private: code %d, stdout %q, stderr %q; want the refusal an uncached read gets", code, out, errOut)
+	}
+}

@@ -25,7 +25,9 @@ func hostileTools(t *testing.T, h *fakeweb.Hostile) *webtools.Tools {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}}, Secrets: []string{secret}}
+	// The fake provider runs on loopback, as a self-hosted one would, so
+	// it may read the loopback pages.
+	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}, PrivateExtractor: true}, Secrets: []string{secret}}
 }
 
 func wantAll(t *testing.T, what, text string, wants ...string) {

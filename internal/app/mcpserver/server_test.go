@@ -48,7 +48,9 @@ func fakeTools(t *testing.T, fake *fakeweb.Tavily) *webtools.Tools {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}}, Secrets: []string{secret}}
+	// The fake provider runs on loopback, as a self-hosted one would, so
+	// it may read the loopback pages.
+	return &webtools.Tools{Searcher: client, Reader: &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}, PrivateExtractor: true}, Secrets: []string{secret}}
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (text string, isError bool) {

@@ -521,6 +521,8 @@ func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 		return &Error{Reason: NotConfigured, Message: joinSentences(fmt.Sprintf("The page %s, and no extraction provider has an API key.", e.Why), t.ExtractHint)}
 	case webpage.KindExtraction:
 		return extractionError(raw, e)
+	case webpage.KindPrivate:
+		return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("Could not read %s: the page %s, no local reader could read it, and it was not sent to an extraction provider: %s (a page at a private address is never sent to a third party).", raw, e.Why, trimErr(e.Err, webpage.ErrBlockedAddress))}
 	case webpage.KindCanceled:
 		switch {
 		case errors.Is(ctx.Err(), context.Canceled):

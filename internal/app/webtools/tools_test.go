@@ -33,8 +33,10 @@ func newTools(t *testing.T, fake *fakeweb.Tavily) *webtools.Tools {
 	}
 	return &webtools.Tools{
 		Searcher: client,
-		Reader:   &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}},
-		Secrets:  []string{secret},
+		// The fake provider runs on loopback, as a self-hosted one would,
+		// so it may read the loopback pages.
+		Reader:  &webpage.Reader{Extractor: client, Probe: webpage.ProbeConfig{AllowPrivate: true}, PrivateExtractor: true},
+		Secrets: []string{secret},
 	}
 }
 
@@ -465,5 +467,21 @@ func TestSearch_RateLimitIsItsOwnClassWithTheLegacyNameAlongside(t *testing.T) {
 	raw, _ = json.Marshal(webtools.Failure{Provider: "exa", Class: provider.ClassAuthFailed})
 	if strings.Contains(string(raw), "legacy_class") {
 		t.Errorf("a class without another name has a legacy_class: %s", raw)
+	}
+}
+
+func TestFetch_ALoopbackPageIsNeverSentToAThirdPartyProvider(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	u := pages + "/browser-render-required/react-cra-empty-root.html"
+	fake := &fakeweb.Tavily{Pages: map[string]string{u: "# Extracted\n\nThe provider read the loopback page."}}
+	tools := newTools(t, fake)
+	tools.Reader.PrivateExtractor = false // a provider on the Internet
+	_, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: u})
+	var e *webtools.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, "not sent to an extraction provider: 127.0.0.1 is a loopback address") {
+		t.Fatalf("err = %v; want the reason the provider was not asked", err)
+	}
+	if n := fake.Count("/extract"); n != 0 {
+		t.Errorf("the provider was asked %d times for a loopback page", n)
 	}
 }
