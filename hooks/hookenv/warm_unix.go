@@ -322,6 +322,10 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	// Only what the process itself reads: each call brings its own
 	// environment, keys included.
 	cmd.Env = processEnv(env)
+	// Stdin, Stdout and Stderr stay nil: the null device. Descriptors this
+	// process inherited without close-on-exec would pass on too; the
+	// worker marks them at its start ([InheritNothing]) and the warm
+	// worker closes any left ([CloseInherited]).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		_ = os.Remove(marker)
