@@ -30,6 +30,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(warmCallerEnv) != "" {
+		// This test binary, run again as a caller of a warm worker.
+		os.Exit(warmCaller())
+	}
 	dir, err := os.MkdirTemp("", "webgate-hooks-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -16,3 +16,8 @@ func warmEnv(t *testing.T, state string, f *tavilyFake, keys string, extra ...st
 }
 
 func waitWarm(t *testing.T, state string) {}
+
+// warmCallerEnv runs the test binary as a warm worker's caller, on Linux.
+const warmCallerEnv = "WEBGATE_TEST_WARM_CALLER"
+
+func warmCaller() int { return 2 }

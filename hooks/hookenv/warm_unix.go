@@ -60,6 +60,10 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 		return err
 	}
 	defer os.Remove(opts.Socket + ".starting")
+	self, err := ownWorld()
+	if err != nil {
+		return err
+	}
 	lock, err := os.OpenFile(opts.Socket+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
@@ -84,7 +88,7 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	_ = os.WriteFile(opts.Socket+".pid", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o600)
 	defer os.Remove(opts.Socket + ".pid")
 	_ = os.Remove(opts.Socket + ".starting")
-	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan struct{}, 1), kept: newWarmKept()}
+	s := &warmServer{key: opts.Key, world: self, calls: make(chan struct{}, 1), stop: make(chan struct{}, 1), kept: newWarmKept()}
 	defer s.kept.close()
 	idle := opts.Idle
 	if idle <= 0 {
@@ -148,6 +152,7 @@ loop:
 // warmServer is a warm worker's state: the calls under way.
 type warmServer struct {
 	key   string
+	world *world // nil where the system shows none, see [ownWorld]
 	kept  *warmKept
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -205,20 +210,32 @@ func (s *warmServer) accept(ctx context.Context, ln net.Listener) {
 func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	defer func() { _ = recover() }() // the front steps aside on its own
-	if !samePeer(c) {
-		return
-	}
+	// Who called is checked before anything of the call is read: a
+	// caller of another user or world is refused, and its front runs the
+	// worker itself, in its own world.
+	foreign := s.refusal(c)
 	_ = c.SetReadDeadline(time.Now().Add(requestWait))
 	var req gate.WarmRequest
 	if err := gate.ReadFrame(c, &req); err != nil {
 		return
 	}
-	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
+	refuse := func(why string) {
+		_ = c.SetWriteDeadline(time.Now().Add(requestWait))
+		_ = gate.WriteFrame(c, &gate.WarmReply{Refused: why})
+	}
 	var body hookBody
 	var kind hookKind
 	switch {
+	case foreign != "":
+		refuse(foreign)
+		return
 	case req.Version != gate.WarmVersion || req.Key != s.key:
 		refuse("another worker")
+		return
+	case !sameProcessEnv(req.Env):
+		// The key names the process environment, but a caller can forge
+		// it: what this process reads for itself must be the caller's.
+		refuse("another process environment")
 		return
 	case req.Hook == gate.WebSearch:
 		body, kind = webSearchBody(s.kept), searchHook
@@ -269,26 +286,52 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	}
 }
 
-// samePeer reports whether the process at the other end of c runs as this
-// process's user (checked where the system says, on Linux; elsewhere the
-// socket's private directory is the guard).
-func samePeer(c net.Conn) bool {
+// refusal returns why the warm worker refuses the caller at the other end
+// of c, or "" when it serves it: a caller of another user, or (on Linux)
+// one whose namespaces, root or working directory differ from the
+// worker's ([callerRefusal]). Elsewhere the socket's private directory is
+// the guard.
+func (s *warmServer) refusal(c net.Conn) string {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return false
+		return "not a Unix socket"
 	}
-	uid, known := 0, false
-	if raw, err := uc.SyscallConn(); err == nil {
-		_ = raw.Control(func(fd uintptr) { uid, known = gate.PeerUID(int(fd)) })
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err.Error()
 	}
-	return !known || uid == os.Getuid()
+	why := "the caller is unknown"
+	if err := raw.Control(func(fd uintptr) { why = callerRefusal(int(fd), s.world) }); err != nil {
+		return err.Error()
+	}
+	return why
+}
+
+// sameProcessEnv reports whether env gives every variable of
+// [gate.ProcessEnv] the value this process has (unset counts as empty, as
+// in the key of [gate.WarmSocket]): the PATH a fetch.pdftotext program is
+// found on, the TMPDIR, HOME and proxies a call is resolved with, are
+// then the caller's.
+func sameProcessEnv(env []string) bool {
+	e := gate.EnvList(env)
+	for _, k := range gate.ProcessEnv {
+		theirs, _ := e(k)
+		if theirs != os.Getenv(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // StartWarm starts a warm worker for the calls of worker in cwd with the
-// environment env, in the background, unless one is running or starting.
-// The worker is run as "worker serve --idle IDLE SOCKET KEY" in a session
-// of its own, with no standard streams, so that nothing waits for it. It
-// returns at once.
+// environment env, in the background, unless one is running or starting,
+// or [maxWarm] are. The worker is run as "worker serve --idle IDLE SOCKET
+// KEY" in a session of its own, with its standard streams on the null
+// device and no other descriptor, so that nothing waits for it. Counting
+// the warm workers and starting one happen under one lock (start.lock in
+// the socket's directory), so that calls starting at once cannot together
+// start more. It returns at once, or after [startLockWait] when another
+// start holds the lock.
 func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	socket, key, err := gate.WarmSocket(worker, cwd, gate.EnvList(env))
 	if err != nil {

@@ -1,0 +1,11 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package hookenv
+
+// ownWorld returns nil: these systems have no namespaces to compare (the
+// socket's private directory is the guard).
+func ownWorld() (*world, error) { return nil, nil }
+
+// callerRefusal returns "": the system does not say who connected; the
+// socket's private directory is the guard.
+func callerRefusal(fd int, self *world) string { return "" }
