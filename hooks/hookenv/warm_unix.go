@@ -72,6 +72,11 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return nil // another warm worker serves this socket
 	}
+	// A lock file removed (by a sweep, see [sweep]) between opening and
+	// locking it no longer keeps another warm worker from this socket.
+	if !stillNamed(lock, opts.Socket+".lock") {
+		return nil
+	}
 	// The lock file goes with the worker: a worker started meanwhile that
 	// locks the removed file only ends up replacing this one's socket,
 	// which makes this one exit.
@@ -341,21 +346,23 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	if err := runDir(dir); err != nil {
 		return err
 	}
+	unlock, err := lockStarts(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if running(socket + ".lock") {
 		return nil
 	}
-	if sweep(dir) >= maxWarm {
-		return fmt.Errorf("%d warm workers are running already", maxWarm)
-	}
 	marker := socket + ".starting"
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		if fi, serr := os.Lstat(marker); serr == nil && time.Since(fi.ModTime()) < startingFresh {
-			return nil // another call is starting it
-		}
-		_ = os.Remove(marker)
-		f, err = os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if fi, err := os.Lstat(marker); err == nil && time.Since(fi.ModTime()) < startingFresh {
+		return nil // another call is starting it
 	}
+	if n := sweep(dir); n >= maxWarm {
+		return fmt.Errorf("%d warm workers are running already", n)
+	}
+	_ = os.Remove(marker)
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
@@ -375,6 +382,45 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// startLockWait bounds the wait for another call's start of a warm worker
+// (a fork and exec, a few milliseconds): the worker that waits has
+// answered its call already, but its caller waits for it to exit.
+const startLockWait = time.Second
+
+// lockStarts takes the lock under which warm workers are counted and
+// started in dir, waiting up to [startLockWait], and returns its release.
+func lockStarts(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "start.lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(startLockWait); ; time.Sleep(5 * time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil // closing releases the lock
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, errors.New("another call is starting a warm worker")
+		}
+	}
+}
+
+// stillNamed reports whether the open file f is still the file at path
+// (not removed or replaced since it was opened).
+func stillNamed(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // runDir makes sure the warm workers' directory dir exists and is private
@@ -409,26 +455,41 @@ const maxWarm = 8
 
 // sweep removes what warm workers that were killed left in dir: the
 // socket, pid and lock files of workers whose lock no one holds, and
-// markers of starts that never finished. It returns how many run.
+// markers of starts that never finished. It returns how many warm
+// workers run or are starting (a fresh marker). It is called under the
+// start lock ([lockStarts]); a lock file is removed while sweep holds it,
+// so that a warm worker that opened it meanwhile sees it gone and exits
+// ([stillNamed]).
 func sweep(dir string) (live int) {
+	seen := map[string]bool{}
 	locks, _ := filepath.Glob(filepath.Join(dir, "*.sock.lock"))
 	for _, l := range locks {
-		if running(l) {
-			live++
+		base := strings.TrimSuffix(l, ".lock")
+		f, err := os.OpenFile(l, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
 			continue
 		}
-		base := strings.TrimSuffix(l, ".lock")
-		for _, p := range []string{base, base + ".pid", l} {
-			_ = os.Remove(p)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			seen[base] = true
+			continue
 		}
+		if stillNamed(f, l) {
+			for _, p := range []string{base, base + ".pid", l} {
+				_ = os.Remove(p)
+			}
+		}
+		f.Close()
 	}
 	markers, _ := filepath.Glob(filepath.Join(dir, "*.sock.starting"))
 	for _, m := range markers {
 		if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > startingFresh {
 			_ = os.Remove(m)
+		} else if err == nil {
+			seen[strings.TrimSuffix(m, ".starting")] = true
 		}
 	}
-	return live
+	return len(seen)
 }
 
 // processEnv keeps of env what a warm worker's process reads for itself
