@@ -391,23 +391,42 @@ const startLockWait = time.Second
 
 // lockStarts takes the lock under which warm workers are counted and
 // started in dir, waiting up to [startLockWait], and returns its release.
+// The lock file goes with the release, while it is held: whoever locked
+// it meanwhile finds it no longer named ([stillNamed]) and locks the next
+// one, so that run/ holds only the files of warm workers.
 func lockStarts(dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, "start.lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for deadline := time.Now().Add(startLockWait); ; time.Sleep(5 * time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil // closing releases the lock
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
+	path := filepath.Join(dir, "start.lock")
+	deadline := time.Now().Add(startLockWait)
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
 			return nil, err
 		}
-		if time.Now().After(deadline) {
+		for {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil || (!errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR)) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		switch {
+		case err == nil && stillNamed(f, path):
+			return func() {
+				_ = os.Remove(path)
+				f.Close() // closing releases the lock
+			}, nil
+		case err == nil:
+			f.Close() // released and removed by its holder meanwhile
+			if time.Now().After(deadline) {
+				return nil, errors.New("another call is starting a warm worker")
+			}
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR):
 			f.Close()
 			return nil, errors.New("another call is starting a warm worker")
+		default:
+			f.Close()
+			return nil, err
 		}
 	}
 }
