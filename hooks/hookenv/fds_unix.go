@@ -64,7 +64,8 @@ func openFDs() []int {
 	}
 	limit := 4096
 	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(limit) {
+	// Cur is signed on some systems, unsigned on others.
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && int64(rl.Cur) > 0 && int64(rl.Cur) < int64(limit) {
 		limit = int(rl.Cur)
 	}
 	fds := make([]int, limit)
