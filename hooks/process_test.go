@@ -30,9 +30,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(warmCallerEnv) != "" {
-		// This test binary, run again as a caller of a warm worker.
-		os.Exit(warmCaller())
+	if code, ok := warmHelper(); ok {
+		// This test binary, run again as a warm worker's caller or as a
+		// listener on its socket.
+		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "webgate-hooks-bin-")
 	if err != nil {

@@ -17,7 +17,6 @@ func warmEnv(t *testing.T, state string, f *tavilyFake, keys string, extra ...st
 
 func waitWarm(t *testing.T, state string) {}
 
-// warmCallerEnv runs the test binary as a warm worker's caller, on Linux.
-const warmCallerEnv = "WEBGATE_TEST_WARM_CALLER"
-
-func warmCaller() int { return 2 }
+// warmHelper runs the test binary as a helper of the warm worker's tests,
+// on Linux only.
+func warmHelper() (int, bool) { return 0, false }

@@ -3,6 +3,7 @@
 package hooks_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -29,6 +31,50 @@ import (
 // warmCallerEnv, set to a socket path, runs the test binary as a caller of
 // the warm worker there (see [warmCaller]).
 const warmCallerEnv = "WEBGATE_TEST_WARM_CALLER"
+
+// warmListenerEnv, set to a socket path, runs the test binary as a
+// listener there (see [warmListener]).
+const warmListenerEnv = "WEBGATE_TEST_WARM_LISTENER"
+
+// warmHelper runs the test binary as a helper when the environment says
+// so: a caller ([warmCaller]) or a listener ([warmListener]).
+func warmHelper() (int, bool) {
+	switch {
+	case os.Getenv(warmCallerEnv) != "":
+		return warmCaller(), true
+	case os.Getenv(warmListenerEnv) != "":
+		return warmListener(), true
+	}
+	return 0, false
+}
+
+// warmListener listens on the socket $WEBGATE_TEST_WARM_LISTENER as a
+// warm worker would, says "ready" on stdout, and then prints how many
+// bytes its first caller sent before closing the connection.
+func warmListener() int {
+	socket := os.Getenv(warmListenerEnv)
+	_ = os.Remove(socket)
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "listen:", err)
+		return 1
+	}
+	defer ln.Close()
+	fmt.Println("ready")
+	_ = ln.(*net.UnixListener).SetDeadline(time.Now().Add(60 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "accept:", err)
+		return 1
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	fmt.Println(n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "read:", err)
+	}
+	return 0
+}
 
 // warmCaller speaks the fronts' protocol to the warm worker whose socket
 // is in $WEBGATE_TEST_WARM_CALLER, with the key in
@@ -236,4 +282,51 @@ func describe(replies []gate.WarmReply) string {
 		fmt.Fprintf(&b, "\n{budget %v, refused %q, final %v, stdout %.200q, stderr %.200q}", r.Budget, r.Refused, r.Final, r.Stdout, r.Stderr)
 	}
 	return b.String()
+}
+
+func TestWarmWorker_AFrontSendsNothingToAListenerInAnotherNamespace(t *testing.T) {
+	// A sandbox that shares the state directory listens on the socket of
+	// the host's warm worker before one is up.
+	f := newTavilyFake(t)
+	state := warmState(t)
+	env := warmEnv(t, state, f, workingKey)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket, _, err := gate.WarmSocket(binary(t, "webgate-hook"), wd, gate.EnvList(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	listener := exec.Command(os.Args[0])
+	listener.Env = []string{warmListenerEnv + "=" + socket}
+	listener.SysProcAttr = sandboxed()
+	out, err := listener.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lerr bytes.Buffer
+	listener.Stderr = &lerr
+	if err := listener.Start(); err != nil {
+		skipWithoutUserNamespaces(t, err)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = listener.Process.Kill(); _ = listener.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "ready" {
+		t.Fatalf("the listener in the sandbox did not start: %q\n%s", lines.Text(), lerr.String())
+	}
+	// The host's front connects, finds the listener in another world,
+	// sends it nothing (the call's environment holds its keys) and runs
+	// the worker itself.
+	searchDenied(t, env, "to the host")
+	if !lines.Scan() {
+		t.Fatalf("the listener said nothing more\n%s", lerr.String())
+	}
+	if got := lines.Text(); got != "0" {
+		t.Errorf("the front sent %s bytes (its environment, keys included) to a listener in another namespace", got)
+	}
 }

@@ -1,37 +1,40 @@
-package hookenv
+package gate
 
 import "testing"
 
-func TestWorldDiff_AnyPartThatDiffersOrIsUnknownRefuses(t *testing.T) {
-	self := world{
-		user: fileID{4, 4026531837}, mnt: fileID{4, 4026531841}, net: fileID{4, 4026531840},
-		pid: fileID{4, 4026531836}, root: fileID{2049, 2}, cwd: fileID{2049, 1234},
+func TestWorldDiff_AnyPartThatDiffersOrIsUnknownCounts(t *testing.T) {
+	self := World{
+		User: FileID{4, 4026531837}, Mnt: FileID{4, 4026531841}, Net: FileID{4, 4026531840},
+		PID: FileID{4, 4026531836}, Root: FileID{2049, 2}, Cwd: FileID{2049, 1234},
 	}
-	with := func(f func(w *world)) world { w := self; f(&w); return w }
+	with := func(f func(w *World)) World { w := self; f(&w); return w }
 	cases := []struct {
-		name string
-		peer world
-		want string
+		name  string
+		other World
+		want  string
 	}{
 		{"the same world", self, ""},
-		{"another user namespace", with(func(w *world) { w.user.ino++ }), "user namespace"},
-		{"another mount namespace", with(func(w *world) { w.mnt.ino++ }), "mount namespace"},
-		{"another network namespace", with(func(w *world) { w.net.ino++ }), "network namespace"},
-		{"another PID namespace", with(func(w *world) { w.pid.ino++ }), "PID namespace"},
-		{"a chroot", with(func(w *world) { w.root.ino = 99 }), "root directory"},
-		{"a root on another device", with(func(w *world) { w.root.dev = 7 }), "root directory"},
-		{"another working directory", with(func(w *world) { w.cwd.ino = 99 }), "working directory"},
-		{"a sandbox", with(func(w *world) { w.user.ino++; w.net.ino++ }), "user namespace, network namespace"},
-		{"unreadable", world{}, "user namespace, mount namespace, network namespace, PID namespace, root directory, working directory"},
-		{"one part unreadable", with(func(w *world) { w.pid = fileID{} }), "PID namespace"},
+		{"another user namespace", with(func(w *World) { w.User.Ino++ }), "user namespace"},
+		{"another mount namespace", with(func(w *World) { w.Mnt.Ino++ }), "mount namespace"},
+		{"another network namespace", with(func(w *World) { w.Net.Ino++ }), "network namespace"},
+		{"another PID namespace", with(func(w *World) { w.PID.Ino++ }), "PID namespace"},
+		{"a chroot", with(func(w *World) { w.Root.Ino = 99 }), "root directory"},
+		{"a root on another device", with(func(w *World) { w.Root.Dev = 7 }), "root directory"},
+		{"another working directory", with(func(w *World) { w.Cwd.Ino = 99 }), "working directory"},
+		{"a sandbox", with(func(w *World) { w.User.Ino++; w.Net.Ino++ }), "user namespace, network namespace"},
+		{"unreadable", World{}, "user namespace, mount namespace, network namespace, PID namespace, root directory, working directory"},
+		{"one part unreadable", with(func(w *World) { w.PID = FileID{} }), "PID namespace"},
 	}
 	for _, c := range cases {
-		if got := worldDiff(self, c.peer); got != c.want {
-			t.Errorf("%s: worldDiff = %q, want %q", c.name, got, c.want)
+		if got := self.Diff(c.other); got != c.want {
+			t.Errorf("%s: Diff = %q, want %q", c.name, got, c.want)
+		}
+		if got := c.other.Diff(self); got != c.want {
+			t.Errorf("%s, the other way round: Diff = %q, want %q", c.name, got, c.want)
 		}
 	}
-	// A worker that cannot read its own world serves no one.
-	if got := worldDiff(world{}, world{}); got == "" {
+	// Two worlds that cannot be read are not taken for the same.
+	if got := (World{}).Diff(World{}); got == "" {
 		t.Error("two unknown worlds were taken for the same")
 	}
 }

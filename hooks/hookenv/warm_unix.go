@@ -157,7 +157,7 @@ loop:
 // warmServer is a warm worker's state: the calls under way.
 type warmServer struct {
 	key   string
-	world *world // nil where the system shows none, see [ownWorld]
+	world *gate.World // nil where the system shows none, see [ownWorld]
 	kept  *warmKept
 	wg    sync.WaitGroup
 	mu    sync.Mutex

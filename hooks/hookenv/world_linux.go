@@ -8,41 +8,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/webgate-dev/webgate/hooks/gate"
 )
 
-// procWorld reads the world ([world]) of the process whose /proc
-// directory is dir ("/proc/self", "/proc/1234"): the namespaces' links
-// and the root and working directories, stat'ed through /proc (a
-// namespace's link leads to a file whose inode number is the namespace's,
-// as in "net:[4026531840]").
-func procWorld(dir string) (world, error) {
-	var w world
-	for _, p := range []struct {
-		name string
-		to   *fileID
-	}{
-		{"ns/user", &w.user}, {"ns/mnt", &w.mnt}, {"ns/net", &w.net}, {"ns/pid", &w.pid},
-		{"root", &w.root}, {"cwd", &w.cwd},
-	} {
-		fi, err := os.Stat(dir + "/" + p.name)
-		if err != nil {
-			return world{}, err
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok || st.Ino == 0 {
-			return world{}, fmt.Errorf("%s/%s: no inode number", dir, p.name)
-		}
-		*p.to = fileID{dev: uint64(st.Dev), ino: st.Ino}
-	}
-	return w, nil
-}
-
 // ownWorld returns the warm worker's own world.
-func ownWorld() (*world, error) {
-	w, err := procWorld("/proc/self")
+func ownWorld() (*gate.World, error) {
+	w, err := gate.ProcWorld("/proc/self")
 	if err != nil {
 		return nil, fmt.Errorf("the warm worker cannot tell its own namespaces: %w", err)
 	}
@@ -52,7 +26,7 @@ func ownWorld() (*world, error) {
 // callerRefusal returns why the warm worker refuses the caller at the
 // other end of the Unix socket fd, or "" when it serves it: the caller
 // must run as this user (SO_PEERCRED) and live in the worker's world
-// (self). The caller is the process that connected; the kernel names it
+// (self, see [gate.World]). The caller is the process that connected; the kernel names it
 // by its pid, and its world is read from /proc/PID while a pidfd of that
 // very process (SO_PEERPIDFD, Linux 6.5) shows it still running, so that
 // a pid reused by another process between the connection and the check
@@ -62,7 +36,7 @@ func ownWorld() (*world, error) {
 // exits and whose pid is taken by a process of this world before the
 // check is served (a pid cycled through the whole pid range in that
 // moment).
-func callerRefusal(fd int, self *world) string {
+func callerRefusal(fd int, self *gate.World) string {
 	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return "the caller's credentials are unknown: " + err.Error()
@@ -84,14 +58,14 @@ func callerRefusal(fd int, self *world) string {
 		return "the caller cannot be pinned: " + err.Error()
 	}
 	defer alive.release()
-	w, err := procWorld(dir)
+	w, err := gate.ProcWorld(dir)
 	if err != nil {
 		return "the caller's namespaces cannot be read: " + err.Error()
 	}
 	if !alive.still() {
 		return "the caller exited while it was checked"
 	}
-	if diff := worldDiff(*self, w); diff != "" {
+	if diff := self.Diff(w); diff != "" {
 		return "the caller has another " + diff
 	}
 	return ""
