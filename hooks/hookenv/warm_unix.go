@@ -52,8 +52,11 @@ const requestWait = 2 * time.Second
 // call's configuration sets hooks.worker = off, or ctx ends. Each call is
 // answered as the worker process would answer it: the configuration is
 // loaded from the call's environment, and the budget counts from the
-// front's start. Only one warm worker serves a socket (a lock file beside
-// it); Serve returns nil at once when another does. The socket's
+// front's start. A caller of another user or, on Linux, of another world
+// ([gate.World]: namespaces, root, working directory) or with another
+// process environment ([gate.ProcessEnv]) is refused, and its front runs
+// the worker itself. Only one warm worker serves a socket (a lock file
+// beside it); Serve returns nil at once when another does. The socket's
 // directory must be private to the user ([gate.PrivateDir]).
 func Serve(ctx context.Context, opts WarmOptions) error {
 	if err := runDir(filepath.Dir(opts.Socket)); err != nil {
