@@ -35,7 +35,10 @@ func ownWorld() (*gate.World, error) {
 // is compared before and after reading its world: there a caller that
 // exits and whose pid is taken by a process of this world before the
 // check is served (a pid cycled through the whole pid range in that
-// moment).
+// moment). The kernel names a process, not the thread that connected, and
+// /proc/PID shows its main thread: a thread that left the process's
+// namespaces on its own shares the memory of one that did not, and so is
+// no sandbox of its own.
 func callerRefusal(fd int, self *gate.World) string {
 	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
