@@ -30,6 +30,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := warmHelper(); ok {
+		// This test binary, run again as a warm worker's caller or as a
+		// listener on its socket.
+		os.Exit(code)
+	}
 	dir, err := os.MkdirTemp("", "webgate-hooks-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -16,3 +16,7 @@ func warmEnv(t *testing.T, state string, f *tavilyFake, keys string, extra ...st
 }
 
 func waitWarm(t *testing.T, state string) {}
+
+// warmHelper runs the test binary as a helper of the warm worker's tests,
+// on Linux only.
+func warmHelper() (int, bool) { return 0, false }

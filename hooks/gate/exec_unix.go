@@ -29,7 +29,15 @@ func execWorker(worker, hook string, data []byte, env []string) error {
 		return err
 	}
 	w.Close()
+	// The saved standard input is close-on-exec: the worker must not
+	// inherit it (nor the warm worker it may start, which would hold the
+	// caller's stdin for its whole life).
+	syscall.ForkLock.RLock()
 	saved, err := syscall.Dup(0)
+	if err == nil {
+		syscall.CloseOnExec(saved)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		r.Close()
 		return err

@@ -17,8 +17,9 @@ func PeerUID(fd int) (uid int, ok bool) {
 }
 
 // listenerIsUs reports whether the process listening at the other end of
-// conn runs as this user (the credentials it had when it listened).
+// conn runs as this user (the credentials it had when it listened) and
+// lives in this process's world ([listenerInOurWorld]).
 func listenerIsUs(conn *sockConn) bool {
 	uid, ok := PeerUID(conn.fd)
-	return ok && uid == os.Getuid()
+	return ok && uid == os.Getuid() && listenerInOurWorld(conn.fd)
 }

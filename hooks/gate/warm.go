@@ -24,7 +24,11 @@ import (
 // It serves one working directory, one worker binary and one PATH, TMPDIR
 // and HOME (they select its socket, [WarmSocket]); every call brings its
 // own environment, from which the warm worker loads the configuration, so
-// an answer is the one the exec'd worker would give. It exits when idle
+// an answer is the one the exec'd worker would give. Front and warm worker
+// deal only with each other in one [World] (user, namespaces, root and
+// working directory): a front sends a call to no listener of another, and
+// the warm worker refuses a caller of another, whose front then runs the
+// worker itself in its own world. It exits when idle
 // (hooks.worker_idle), when its socket is removed, or when the worker
 // binary changes; hooks.worker = off (WEBGATE_HOOKS_WORKER=off) turns it
 // off.

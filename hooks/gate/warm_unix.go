@@ -53,6 +53,12 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 	if err != nil || !PrivateDir(filepath.Dir(socket)) {
 		return false
 	}
+	// The socket as it is when asked: only this one is retired below, not
+	// one a new warm worker put in its place meanwhile.
+	asked, err := os.Lstat(socket)
+	if err != nil {
+		return false
+	}
 	conn, err := dialUnix(socket)
 	if err != nil {
 		return false
@@ -65,7 +71,7 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 	// A warm worker that does not answer in time is retired: its socket
 	// is removed, so that it exits and the next calls do not wait for it.
 	retire := func() {
-		if fi, err := os.Lstat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		if fi, err := os.Lstat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 && os.SameFile(fi, asked) {
 			_ = os.Remove(socket)
 		}
 	}

@@ -25,3 +25,9 @@ func Serve(context.Context, WarmOptions) error {
 func StartWarm(worker, cwd string, env []string, idle time.Duration) error { return nil }
 
 func linked(os.FileInfo) bool { return true }
+
+// InheritNothing does nothing here.
+func InheritNothing() {}
+
+// CloseInherited does nothing here.
+func CloseInherited() {}

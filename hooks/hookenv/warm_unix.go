@@ -52,14 +52,21 @@ const requestWait = 2 * time.Second
 // call's configuration sets hooks.worker = off, or ctx ends. Each call is
 // answered as the worker process would answer it: the configuration is
 // loaded from the call's environment, and the budget counts from the
-// front's start. Only one warm worker serves a socket (a lock file beside
-// it); Serve returns nil at once when another does. The socket's
+// front's start. A caller of another user or, on Linux, of another world
+// ([gate.World]: namespaces, root, working directory) or with another
+// process environment ([gate.ProcessEnv]) is refused, and its front runs
+// the worker itself. Only one warm worker serves a socket (a lock file
+// beside it); Serve returns nil at once when another does. The socket's
 // directory must be private to the user ([gate.PrivateDir]).
 func Serve(ctx context.Context, opts WarmOptions) error {
 	if err := runDir(filepath.Dir(opts.Socket)); err != nil {
 		return err
 	}
 	defer os.Remove(opts.Socket + ".starting")
+	self, err := ownWorld()
+	if err != nil {
+		return err
+	}
 	lock, err := os.OpenFile(opts.Socket+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
@@ -67,6 +74,11 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return nil // another warm worker serves this socket
+	}
+	// A lock file removed (by a sweep, see [sweep]) between opening and
+	// locking it no longer keeps another warm worker from this socket.
+	if !stillNamed(lock, opts.Socket+".lock") {
+		return nil
 	}
 	// The lock file goes with the worker: a worker started meanwhile that
 	// locks the removed file only ends up replacing this one's socket,
@@ -84,7 +96,7 @@ func Serve(ctx context.Context, opts WarmOptions) error {
 	_ = os.WriteFile(opts.Socket+".pid", fmt.Appendf(nil, "%d\n", os.Getpid()), 0o600)
 	defer os.Remove(opts.Socket + ".pid")
 	_ = os.Remove(opts.Socket + ".starting")
-	s := &warmServer{key: opts.Key, calls: make(chan struct{}, 1), stop: make(chan struct{}, 1), kept: newWarmKept()}
+	s := &warmServer{key: opts.Key, world: self, calls: make(chan struct{}, 1), stop: make(chan struct{}, 1), kept: newWarmKept()}
 	defer s.kept.close()
 	idle := opts.Idle
 	if idle <= 0 {
@@ -148,6 +160,7 @@ loop:
 // warmServer is a warm worker's state: the calls under way.
 type warmServer struct {
 	key   string
+	world *gate.World // nil where the system shows none, see [ownWorld]
 	kept  *warmKept
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -205,20 +218,32 @@ func (s *warmServer) accept(ctx context.Context, ln net.Listener) {
 func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	defer func() { _ = recover() }() // the front steps aside on its own
-	if !samePeer(c) {
-		return
-	}
+	// Who called is checked before anything of the call is read: a
+	// caller of another user or world is refused, and its front runs the
+	// worker itself, in its own world.
+	foreign := s.refusal(c)
 	_ = c.SetReadDeadline(time.Now().Add(requestWait))
 	var req gate.WarmRequest
 	if err := gate.ReadFrame(c, &req); err != nil {
 		return
 	}
-	refuse := func(why string) { _ = gate.WriteFrame(c, &gate.WarmReply{Refused: why}) }
+	refuse := func(why string) {
+		_ = c.SetWriteDeadline(time.Now().Add(requestWait))
+		_ = gate.WriteFrame(c, &gate.WarmReply{Refused: why})
+	}
 	var body hookBody
 	var kind hookKind
 	switch {
+	case foreign != "":
+		refuse(foreign)
+		return
 	case req.Version != gate.WarmVersion || req.Key != s.key:
 		refuse("another worker")
+		return
+	case !sameProcessEnv(req.Env):
+		// The key names the process environment, but a caller can forge
+		// it: what this process reads for itself must be the caller's.
+		refuse("another process environment")
 		return
 	case req.Hook == gate.WebSearch:
 		body, kind = webSearchBody(s.kept), searchHook
@@ -269,26 +294,52 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	}
 }
 
-// samePeer reports whether the process at the other end of c runs as this
-// process's user (checked where the system says, on Linux; elsewhere the
-// socket's private directory is the guard).
-func samePeer(c net.Conn) bool {
+// refusal returns why the warm worker refuses the caller at the other end
+// of c, or "" when it serves it: a caller of another user, or (on Linux)
+// one whose namespaces, root or working directory differ from the
+// worker's ([callerRefusal]). Elsewhere the socket's private directory is
+// the guard.
+func (s *warmServer) refusal(c net.Conn) string {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return false
+		return "not a Unix socket"
 	}
-	uid, known := 0, false
-	if raw, err := uc.SyscallConn(); err == nil {
-		_ = raw.Control(func(fd uintptr) { uid, known = gate.PeerUID(int(fd)) })
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err.Error()
 	}
-	return !known || uid == os.Getuid()
+	why := "the caller is unknown"
+	if err := raw.Control(func(fd uintptr) { why = callerRefusal(int(fd), s.world) }); err != nil {
+		return err.Error()
+	}
+	return why
+}
+
+// sameProcessEnv reports whether env gives every variable of
+// [gate.ProcessEnv] the value this process has (unset counts as empty, as
+// in the key of [gate.WarmSocket]): the PATH a fetch.pdftotext program is
+// found on, the TMPDIR, HOME and proxies a call is resolved with, are
+// then the caller's.
+func sameProcessEnv(env []string) bool {
+	e := gate.EnvList(env)
+	for _, k := range gate.ProcessEnv {
+		theirs, _ := e(k)
+		if theirs != os.Getenv(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // StartWarm starts a warm worker for the calls of worker in cwd with the
-// environment env, in the background, unless one is running or starting.
-// The worker is run as "worker serve --idle IDLE SOCKET KEY" in a session
-// of its own, with no standard streams, so that nothing waits for it. It
-// returns at once.
+// environment env, in the background, unless one is running or starting,
+// or [maxWarm] are. The worker is run as "worker serve --idle IDLE SOCKET
+// KEY" in a session of its own, with its standard streams on the null
+// device and no other descriptor, so that nothing waits for it. Counting
+// the warm workers and starting one happen under one lock (start.lock in
+// the socket's directory), so that calls starting at once cannot together
+// start more. It returns at once, or after [startLockWait] when another
+// start holds the lock.
 func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	socket, key, err := gate.WarmSocket(worker, cwd, gate.EnvList(env))
 	if err != nil {
@@ -298,21 +349,23 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	if err := runDir(dir); err != nil {
 		return err
 	}
+	unlock, err := lockStarts(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if running(socket + ".lock") {
 		return nil
 	}
-	if sweep(dir) >= maxWarm {
-		return fmt.Errorf("%d warm workers are running already", maxWarm)
-	}
 	marker := socket + ".starting"
-	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		if fi, serr := os.Lstat(marker); serr == nil && time.Since(fi.ModTime()) < startingFresh {
-			return nil // another call is starting it
-		}
-		_ = os.Remove(marker)
-		f, err = os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+	if fi, err := os.Lstat(marker); err == nil && time.Since(fi.ModTime()) < startingFresh {
+		return nil // another call is starting it
 	}
+	if n := sweep(dir); n >= maxWarm {
+		return fmt.Errorf("%d warm workers are running already", n)
+	}
+	_ = os.Remove(marker)
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
@@ -322,12 +375,74 @@ func StartWarm(worker, cwd string, env []string, idle time.Duration) error {
 	// Only what the process itself reads: each call brings its own
 	// environment, keys included.
 	cmd.Env = processEnv(env)
+	// Stdin, Stdout and Stderr stay nil: the null device. Descriptors this
+	// process inherited without close-on-exec would pass on too; the
+	// worker marks them at its start ([InheritNothing]) and the warm
+	// worker closes any left ([CloseInherited]).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		_ = os.Remove(marker)
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// startLockWait bounds the wait for another call's start of a warm worker
+// (a fork and exec, a few milliseconds): the worker that waits has
+// answered its call already, but its caller waits for it to exit.
+const startLockWait = time.Second
+
+// lockStarts takes the lock under which warm workers are counted and
+// started in dir, waiting up to [startLockWait], and returns its release.
+// The lock file goes with the release, while it is held: whoever locked
+// it meanwhile finds it no longer named ([stillNamed]) and locks the next
+// one, so that run/ holds only the files of warm workers.
+func lockStarts(dir string) (func(), error) {
+	path := filepath.Join(dir, "start.lock")
+	deadline := time.Now().Add(startLockWait)
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil || (!errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR)) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		switch {
+		case err == nil && stillNamed(f, path):
+			return func() {
+				_ = os.Remove(path)
+				f.Close() // closing releases the lock
+			}, nil
+		case err == nil:
+			f.Close() // released and removed by its holder meanwhile
+			if time.Now().After(deadline) {
+				return nil, errors.New("another call is starting a warm worker")
+			}
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR):
+			f.Close()
+			return nil, errors.New("another call is starting a warm worker")
+		default:
+			f.Close()
+			return nil, err
+		}
+	}
+}
+
+// stillNamed reports whether the open file f is still the file at path
+// (not removed or replaced since it was opened).
+func stillNamed(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // runDir makes sure the warm workers' directory dir exists and is private
@@ -362,26 +477,41 @@ const maxWarm = 8
 
 // sweep removes what warm workers that were killed left in dir: the
 // socket, pid and lock files of workers whose lock no one holds, and
-// markers of starts that never finished. It returns how many run.
+// markers of starts that never finished. It returns how many warm
+// workers run or are starting (a fresh marker). It is called under the
+// start lock ([lockStarts]); a lock file is removed while sweep holds it,
+// so that a warm worker that opened it meanwhile sees it gone and exits
+// ([stillNamed]).
 func sweep(dir string) (live int) {
+	seen := map[string]bool{}
 	locks, _ := filepath.Glob(filepath.Join(dir, "*.sock.lock"))
 	for _, l := range locks {
-		if running(l) {
-			live++
+		base := strings.TrimSuffix(l, ".lock")
+		f, err := os.OpenFile(l, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
 			continue
 		}
-		base := strings.TrimSuffix(l, ".lock")
-		for _, p := range []string{base, base + ".pid", l} {
-			_ = os.Remove(p)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			seen[base] = true
+			continue
 		}
+		if stillNamed(f, l) {
+			for _, p := range []string{base, base + ".pid", l} {
+				_ = os.Remove(p)
+			}
+		}
+		f.Close()
 	}
 	markers, _ := filepath.Glob(filepath.Join(dir, "*.sock.starting"))
 	for _, m := range markers {
 		if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > startingFresh {
 			_ = os.Remove(m)
+		} else if err == nil {
+			seen[strings.TrimSuffix(m, ".starting")] = true
 		}
 	}
-	return live
+	return len(seen)
 }
 
 // processEnv keeps of env what a warm worker's process reads for itself

@@ -33,6 +33,9 @@ import (
 
 func main() {
 	start := time.Now()
+	// What this process starts (a warm worker, the browser, pdftotext)
+	// gets only its standard streams of what the caller left open.
+	hookenv.InheritNothing()
 	// Run by a front, the budget counts from the front's start.
 	t, fronted := gate.FrontStart(os.LookupEnv)
 	if fronted && !t.IsZero() {
@@ -98,6 +101,10 @@ func serve(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: webgate-hook serve [--idle DURATION] SOCKET KEY")
 		return 2
 	}
+	// A daemon keeps only what it opened itself: a descriptor its
+	// starter left open would keep that starter's caller waiting for EOF
+	// as long as this process runs.
+	hookenv.CloseInherited()
 	exe, _ := os.Executable()
 	// Asked to stop, it stops taking calls and finishes the ones under way.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)

@@ -73,6 +73,18 @@ func WaitGone(pid int, d time.Duration) bool {
 // state/run, and its process runs "webgate-hook serve". 0 when there is
 // none.
 func WarmWorker(state string, except int) int {
+	for _, pid := range WarmWorkers(state) {
+		if pid != except {
+			return pid
+		}
+	}
+	return 0
+}
+
+// WarmWorkers returns the pids of the warm hook workers that serve the
+// state directory state (see [WarmWorker]).
+func WarmWorkers(state string) []int {
+	var pids []int
 	files, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -80,12 +92,33 @@ func WarmWorker(state string, except int) int {
 			continue
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 1 || pid == except {
+		if err != nil || pid <= 1 {
 			continue
 		}
 		if _, err := os.Stat(strings.TrimSuffix(f, ".pid")); err == nil && Running(pid) && Runs(pid, "webgate-hook", "serve") {
-			return pid
+			pids = append(pids, pid)
 		}
 	}
-	return 0
+	return pids
+}
+
+// Descriptors returns what process pid's open descriptors lead to, by
+// number ("/dev/null", "pipe:[1234]", "socket:[5678]", a path).
+func Descriptors(pid int) (map[int]string, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(ents))
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if target, err := os.Readlink(dir + "/" + e.Name()); err == nil {
+			out[n] = target
+		}
+	}
+	return out, nil
 }

@@ -79,6 +79,9 @@ func TestWarmWorker(t *testing.T) {
 	if got := WarmWorker(state, pid); got != 0 {
 		t.Errorf("with its pid excepted: %d, want 0", got)
 	}
+	if got := WarmWorkers(state); len(got) != 1 || got[0] != pid {
+		t.Errorf("WarmWorkers = %v, want [%d]", got, pid)
+	}
 	if err := os.WriteFile(sock+".pid", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -88,5 +91,25 @@ func TestWarmWorker(t *testing.T) {
 	stop()
 	if !WaitGone(pid, 5*time.Second) {
 		t.Errorf("process %d still runs after it was killed and reaped", pid)
+	}
+}
+
+func TestDescriptors(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	fds, err := Descriptors(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(r.Fd())))
+	if got := fds[int(r.Fd())]; got == "" || got != want || got[:5] != "pipe:" {
+		t.Errorf("the pipe's read end: %q, want %q", got, want)
+	}
+	if _, err := Descriptors(-1); err == nil {
+		t.Error("a process that does not exist has descriptors")
 	}
 }
