@@ -21,12 +21,14 @@ const (
 	// model as a hook error ("PreToolUse:WebSearch hook error: …").
 	AnswerDeny AnswerStyle = "deny"
 	// AnswerReplace prepares the answer on PreToolUse, lets the native
-	// tool run, and replaces its output on PostToolUse
+	// tool run (permissionDecision "allow", so that no permission prompt
+	// or `claude -p` refusal stands in the way), and replaces its output on PostToolUse
 	// (updatedToolOutput, in the tool's own output shape), so that the
 	// model receives a plain, non-error result. When the native tool
 	// fails, PostToolUseFailure adds the prepared answer after the error.
 	// It needs [Answers] to carry the answer from one event to the next;
-	// without them the hook denies.
+	// without them, or when the user's deny or ask rule stops the native
+	// tool ([StoppingRule]), the hook denies.
 	AnswerReplace AnswerStyle = "replace"
 )
 
@@ -83,11 +85,19 @@ func WantsAnswer(in *Input, s Settings, fetch bool) bool {
 	return matchName(tools.WebSearch, in.ToolName)
 }
 
-// keepAnswer turns a PreToolUse denial d into a pass-through that keeps
-// d's reason for the call's PostToolUse. When the answer cannot be kept,
-// it returns d unchanged: the call is denied as in [AnswerDeny].
-func keepAnswer(ctx context.Context, in *Input, a Answers, d Decision, k kept) Decision {
+// keepAnswer turns a PreToolUse denial d into an allow that keeps d's
+// reason for the call's PostToolUse: the hook lets the native tool run
+// (so that `claude -p` without an allow rule does not refuse it) and
+// replaces its output. When the answer cannot be kept, or one of the
+// user's deny or ask rules stops the native call (a hook's allow
+// overrides neither), it returns d unchanged: the call is denied as in
+// [AnswerDeny], with the answer as the reason.
+func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decision, k kept) Decision {
 	if d.Action != Deny {
+		return d
+	}
+	if r, ok := StoppingRule(ClaudeSettingsFiles(s.ClaudeConfigDir, in.Cwd), in.ToolName, k.URL); ok {
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r.Kind, r.Rule, r.File, in.ToolName))
 		return d
 	}
 	k.Text = d.Reason
@@ -103,7 +113,7 @@ func keepAnswer(ctx context.Context, in *Input, a Answers, d Decision, k kept) D
 		d.Diagnostics = append(d.Diagnostics, "could not keep the answer for PostToolUse ("+err.Error()+"); denying instead")
 		return d
 	}
-	return Decision{Action: Pass, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" runs, then its output is replaced")}
+	return Decision{Action: Allow, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" is allowed to run, then its output is replaced")}
 }
 
 // takeAnswer returns the answer kept for in's call, if any.

@@ -353,7 +353,7 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	d.Diagnostics = append(p.lines, d.Diagnostics...)
 	d = redactDecision(d, s.Secrets)
 	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
+		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
 	}
 	return d
 }

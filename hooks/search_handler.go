@@ -211,7 +211,7 @@ func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision 
 	d.Diagnostics = append(lines, d.Diagnostics...)
 	d = redactDecision(d, s.Secrets)
 	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
+		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
 	}
 	return d
 }
