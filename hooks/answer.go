@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/sanitize"
@@ -96,7 +97,7 @@ func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decisio
 	if d.Action != Deny {
 		return d
 	}
-	if r, ok := StoppingRule(ClaudeSettingsFiles(s.ClaudeConfigDir, in.Cwd), in.ToolName, k.URL); ok {
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, k.URL); ok {
 		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r.Kind, r.Rule, r.File, in.ToolName))
 		return d
 	}
@@ -114,6 +115,24 @@ func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decisio
 		return d
 	}
 	return Decision{Action: Allow, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" is allowed to run, then its output is replaced")}
+}
+
+// claudeConfigDir returns the user's Claude Code settings directory:
+// s.ClaudeConfigDir when set, else the one the payload's transcript lives
+// in (<config dir>/projects/<project>/<session>.jsonl), else "".
+func claudeConfigDir(in *Input, s Settings) string {
+	if s.ClaudeConfigDir != "" {
+		return s.ClaudeConfigDir
+	}
+	p := in.TranscriptPath
+	if !filepath.IsAbs(p) || filepath.Ext(p) != ".jsonl" {
+		return ""
+	}
+	projects := filepath.Dir(filepath.Dir(filepath.Clean(p)))
+	if filepath.Base(projects) != "projects" {
+		return ""
+	}
+	return filepath.Dir(projects)
 }
 
 // takeAnswer returns the answer kept for in's call, if any.

@@ -207,8 +207,11 @@ func TestReplace_AUserDenyOrAskRuleGetsTheDenyAnswer(t *testing.T) {
 				writeClaudeSettings(t, project, false, tc.perms)
 			}
 			b := &box{}
-			env := &WebSearchEnv{Searcher: okSearcher(1), Answers: b, Settings: Settings{Answer: AnswerReplace, ClaudeConfigDir: home}}
-			in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, `,"cwd":`+strconv.Quote(project))
+			// The user's settings directory is the one the transcript
+			// lives in.
+			transcript := filepath.Join(home, "projects", "-proj", "sess.jsonl")
+			env := &WebSearchEnv{Searcher: okSearcher(1), Answers: b, Settings: Settings{Answer: AnswerReplace}}
+			in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, `,"cwd":`+strconv.Quote(project)+`,"transcript_path":`+strconv.Quote(transcript))
 			d := HandleWebSearch(context.Background(), in, env)
 			// A hook's allow does not override the rule: the native call
 			// would be refused and the answer lost, so the hook denies

@@ -93,8 +93,8 @@ type Settings struct {
 	// (~/.claude, or CLAUDE_CONFIG_DIR). Under [AnswerReplace] its
 	// permission rules, with the managed policy's and the project's (the
 	// payload's cwd), decide whether the hook can let a native call run
-	// ([StoppingRule]); empty means only the managed and the project's
-	// rules are read.
+	// ([StoppingRule]); empty means the directory the payload's
+	// transcript lives in, if any.
 	ClaudeConfigDir string `koanf:"-"`
 	// Secrets are values (API keys) scrubbed from every output and
 	// diagnostic as a last line of defence.
