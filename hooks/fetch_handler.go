@@ -280,7 +280,13 @@ func (p *Plan) readPage(ctx context.Context, env *WebFetchEnv, source PageSource
 		p.stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
 	case we != nil && we.Kind == webpage.KindBlocked:
 		p.step("page", "refused: %v", we.Err)
-		p.pass("not probing " + rawURL + ": " + we.Err.Error())
+		why := "not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + we.Err.Error()
+		if PrivateOnly(rawURL) {
+			// The user hears how to allow it, not only stderr.
+			p.stepAside(why + "; " + AllowPrivateHint)
+		} else {
+			p.pass(why)
+		}
 	case we != nil && we.Kind == webpage.KindHTTPStatus:
 		p.step("page", "probed: HTTP %d", we.Status)
 		p.pass(fmt.Sprintf("the page answered HTTP %d", we.Status))
