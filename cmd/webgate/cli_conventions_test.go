@@ -167,3 +167,18 @@ func TestFetch_OutputFileTakesThePageAndQuietKeepsOnlyErrors(t *testing.T) {
 		t.Errorf("--quiet hid an error: code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestHelp_SaysEachFlagsDefaultOnce(t *testing.T) {
+	for _, c := range commands() {
+		_, out, _ := runCLI(t, "", c.name, "--help")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Count(l, "default") > 1 && strings.Count(l, "(default") > 0 || strings.Contains(l, "(default 0s)") {
+				t.Errorf("webgate %s --help: %q says its default twice, or a zero one", c.name, l)
+			}
+		}
+	}
+	_, out, _ := runCLI(t, "", "search", "--help")
+	if !strings.Contains(out, "give up after DURATION (default 25s)\n") {
+		t.Errorf("search --help lost the timeout's default:\n%s", out)
+	}
+}
