@@ -2,6 +2,9 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -36,5 +39,21 @@ func TestSearch_AFailedProviderSaysWhy(t *testing.T) {
 	code, out, _ := searchCLI(t, env, "--json", "go context")
 	if code != exitProvider || !strings.Contains(out, `"cause": "connection refused"`) && !strings.Contains(out, `"cause":"connection refused"`) {
 		t.Errorf("--json: code %d, %s; want the cause in failed_providers", code, out)
+	}
+}
+
+func TestFetch_AOnePagePDFIsOnePage(t *testing.T) {
+	pdf, err := os.ReadFile("../../webpage/pdf/testdata/crazyones-pdfa.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write(pdf)
+	}))
+	t.Cleanup(srv.Close)
+	code, out, errOut := fetchCLI(t, webEnv(t, &fakeweb.Tavily{}), srv.URL+"/one.pdf")
+	if code != exitOK || !strings.Contains(out, "A PDF document of 1 page, read locally") {
+		t.Fatalf("code %d, stderr %q, stdout:\n%s\nwant the note to say 1 page", code, errOut, out)
 	}
 }
