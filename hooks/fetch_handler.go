@@ -282,8 +282,9 @@ func (p *Plan) readPage(ctx context.Context, env *WebFetchEnv, source PageSource
 		p.step("page", "refused: %v", we.Err)
 		why := "not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + we.Err.Error()
 		if PrivateOnly(rawURL) {
-			// The user hears how to allow it, not only stderr.
-			p.stepAside(why + "; " + AllowPrivateHint)
+			// The user hears how to allow it, not only stderr; the
+			// reason is cut so that the hint fits the message.
+			p.stepAside("not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + shorten(we.Err.Error(), 90) + "; " + AllowPrivateHint)
 		} else {
 			p.pass(why)
 		}
