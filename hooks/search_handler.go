@@ -487,7 +487,8 @@ func allSkipped(fails []provider.Failure) bool {
 // provider the memory skipped without a request says why and until when,
 // and a request the provider refused as malformed or misconfigured (a
 // SearXNG instance without its JSON format) carries the provider's
-// message.
+// message, and one that never reached the provider says what stopped it
+// ([provider.NetworkCause]: connection refused, no such host).
 func failureSummary(fails []provider.Failure) string {
 	parts := make([]string, 0, len(fails))
 	for _, f := range fails {
@@ -498,6 +499,10 @@ func failureSummary(fails []provider.Failure) string {
 			parts = append(parts, f.Provider+" ("+oneLine(strings.TrimPrefix(se.Error(), se.Provider+" "))+")")
 		case errors.As(f.Err, &pe) && pe.Kind == provider.KindBadRequest && pe.Message != "":
 			parts = append(parts, f.String()+": "+shorten(oneLine(pe.Message), 200))
+		case provider.NetworkCause(f.Err) != "":
+			// What stopped the request: a refused connection, a host that
+			// does not resolve.
+			parts = append(parts, f.String()+": "+shorten(oneLine(provider.NetworkCause(f.Err)), 120))
 		default:
 			parts = append(parts, f.String())
 		}
