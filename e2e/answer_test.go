@@ -144,6 +144,33 @@ func TestAnswer_ReplaceUnderAProjectAskRuleDeniesWithTheAnswer(t *testing.T) {
 	}
 }
 
+func TestAnswer_ReplaceUnderAUserAskRuleDeniesWithTheAnswer(t *testing.T) {
+	version := ClaudeVersion(t)
+	project := t.TempDir()
+	installHooks(t, project, nil)
+	providers := newFakeProviders(t)
+	api := NewFakeAPI(t,
+		CallTool("WebSearch", map[string]any{"query": "user ask rule query"}),
+		Say("done"),
+	)
+
+	// The rule is in the user's settings ($HOME/.claude), which the hook
+	// finds next to the session's transcript.
+	res := RunClaude(t, api, Options{
+		Dir:      project,
+		Settings: &Settings{Permissions: &Permissions{Ask: []string{"WebSearch"}}},
+		Env:      providers.env(map[string]string{"WEBGATE_HOOKS_ANSWER": "replace"}),
+	})
+
+	assertExitZero(t, res)
+	assertNoOutbound(t, res)
+	got := api.ToolResult(t, 0)
+	t.Logf("model received (replace, user ask rule, is_error %v, first line): %q", got.IsError, firstLine(got.Body()))
+	if !got.IsError || !strings.HasPrefix(got.Body(), DenyContent(version, "WebSearch", "")) || !strings.Contains(got.Body(), "HOOK-RESULT-ONE for user ask rule query") {
+		t.Fatalf("tool_result = is_error %v, body %q; want the hook's deny with the results", got.IsError, got.Body())
+	}
+}
+
 func TestAnswer_ReplaceAfterANativeSearchThatFailsAddsTheResultsToTheError(t *testing.T) {
 	ClaudeBinary(t)
 	project := t.TempDir()
