@@ -117,6 +117,24 @@ func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decisio
 	return Decision{Action: Allow, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" is allowed to run, then its output is replaced")}
 }
 
+// replaceNote completes the reason of a PreToolUse plan that answers the
+// call under [AnswerReplace], and sets p.Replaces when the hook is to
+// allow the native call and replace its output; where a user rule stops
+// the native tool it says the hook denies with the answer instead. It
+// returns "" when the call is not answered by replacing. url is the
+// fetched page, for WebFetch's domain rules.
+func (p *Plan) replaceNote(s Settings, a Answers, url string) string {
+	in := p.in
+	if !replacing(in, s, a) || in.Event != PreToolUse {
+		return ""
+	}
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, url); ok {
+		return fmt.Sprintf("; hooks.answer is replace, but the %s rule %q in %s stops the native %s, so the hook denies with the answer", r.Kind, r.Rule, r.File, in.ToolName)
+	}
+	p.Replaces = true
+	return "; hooks.answer is replace: the hook allows the native " + in.ToolName + " and replaces its output with the answer (it denies with it when the answer cannot be kept)"
+}
+
 // claudeConfigDir returns the user's Claude Code settings directory:
 // s.ClaudeConfigDir when set, else the one the payload's transcript lives
 // in (<config dir>/projects/<project>/<session>.jsonl), else "".

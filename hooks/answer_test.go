@@ -264,3 +264,16 @@ func TestAllow_IsClaudeCodesPreToolUseOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestReplace_ThePlanSaysTheHookAllows(t *testing.T) {
+	in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, "")
+	p := PlanWebSearch(context.Background(), in, &WebSearchEnv{Searcher: okSearcher(1), Answers: &box{}, Settings: Settings{Answer: AnswerReplace}})
+	if !p.Replaces || !strings.Contains(p.Why, "the hook allows the native WebSearch") {
+		t.Errorf("plan %+v: want it to say the hook allows the call", p)
+	}
+	// Nowhere to keep the answer: a deny, as the handler does.
+	p = PlanWebSearch(context.Background(), in, &WebSearchEnv{Searcher: okSearcher(1), Settings: Settings{Answer: AnswerReplace}})
+	if p.Replaces || p.Decision.Action() != Deny {
+		t.Errorf("plan without answers %+v: want a deny", p)
+	}
+}

@@ -188,7 +188,7 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	case pp.Action == webpage.ActionLocal, pp.ProbeFailure == "" && pp.Status >= 200 && pp.Status < 300 && !pp.HTML():
 		return p.pass("the page is not HTML (" + pp.ContentType + "): the native tool reads it")
 	}
-	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via)
+	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via+p.replaceNote(env.Settings, env.Answers, args.URL))
 }
 
 // planExtraction records the reading path of pages the native tool cannot

@@ -174,7 +174,7 @@ func (p *Plan) planSearch(env *WebSearchEnv, args SearchArgs) *Plan {
 	}
 	switch p.Event {
 	case PreToolUse:
-		return p.decide(OutcomeSearchResults, fmt.Sprintf("the native %s is answered with results from %s", p.Tool, via))
+		return p.decide(OutcomeSearchResults, fmt.Sprintf("the native %s is answered with results from %s", p.Tool, via)+p.replaceNote(env.Settings, env.Answers, ""))
 	case PostToolUse:
 		return p.decide(OutcomeAddContext, fmt.Sprintf("companion results from %s are added to the %s output", via, p.Tool))
 	}
