@@ -81,6 +81,96 @@ func TestAnswer_ReplaceGivesTheModelAPlainSearchResult(t *testing.T) {
 	}
 }
 
+func TestAnswer_ReplaceWithoutAnAllowRuleStillGivesTheModelTheAnswer(t *testing.T) {
+	ClaudeBinary(t)
+	project := t.TempDir()
+	installHooks(t, project, nil)
+	providers := newFakeProviders(t)
+	api := NewFakeAPI(t,
+		CallTool("WebSearch", map[string]any{"query": "no allow rule query"}),
+		Say("done"),
+	)
+
+	// No --allowedTools and no allow rule: `claude -p` refuses a native
+	// WebSearch nobody allowed ("Claude requested permissions to use
+	// WebSearch, but you haven't granted it yet"), so the hook allows it.
+	res := RunClaude(t, api, Options{
+		Dir: project,
+		Env: providers.env(map[string]string{"WEBGATE_HOOKS_ANSWER": "replace"}),
+	})
+
+	assertExitZero(t, res)
+	assertNoOutbound(t, res)
+	got := api.ToolResult(t, 0)
+	t.Logf("model received (replace, no allow rule, is_error %v, first line): %q", got.IsError, firstLine(got.Body()))
+	if got.IsError || !strings.Contains(got.Body(), "1. HOOK-RESULT-ONE for no allow rule query") {
+		t.Fatalf("tool_result = is_error %v, body %q; want webgate's results as a plain result", got.IsError, got.Body())
+	}
+	if strings.Contains(got.Body(), "requested permissions") {
+		t.Errorf("the permission refusal reached the model:\n%s", got.Body())
+	}
+}
+
+func TestAnswer_ReplaceUnderAProjectAskRuleDeniesWithTheAnswer(t *testing.T) {
+	version := ClaudeVersion(t)
+	project := t.TempDir()
+	installHooks(t, project, nil)
+	writeFile(t, filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"permissions":{"ask":["WebSearch"]}}`))
+	providers := newFakeProviders(t)
+	api := NewFakeAPI(t,
+		CallTool("WebSearch", map[string]any{"query": "ask rule query"}),
+		Say("done"),
+	)
+
+	res := RunClaude(t, api, Options{
+		Dir: project,
+		Env: providers.env(map[string]string{"WEBGATE_HOOKS_ANSWER": "replace"}),
+	})
+
+	assertExitZero(t, res)
+	assertNoOutbound(t, res)
+	got := api.ToolResult(t, 0)
+	t.Logf("model received (replace, ask rule, is_error %v, first line): %q", got.IsError, firstLine(got.Body()))
+	// The user's ask rule stands (a hook's allow does not override it, and
+	// `claude -p` refuses what it would ask about), and the model still
+	// gets webgate's answer, as the deny reason. (A bare deny rule takes
+	// the tool away altogether: the model cannot call it, and no hook
+	// runs.)
+	if !got.IsError || !strings.HasPrefix(got.Body(), DenyContent(version, "WebSearch", "")) || !strings.Contains(got.Body(), "HOOK-RESULT-ONE for ask rule query") {
+		t.Fatalf("tool_result = is_error %v, body %q; want the hook's deny with the results", got.IsError, got.Body())
+	}
+	if n := len(api.RequestsOf(KindWebSearch)); n != 0 {
+		t.Errorf("native web search calls = %d, want 0 (the user asked to be asked)", n)
+	}
+}
+
+func TestAnswer_ReplaceUnderAUserAskRuleDeniesWithTheAnswer(t *testing.T) {
+	version := ClaudeVersion(t)
+	project := t.TempDir()
+	installHooks(t, project, nil)
+	providers := newFakeProviders(t)
+	api := NewFakeAPI(t,
+		CallTool("WebSearch", map[string]any{"query": "user ask rule query"}),
+		Say("done"),
+	)
+
+	// The rule is in the user's settings ($HOME/.claude), which the hook
+	// finds next to the session's transcript.
+	res := RunClaude(t, api, Options{
+		Dir:      project,
+		Settings: &Settings{Permissions: &Permissions{Ask: []string{"WebSearch"}}},
+		Env:      providers.env(map[string]string{"WEBGATE_HOOKS_ANSWER": "replace"}),
+	})
+
+	assertExitZero(t, res)
+	assertNoOutbound(t, res)
+	got := api.ToolResult(t, 0)
+	t.Logf("model received (replace, user ask rule, is_error %v, first line): %q", got.IsError, firstLine(got.Body()))
+	if !got.IsError || !strings.HasPrefix(got.Body(), DenyContent(version, "WebSearch", "")) || !strings.Contains(got.Body(), "HOOK-RESULT-ONE for user ask rule query") {
+		t.Fatalf("tool_result = is_error %v, body %q; want the hook's deny with the results", got.IsError, got.Body())
+	}
+}
+
 func TestAnswer_ReplaceAfterANativeSearchThatFailsAddsTheResultsToTheError(t *testing.T) {
 	ClaudeBinary(t)
 	project := t.TempDir()

@@ -40,7 +40,15 @@ func TestAdversarialIPv6LiteralsCarryingInternalIPv4AreNotProbed(t *testing.T) {
 			env = append(env, "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=true")
 		}
 		r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", c.url), env)
-		wantNothing(t, r)
+		if !c.allowPrivate && !strings.Contains(c.url, "169.254") {
+			// Refused only as loopback or private: the user hears which
+			// setting lifts it.
+			if o := decode(t, r); o.HookSpecificOutput != nil || !strings.Contains(o.SystemMessage, "(WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1) to read it; the native WebFetch tool runs instead") {
+				t.Errorf("%s: stdout %s, want a systemMessage naming the setting", c.url, r.stdout)
+			}
+		} else {
+			wantNothing(t, r)
+		}
 		u, err := url.Parse(c.url)
 		if err != nil {
 			t.Fatal(err)

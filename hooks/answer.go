@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/sanitize"
@@ -21,12 +22,14 @@ const (
 	// model as a hook error ("PreToolUse:WebSearch hook error: …").
 	AnswerDeny AnswerStyle = "deny"
 	// AnswerReplace prepares the answer on PreToolUse, lets the native
-	// tool run, and replaces its output on PostToolUse
+	// tool run (permissionDecision "allow", so that no permission prompt
+	// or `claude -p` refusal stands in the way), and replaces its output on PostToolUse
 	// (updatedToolOutput, in the tool's own output shape), so that the
 	// model receives a plain, non-error result. When the native tool
 	// fails, PostToolUseFailure adds the prepared answer after the error.
 	// It needs [Answers] to carry the answer from one event to the next;
-	// without them the hook denies.
+	// without them, or when the user's deny or ask rule stops the native
+	// tool ([StoppingRule]), the hook denies.
 	AnswerReplace AnswerStyle = "replace"
 )
 
@@ -83,11 +86,19 @@ func WantsAnswer(in *Input, s Settings, fetch bool) bool {
 	return matchName(tools.WebSearch, in.ToolName)
 }
 
-// keepAnswer turns a PreToolUse denial d into a pass-through that keeps
-// d's reason for the call's PostToolUse. When the answer cannot be kept,
-// it returns d unchanged: the call is denied as in [AnswerDeny].
-func keepAnswer(ctx context.Context, in *Input, a Answers, d Decision, k kept) Decision {
+// keepAnswer turns a PreToolUse denial d into an allow that keeps d's
+// reason for the call's PostToolUse: the hook lets the native tool run
+// (so that `claude -p` without an allow rule does not refuse it) and
+// replaces its output. When the answer cannot be kept, or one of the
+// user's deny or ask rules stops the native call (a hook's allow
+// overrides neither), it returns d unchanged: the call is denied as in
+// [AnswerDeny], with the answer as the reason.
+func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decision, k kept) Decision {
 	if d.Action != Deny {
+		return d
+	}
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, k.URL); ok {
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r.Kind, r.Rule, r.File, in.ToolName))
 		return d
 	}
 	k.Text = d.Reason
@@ -103,7 +114,43 @@ func keepAnswer(ctx context.Context, in *Input, a Answers, d Decision, k kept) D
 		d.Diagnostics = append(d.Diagnostics, "could not keep the answer for PostToolUse ("+err.Error()+"); denying instead")
 		return d
 	}
-	return Decision{Action: Pass, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" runs, then its output is replaced")}
+	return Decision{Action: Allow, Diagnostics: append(d.Diagnostics, "answer kept for PostToolUse: the native "+in.ToolName+" is allowed to run, then its output is replaced")}
+}
+
+// replaceNote completes the reason of a PreToolUse plan that answers the
+// call under [AnswerReplace], and sets p.Replaces when the hook is to
+// allow the native call and replace its output; where a user rule stops
+// the native tool it says the hook denies with the answer instead. It
+// returns "" when the call is not answered by replacing. url is the
+// fetched page, for WebFetch's domain rules.
+func (p *Plan) replaceNote(s Settings, a Answers, url string) string {
+	in := p.in
+	if !replacing(in, s, a) || in.Event != PreToolUse {
+		return ""
+	}
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, url); ok {
+		return fmt.Sprintf("; hooks.answer is replace, but the %s rule %q in %s stops the native %s, so the hook denies with the answer", r.Kind, r.Rule, r.File, in.ToolName)
+	}
+	p.Replaces = true
+	return "; hooks.answer is replace: the hook allows the native " + in.ToolName + " and replaces its output with the answer (it denies with it when the answer cannot be kept)"
+}
+
+// claudeConfigDir returns the user's Claude Code settings directory:
+// s.ClaudeConfigDir when set, else the one the payload's transcript lives
+// in (<config dir>/projects/<project>/<session>.jsonl), else "".
+func claudeConfigDir(in *Input, s Settings) string {
+	if s.ClaudeConfigDir != "" {
+		return s.ClaudeConfigDir
+	}
+	p := in.TranscriptPath
+	if !filepath.IsAbs(p) || filepath.Ext(p) != ".jsonl" {
+		return ""
+	}
+	projects := filepath.Dir(filepath.Dir(filepath.Clean(p)))
+	if filepath.Base(projects) != "projects" {
+		return ""
+	}
+	return filepath.Dir(projects)
 }
 
 // takeAnswer returns the answer kept for in's call, if any.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,8 +54,14 @@ func TestReplace_SearchIsDoneOnPreToolUseAndReplacesTheNativeOutput(t *testing.T
 	b := &box{}
 	env := &WebSearchEnv{Searcher: s, Answers: b, Settings: Settings{Answer: AnswerReplace, SystemMessage: true}}
 	pre := HandleWebSearch(context.Background(), claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, ""), env)
-	if pre.Action != Pass || pre.Output(claudeEvent(t, "PreToolUse", "WebSearch", `{}`, "")) != nil {
-		t.Fatalf("PreToolUse under replace: %+v, want a silent pass", pre)
+	var allow strings.Builder
+	if err := pre.Write(&allow, claudeEvent(t, "PreToolUse", "WebSearch", `{}`, "")); err != nil {
+		t.Fatal(err)
+	}
+	// The native call is allowed: without an allow rule `claude -p`
+	// would refuse it, and the model would receive no answer at all.
+	if pre.Action != Allow || strings.TrimSpace(allow.String()) != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` {
+		t.Fatalf("PreToolUse under replace: %+v, output %s; want an allow", pre, allow.String())
 	}
 	if s.calls.Load() != 1 || len(b.m) != 1 {
 		t.Fatalf("PreToolUse: %d searches, %d kept answers", s.calls.Load(), len(b.m))
@@ -142,7 +151,7 @@ func TestReplace_FetchOfAnAppShellReplacesWebFetchOutput(t *testing.T) {
 	env.Answers, env.Settings.Answer = b, AnswerReplace
 	url := base + "/browser-render-required/react-cra-empty-root.html"
 	pre := HandleWebFetch(context.Background(), claudeEvent(t, "PreToolUse", "WebFetch", `{"url":"`+url+`","prompt":"what is it"}`, ""), env)
-	if pre.Action != Pass || len(b.m) != 1 {
+	if pre.Action != Allow || len(b.m) != 1 {
 		t.Fatalf("PreToolUse: %+v, %d kept", pre, len(b.m))
 	}
 	post := claudeEvent(t, "PostToolUse", "WebFetch", `{"url":"`+url+`","prompt":"what is it"}`, `,"tool_response":{"bytes":10,"code":200,"codeText":"OK","result":"boilerplate","durationMs":5,"url":"`+url+`"}`)
@@ -162,5 +171,109 @@ func TestReplace_FetchOfAnAppShellReplacesWebFetchOutput(t *testing.T) {
 	}
 	if out.Code != 200 || out.CodeText != "OK" || out.URL != url || !strings.Contains(out.Result, "EXTRACTED app content") || out.Bytes != len(out.Result) {
 		t.Errorf("updatedToolOutput %+v", out)
+	}
+}
+
+// writeClaudeSettings writes a Claude Code settings file with the given
+// permission rules under dir/.claude (or dir itself when user is set).
+func writeClaudeSettings(t *testing.T, dir string, user bool, perms string) {
+	t.Helper()
+	d := filepath.Join(dir, ".claude")
+	if user {
+		d = dir
+	}
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "settings.json"), []byte(`{"permissions":`+perms+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReplace_AUserDenyOrAskRuleGetsTheDenyAnswer(t *testing.T) {
+	for name, tc := range map[string]struct {
+		user  bool
+		perms string
+	}{
+		"project deny": {false, `{"deny":["WebSearch"]}`},
+		"user ask":     {true, `{"ask":["WebSearch"],"allow":["Bash"]}`},
+		"any spec":     {false, `{"deny":["WebSearch(*)"]}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			project, home := t.TempDir(), t.TempDir()
+			if tc.user {
+				writeClaudeSettings(t, home, true, tc.perms)
+			} else {
+				writeClaudeSettings(t, project, false, tc.perms)
+			}
+			b := &box{}
+			// The user's settings directory is the one the transcript
+			// lives in.
+			transcript := filepath.Join(home, "projects", "-proj", "sess.jsonl")
+			env := &WebSearchEnv{Searcher: okSearcher(1), Answers: b, Settings: Settings{Answer: AnswerReplace}}
+			in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, `,"cwd":`+strconv.Quote(project)+`,"transcript_path":`+strconv.Quote(transcript))
+			d := HandleWebSearch(context.Background(), in, env)
+			// A hook's allow does not override the rule: the native call
+			// would be refused and the answer lost, so the hook denies
+			// with it.
+			if d.Action != Deny || !strings.Contains(d.Reason, "Result number 1") || len(b.m) != 0 {
+				t.Fatalf("%+v (kept %d), want a deny with the results", d, len(b.m))
+			}
+			if !strings.Contains(strings.Join(d.Diagnostics, "\n"), "settings.json stops the native WebSearch") {
+				t.Errorf("diagnostics do not name the rule: %q", d.Diagnostics)
+			}
+		})
+	}
+}
+
+func TestReplace_RulesForOtherToolsOrDomainsStillAllow(t *testing.T) {
+	project := t.TempDir()
+	writeClaudeSettings(t, project, false, `{"deny":["WebFetch(domain:other.example)","Bash(curl:*)","WebSearchX"],"ask":["WebFetch(domain:*.internal.example)"]}`)
+	in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, `,"cwd":`+strconv.Quote(project))
+	env := &WebSearchEnv{Searcher: okSearcher(1), Answers: &box{}, Settings: Settings{Answer: AnswerReplace}}
+	if d := HandleWebSearch(context.Background(), in, env); d.Action != Allow {
+		t.Fatalf("%+v, want an allow", d)
+	}
+	files := ClaudeSettingsFiles("", project)
+	for u, stops := range map[string]bool{
+		"https://other.example/a":       true,
+		"https://docs.example/a":        false,
+		"https://a.internal.example/x":  true,
+		"https://internal.example/x":    true,
+		"https://notinternal.example/x": false,
+	} {
+		if _, got := StoppingRule(files, "WebFetch", u); got != stops {
+			t.Errorf("StoppingRule(WebFetch, %s) = %v, want %v", u, got, stops)
+		}
+	}
+}
+
+func TestAllow_IsClaudeCodesPreToolUseOnly(t *testing.T) {
+	d := Decision{Action: Allow}
+	for _, raw := range []string{
+		`{"hook_event_name":"PostToolUse","tool_name":"WebSearch","tool_input":{}}`,
+		`{"toolName":"web_fetch","toolArgs":"{}","sessionId":"s"}`,
+		`{"hook_event_name":"BeforeTool","tool_name":"google_web_search","tool_input":{}}`,
+	} {
+		in, err := ParseInput([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := d.Output(in); out != nil {
+			t.Errorf("%s: output %+v, want none", raw, out)
+		}
+	}
+}
+
+func TestReplace_ThePlanSaysTheHookAllows(t *testing.T) {
+	in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, "")
+	p := PlanWebSearch(context.Background(), in, &WebSearchEnv{Searcher: okSearcher(1), Answers: &box{}, Settings: Settings{Answer: AnswerReplace}})
+	if !p.Replaces || !strings.Contains(p.Why, "the hook allows the native WebSearch") {
+		t.Errorf("plan %+v: want it to say the hook allows the call", p)
+	}
+	// Nowhere to keep the answer: a deny, as the handler does.
+	p = PlanWebSearch(context.Background(), in, &WebSearchEnv{Searcher: okSearcher(1), Settings: Settings{Answer: AnswerReplace}})
+	if p.Replaces || p.Decision.Action() != Deny {
+		t.Errorf("plan without answers %+v: want a deny", p)
 	}
 }

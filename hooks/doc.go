@@ -39,6 +39,13 @@
 // result block to an MCP search tool's output on PostToolUse (or fallback
 // results on PostToolUseFailure).
 //
+// Under [AnswerReplace] (Claude Code), both handlers prepare the answer on
+// PreToolUse, keep it ([Answers]) and allow the native call ([Allow]: no
+// permission prompt, and no refusal in `claude -p` without an allow rule);
+// on PostToolUse the answer replaces the native output. A deny or ask rule
+// in the user's settings stops the native call whatever a hook says, so
+// where one applies ([StoppingRule]) they deny with the answer instead.
+//
 // [HandleWebFetch] reads pages through package webpage only: the page
 // reader ([webpage.Reader.Plan]) probes the page itself and classifies it;
 // readable pages and other documents pass through to the native tool, and
@@ -84,16 +91,19 @@
 // https URLs and checks every address it dials ([webpage.CheckAddress]):
 // loopback, private, link-local, unique-local, CGNAT and cloud metadata
 // addresses are refused unless webpage.ProbeConfig.AllowPrivate is set
-// (metadata endpoints stay refused even then); such a page is never sent to
-// an extraction provider unless the provider is self-hosted
-// (webpage.Reader.PrivateExtractor). Every network call runs
+// (metadata endpoints stay refused even then); a refusal that setting
+// would lift ([PrivateOnly]) tells the user its name ([AllowPrivateHint]).
+// Such a page is never sent to an extraction provider unless the provider
+// is self-hosted (webpage.Reader.PrivateExtractor). Every network call runs
 // inside the hook's time budget ([Settings.Budget]). Text from the web gets
 // the rules of package internal/sanitize: the agent rule on everything the
 // model receives, the terminal rule on messages and diagnostics. API keys
 // listed in [Settings.Secrets] are scrubbed from every output and
 // diagnostic.
 //
-// This package never reads environment variables or files; the hook worker
+// This package never reads environment variables, and no file but the
+// Claude Code settings whose permission rules decide a replace answer
+// ([ClaudeSettingsFiles]); the hook worker
 // (hooks/webgate-hook, which the websearch and webfetch binaries run) loads
 // the configuration with package hooks/hookenv and hands it over as structs.
 package hooks

@@ -188,7 +188,7 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	case pp.Action == webpage.ActionLocal, pp.ProbeFailure == "" && pp.Status >= 200 && pp.Status < 300 && !pp.HTML():
 		return p.pass("the page is not HTML (" + pp.ContentType + "): the native tool reads it")
 	}
-	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via)
+	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via+p.replaceNote(env.Settings, env.Answers, args.URL))
 }
 
 // planExtraction records the reading path of pages the native tool cannot
@@ -280,7 +280,14 @@ func (p *Plan) readPage(ctx context.Context, env *WebFetchEnv, source PageSource
 		p.stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
 	case we != nil && we.Kind == webpage.KindBlocked:
 		p.step("page", "refused: %v", we.Err)
-		p.pass("not probing " + rawURL + ": " + we.Err.Error())
+		why := "not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + we.Err.Error()
+		if PrivateOnly(rawURL) {
+			// The user hears how to allow it, not only stderr; the
+			// reason is cut so that the hint fits the message.
+			p.stepAside("not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + shorten(we.Err.Error(), 90) + "; " + AllowPrivateHint)
+		} else {
+			p.pass(why)
+		}
 	case we != nil && we.Kind == webpage.KindHTTPStatus:
 		p.step("page", "probed: HTTP %d", we.Status)
 		p.pass(fmt.Sprintf("the page answered HTTP %d", we.Status))
@@ -353,7 +360,7 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	d.Diagnostics = append(p.lines, d.Diagnostics...)
 	d = redactDecision(d, s.Secrets)
 	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
+		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
 	}
 	return d
 }

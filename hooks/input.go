@@ -83,6 +83,9 @@ type Input struct {
 	ToolUseID string
 	// Cwd is the session's working directory; may be empty.
 	Cwd string
+	// TranscriptPath is the session's transcript file (Claude Code:
+	// <config dir>/projects/<project>/<session>.jsonl); may be empty.
+	TranscriptPath string
 }
 
 // wire is the union of every runtime's payload fields. Unknown fields are
@@ -104,6 +107,7 @@ type wire struct {
 	ToolUseID      string          `json:"tool_use_id"`
 	ToolUseIDC     string          `json:"toolUseId"`
 	Cwd            string          `json:"cwd"`
+	TranscriptPath string          `json:"transcript_path"`
 }
 
 // ReadInput reads at most max bytes of r (max ≤ 0 means
@@ -145,7 +149,9 @@ func ParseInput(data []byte) (*Input, error) {
 		SessionID: first(w.SessionID, w.SessionIDC),
 		ToolUseID: first(w.ToolUseID, w.ToolUseIDC),
 		Cwd:       w.Cwd,
-		Error:     errorText(w.Error),
+		// Only a Claude Code-shaped payload names its transcript.
+		TranscriptPath: w.TranscriptPath,
+		Error:          errorText(w.Error),
 		// Any value but true (absent, false, a string) is no interrupt.
 		Interrupted: bytes.Equal(bytes.TrimSpace(w.IsInterrupt), []byte("true")),
 	}

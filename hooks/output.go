@@ -30,6 +30,13 @@ const (
 	// ToolOutput, which must have the tool's own output shape
 	// (updatedToolOutput; Claude Code only).
 	ReplaceToolOutput
+	// Allow lets a PreToolUse call run without a permission prompt
+	// (permissionDecision "allow"; Claude Code only). It does not
+	// override the user's deny or ask rules. Under [AnswerReplace] it
+	// lets the native tool run whose output the answer kept for the call
+	// replaces: without it, `claude -p` with no allow rule refuses the
+	// call and the model receives neither.
+	Allow
 )
 
 // String names the action.
@@ -45,6 +52,8 @@ func (a Action) String() string {
 		return "add-context"
 	case ReplaceToolOutput:
 		return "replace-tool-output"
+	case Allow:
+		return "allow"
 	}
 	return "unknown"
 }
@@ -130,6 +139,10 @@ func (d Decision) Output(in *Input) any {
 	case Deny:
 		if in.Event == PreToolUse {
 			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, PermissionDecision: "deny", PermissionDecisionReason: d.Reason, AdditionalContext: d.Context}
+		}
+	case Allow:
+		if in.Event == PreToolUse {
+			out.HookSpecificOutput = &hookSpecific{HookEventName: in.Event, PermissionDecision: "allow"}
 		}
 	case ReplaceMCPOutput:
 		if in.Event == PostToolUse && len(d.MCPOutput) > 0 {

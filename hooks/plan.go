@@ -106,6 +106,11 @@ type Plan struct {
 	// Decision is what the handler will do, and Why says why.
 	Decision Outcome `json:"decision"`
 	Why      string  `json:"why"`
+	// Replaces is set when the answer is to replace the native tool's
+	// output under [AnswerReplace]: on PreToolUse the hook then allows the
+	// call ([Allow]) rather than denying it, unless the answer cannot be
+	// kept.
+	Replaces bool `json:"replaces,omitempty"`
 	// Providers are the providers the handler would call, in order, and
 	// Mode how it combines them (a search mode, or the extraction order).
 	// Empty when no provider has keys.

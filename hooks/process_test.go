@@ -640,11 +640,17 @@ func TestProcess_WebFetchRefusesPrivateAddressesByDefault(t *testing.T) {
 	f := newProviderFake(t, map[string]string{"wsapi": "ok"})
 	base := pages(t)
 	r := runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", base+"/browser-render-required/react-cra-empty-root.html"), f.env(t, "wsapi"))
-	wantNothing(t, r)
+	// The user hears of the refusal and of the setting that lifts it, not
+	// only stderr.
+	wantStepAside(t, r, "loopback address", "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1")
+	if o := decode(t, r); !strings.Contains(o.SystemMessage, "loopback address; set hooks.webfetch.allow_private = true (WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1) to read it; the native WebFetch tool runs instead") {
+		t.Errorf("systemMessage %q does not say how to allow the address", o.SystemMessage)
+	}
 	if !strings.Contains(r.stderr, "loopback address") || f.Hits("wsapi") != 0 {
 		t.Errorf("stderr %q, extraction hits %d", r.stderr, f.Hits("wsapi"))
 	}
-	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "file:///etc/passwd", "http://[fd00:ec2::254]/"} {
+	// No setting lifts these: nothing to tell.
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "file:///etc/passwd", "http://[fd00:ec2::254]/", "http://metadata.google.internal/"} {
 		r = runBinary(t, "webfetch", payload(t, "claude-webfetch-pre.json", u), fetchEnv(f, t, "wsapi"))
 		wantNothing(t, r)
 	}

@@ -174,7 +174,7 @@ func (p *Plan) planSearch(env *WebSearchEnv, args SearchArgs) *Plan {
 	}
 	switch p.Event {
 	case PreToolUse:
-		return p.decide(OutcomeSearchResults, fmt.Sprintf("the native %s is answered with results from %s", p.Tool, via))
+		return p.decide(OutcomeSearchResults, fmt.Sprintf("the native %s is answered with results from %s", p.Tool, via)+p.replaceNote(env.Settings, env.Answers, ""))
 	case PostToolUse:
 		return p.decide(OutcomeAddContext, fmt.Sprintf("companion results from %s are added to the %s output", via, p.Tool))
 	}
@@ -211,7 +211,7 @@ func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision 
 	d.Diagnostics = append(lines, d.Diagnostics...)
 	d = redactDecision(d, s.Secrets)
 	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
+		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
 	}
 	return d
 }
@@ -487,7 +487,8 @@ func allSkipped(fails []provider.Failure) bool {
 // provider the memory skipped without a request says why and until when,
 // and a request the provider refused as malformed or misconfigured (a
 // SearXNG instance without its JSON format) carries the provider's
-// message.
+// message, and one that never reached the provider says what stopped it
+// ([provider.NetworkCause]: connection refused, no such host).
 func failureSummary(fails []provider.Failure) string {
 	parts := make([]string, 0, len(fails))
 	for _, f := range fails {
@@ -498,6 +499,10 @@ func failureSummary(fails []provider.Failure) string {
 			parts = append(parts, f.Provider+" ("+oneLine(strings.TrimPrefix(se.Error(), se.Provider+" "))+")")
 		case errors.As(f.Err, &pe) && pe.Kind == provider.KindBadRequest && pe.Message != "":
 			parts = append(parts, f.String()+": "+shorten(oneLine(pe.Message), 200))
+		case provider.NetworkCause(f.Err) != "":
+			// What stopped the request: a refused connection, a host that
+			// does not resolve.
+			parts = append(parts, f.String()+": "+shorten(oneLine(provider.NetworkCause(f.Err)), 120))
 		default:
 			parts = append(parts, f.String())
 		}

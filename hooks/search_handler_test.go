@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -359,5 +361,19 @@ func TestHandleWebSearch_CountsQueryLengthInCharacters(t *testing.T) {
 		if d.Action != want {
 			t.Errorf("query %q: action %v, want %v", query, d.Action, want)
 		}
+	}
+}
+
+func TestHandleWebSearch_AProviderThatWasNotReachedSaysWhy(t *testing.T) {
+	s := &fakeSearcher{fn: func(context.Context, provider.Query) (*provider.Results, error) {
+		return nil, &policy.AllFailedError{Policy: "parallel(tavily,exa)", Op: "search", Failures: []provider.Failure{
+			{Provider: "tavily", Kind: provider.KindTransient, Err: &provider.Error{Provider: "tavily", Kind: provider.KindTransient, Err: syscall.ECONNREFUSED}},
+			{Provider: "exa", Kind: provider.KindTransient, Err: &provider.Error{Provider: "exa", Kind: provider.KindTransient, Err: &net.DNSError{Err: "no such host", Name: "api.exa.example", IsNotFound: true}}},
+		}}
+	}}
+	d := HandleWebSearch(context.Background(), preSearch("abc"), &WebSearchEnv{Searcher: s, Settings: Settings{SystemMessage: true}})
+	want := "tavily (transient-provider-failed): connection refused, exa (transient-provider-failed): no such host api.exa.example"
+	if d.Action != Pass || !strings.Contains(d.SystemMessage, want) {
+		t.Errorf("%v, system message %q; want it to say %q", d.Action, d.SystemMessage, want)
 	}
 }

@@ -89,6 +89,13 @@ type Settings struct {
 	// Answer is how native web tools are answered in Claude Code; the
 	// zero value means [AnswerDeny].
 	Answer AnswerStyle `koanf:"answer"`
+	// ClaudeConfigDir is the user's Claude Code settings directory
+	// (~/.claude, or CLAUDE_CONFIG_DIR). Under [AnswerReplace] its
+	// permission rules, with the managed policy's and the project's (the
+	// payload's cwd), decide whether the hook can let a native call run
+	// ([StoppingRule]); empty means the directory the payload's
+	// transcript lives in, if any.
+	ClaudeConfigDir string `koanf:"-"`
 	// Secrets are values (API keys) scrubbed from every output and
 	// diagnostic as a last line of defence.
 	Secrets []string `koanf:"-"`

@@ -35,6 +35,22 @@ const (
 // Orders lists every reading order.
 var Orders = []Order{LocalFirst, ProvidersFirst, LocalOnly, ProvidersOnly}
 
+// pages says "1 page" or "n pages".
+func pages(n int) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return fmt.Sprintf("%d pages", n)
+}
+
+// pagesAre says "page is" or "n pages are", after "the first".
+func pagesAre(n int) string {
+	if n == 1 {
+		return "page is"
+	}
+	return fmt.Sprintf("%d pages are", n)
+}
+
 // Renderer renders a page in a real browser and returns its DOM after
 // scripts ran. Package webpage/browser provides one. A Renderer must honour
 // ctx, apply the same address rule as the probe to every request the
@@ -142,9 +158,9 @@ func (r *Reader) pdfTier(ctx context.Context, p *Plan, _ Request) (*Result, erro
 		fmt.Fprintf(&b, "[page %d]\n\n%s\n\n", i+1, strings.TrimSpace(page))
 	}
 	res := &Result{Source: SourceLocal, Title: oneSpace(doc.Title), Content: strings.TrimSpace(b.String()), Format: provider.Text}
-	res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s).", doc.Pages, doc.Engine)
+	res.Note = fmt.Sprintf("A PDF document of %s, read locally (%s).", pages(doc.Pages), doc.Engine)
 	if doc.Truncated || doc.PagesRead < doc.Pages {
-		res.Note = fmt.Sprintf("A PDF document of %d pages, read locally (%s); only the first %d pages are shown.", doc.Pages, doc.Engine, doc.PagesRead)
+		res.Note = fmt.Sprintf("A PDF document of %s, read locally (%s); only the first %s shown.", pages(doc.Pages), doc.Engine, pagesAre(doc.PagesRead))
 	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -157,7 +158,7 @@ func classifyURL(ctx context.Context, r *webpage.Reader, rawURL string) (classif
 
 func classifyFile(c *classify.Classifier, name string, stdin io.Reader) (classify.Result, error) {
 	if name == "-" {
-		res, err := c.Classify(stdin)
+		res, err := classifySniffed(c, stdin)
 		if err != nil {
 			return res, fmt.Errorf("standard input: %w", err)
 		}
@@ -170,11 +171,32 @@ func classifyFile(c *classify.Classifier, name string, stdin io.Reader) (classif
 		return classify.Result{}, cleanPathError(err)
 	}
 	defer f.Close()
-	res, err := c.Classify(f)
+	res, err := classifySniffed(c, f)
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", name, errors.Unwrap(err))
+		if !errors.Is(err, errNotHTML) {
+			err = errors.Unwrap(err)
+		}
+		return res, fmt.Errorf("%s: %w", name, err)
 	}
 	return res, nil
+}
+
+// errNotHTML is the error of a document that is not a web page.
+var errNotHTML = errors.New("not an HTML page")
+
+// classifySniffed classifies r unless its first bytes say it is not text
+// (a PDF, an image, an archive), which the classifier would read as an
+// HTML page and judge; such a document is refused as a URL is.
+func classifySniffed(c *classify.Classifier, r io.Reader) (classify.Result, error) {
+	br := bufio.NewReaderSize(r, 512)
+	head, _ := br.Peek(512)
+	if len(head) > 0 {
+		if ct := http.DetectContentType(head); !strings.HasPrefix(ct, "text/") && !strings.Contains(ct, "xml") {
+			mt, _, _ := strings.Cut(ct, ";")
+			return classify.Result{}, fmt.Errorf("%w (%s)", errNotHTML, mt)
+		}
+	}
+	return c.Classify(br)
 }
 
 // cleanPathError turns "open x: no such file or directory" into

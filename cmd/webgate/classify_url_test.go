@@ -74,3 +74,26 @@ func TestClassify_RefusesALoopbackURLWithoutAllowPrivate(t *testing.T) {
 		t.Errorf("the server was reached %d times", hits.Load())
 	}
 }
+
+func TestClassify_APDFFileIsNotJudgedAsAnHTMLPage(t *testing.T) {
+	pdf, err := os.ReadFile("../../webpage/pdf/testdata/crazyones-pdfa.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := dir + "/doc.pdf"
+	if err := os.WriteFile(path, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", "classify", path, "../../fixtures/readable/blog-article.html")
+	if code != exitFail || strings.Contains(out, "doc.pdf") || !strings.Contains(errOut, "doc.pdf: not an HTML page (application/pdf)") {
+		t.Errorf("code %d, stdout %q, stderr %q; want the PDF refused as a URL would be", code, out, errOut)
+	}
+	if !strings.Contains(out, "blog-article.html\tfetch-readable") {
+		t.Errorf("the HTML page beside it was not classified: %q", out)
+	}
+	code, out, errOut = runCLI(t, string(pdf), "classify", "-")
+	if code != exitFail || out != "" || !strings.Contains(errOut, "standard input: not an HTML page (application/pdf)") {
+		t.Errorf("stdin: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -79,6 +79,31 @@ func TestCompletion_BashCompletesCommandsAndTheirFlags(t *testing.T) {
 	if got := complete("webgate", "install", "--tar"); got != "--target" {
 		t.Errorf("webgate install --tar<TAB> = %q", got)
 	}
+	// A flag's value, not the flags (whose common prefix "--" the shell
+	// would insert).
+	for _, tc := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"webgate", "install", "--target", ""}, "claude-code copilot-cli copilot-vscode gemini-cli codex all"},
+		{[]string{"webgate", "install", "--target", "co"}, "copilot-cli copilot-vscode codex"},
+		{[]string{"webgate", "uninstall", "--scope", ""}, "user project"},
+		{[]string{"webgate", "setup", "--target", "g"}, "gemini-cli"},
+		{[]string{"webgate", "search", "--mode", ""}, "parallel fallback single"},
+		{[]string{"webgate", "search", "--provider", "tav"}, "tavily"},
+		// A value the completion does not know: the shell's own (files).
+		{[]string{"webgate", "install", "--bin-dir", ""}, ""},
+		{[]string{"webgate", "log", "-n", ""}, ""},
+		// Subcommands, and flags once a dash is typed.
+		{[]string{"webgate", "cache", ""}, "clear"},
+		{[]string{"webgate", "cache", "--c"}, "--config"},
+		{[]string{"webgate", "routes", ""}, "test list"},
+		{[]string{"webgate", "completion", ""}, "bash zsh fish"},
+	} {
+		if got := complete(tc.words...); got != tc.want {
+			t.Errorf("%q<TAB> = %q, want %q", tc.words, got, tc.want)
+		}
+	}
 }
 
 func TestCompletion_ZshAndFish(t *testing.T) {
@@ -87,7 +112,15 @@ func TestCompletion_ZshAndFish(t *testing.T) {
 		t.Errorf("zsh script:\n%s", zsh)
 	}
 	_, fish, _ := runCLI(t, "", "completion", "fish")
-	for _, want := range []string{"complete -c webgate -n '__fish_use_subcommand' -a search", "complete -c webgate -n '__fish_seen_subcommand_from search' -l provider"} {
+	for _, want := range []string{
+		"complete -c webgate -n '__fish_use_subcommand' -a search",
+		"complete -c webgate -n '__fish_seen_subcommand_from search' -l provider -x -a 'tavily",
+		"complete -c webgate -n '__fish_seen_subcommand_from install' -l target -x -a 'claude-code copilot-cli copilot-vscode gemini-cli codex all'",
+		"complete -c webgate -n '__fish_seen_subcommand_from install' -l bin-dir -r -F",
+		"complete -c webgate -n '__fish_seen_subcommand_from install' -l dry-run\n",
+		"complete -c webgate -n '__fish_seen_subcommand_from cache' -a 'clear'",
+		"complete -c webgate -n '__fish_seen_subcommand_from log' -s n -r -F",
+	} {
 		if !strings.Contains(fish, want) {
 			t.Errorf("fish script lacks %q", want)
 		}
@@ -132,5 +165,20 @@ func TestFetch_OutputFileTakesThePageAndQuietKeepsOnlyErrors(t *testing.T) {
 	code, _, errOut = fetchCLI(t, env, "--quiet", pages+"/missing-page")
 	if code == exitOK || errOut == "" {
 		t.Errorf("--quiet hid an error: code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestHelp_SaysEachFlagsDefaultOnce(t *testing.T) {
+	for _, c := range commands() {
+		_, out, _ := runCLI(t, "", c.name, "--help")
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Count(l, "default") > 1 && strings.Count(l, "(default") > 0 || strings.Contains(l, "(default 0s)") {
+				t.Errorf("webgate %s --help: %q says its default twice, or a zero one", c.name, l)
+			}
+		}
+	}
+	_, out, _ := runCLI(t, "", "search", "--help")
+	if !strings.Contains(out, "give up after DURATION (default 25s)\n") {
+		t.Errorf("search --help lost the timeout's default:\n%s", out)
 	}
 }

@@ -176,9 +176,16 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 		if m := routeMemory(ctx, env.Routes, mem); m != nil {
 			env.Routes.State = hookenv.RouteState(cfg, m)
 		}
+		if env.Answers == nil && keepsAnswers(cfg) {
+			env.Answers = plannedAnswers{}
+		}
 		return hooks.PlanWebSearch(ctx, in, env)
 	case hooks.WantsWebFetch(in, fetch), hooks.WantsShell(in):
-		return hooks.PlanWebFetch(ctx, in, hookenv.WebFetch(cfg, loadErr), page)
+		env := hookenv.WebFetch(cfg, loadErr)
+		if env.Answers == nil && keepsAnswers(cfg) {
+			env.Answers = plannedAnswers{}
+		}
+		return hooks.PlanWebFetch(ctx, in, env, page)
 	}
 	p := &hooks.Plan{Runtime: in.Runtime, Event: in.Event, Tool: in.ToolName, Decision: hooks.OutcomePass}
 	switch in.Event {
@@ -191,6 +198,21 @@ func planCall(ctx context.Context, in *hooks.Input, cfg *config.Config, loadErr 
 	}
 	return p
 }
+
+// keepsAnswers reports whether a hook would have somewhere to keep a
+// replace answer: a store that is not off.
+func keepsAnswers(cfg *config.Config) bool { return locateStore(cfg).Driver != "off" }
+
+// plannedAnswers stands for the store a hook keeps its replace answers in,
+// so that a plan says what the hook would do with one; planning keeps and
+// takes nothing.
+type plannedAnswers struct{}
+
+func (plannedAnswers) Keep(context.Context, string, []byte) error {
+	return errors.New("a plan keeps no answer")
+}
+
+func (plannedAnswers) Take(context.Context, string) ([]byte, bool) { return nil, false }
 
 // routeMemory returns the memory whose store holds the docs routes' escape
 // hatch, as a hook would find it ([hookenv.RouteState]), when there are
@@ -205,11 +227,15 @@ func routeMemory(ctx context.Context, r hooks.Routes, mem *cliMemory) *memory.Me
 	return m
 }
 
-// decisionWord says in a word what a plan leads to: "deny", "add", "pass",
-// or "depends" when it depends on a page that was not read.
+// decisionWord says in a word what a plan leads to: "deny", "allow" (a
+// replace answer), "add", "pass", or "depends" when it depends on a page
+// that was not read.
 func decisionWord(p *hooks.Plan) string {
-	if p.Decision == hooks.OutcomeDependsOnPage {
+	switch {
+	case p.Decision == hooks.OutcomeDependsOnPage:
 		return "depends"
+	case p.Replaces && p.Decision.Action() == hooks.Deny:
+		return "allow"
 	}
 	switch p.Decision.Action() {
 	case hooks.Deny:
@@ -228,11 +254,16 @@ func oneLineText(s string) string {
 	return s
 }
 
-// syntheticPayload builds a Claude Code PreToolUse payload.
+// syntheticPayload builds a Claude Code PreToolUse payload, with a tool
+// use ID as Claude Code sends (a replace answer is kept under it) and the
+// current directory as the session's (whose settings' permission rules a
+// replace answer respects).
 func syntheticPayload(tool string, input map[string]string, session string) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse",
 		"session_id":      session,
+		"tool_use_id":     "toolu_webgate_sample",
+		"cwd":             currentHost().WorkDir,
 		"tool_name":       tool,
 		"tool_input":      input,
 	})

@@ -156,6 +156,8 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	d.checkKeys(cfg)
 	ws, wf := d.checkBinaries(ctx)
 	d.checkRegistration(ws, wf)
+	d.checkAnswer(cfg)
+	d.checkLocalReading(ctx, cfg)
 	d.checkState(cfg)
 	d.checkWarm(cfg)
 	d.checkStore(ctx, cfg)
@@ -282,7 +284,7 @@ func (d *doctor) checkKeys(cfg *config.Config) {
 		}
 	}
 	if len(cfg.Configured()) == 0 {
-		d.add(sec, "providers", statusNext, "no provider has a key yet: until one has, the hooks step aside to the native tools", keyStep())
+		d.add(sec, "providers", statusNext, "no provider has a key yet: until one has, WebSearch steps aside to the native tool; WebFetch reads pages locally (see Local reading) and steps aside for pages that need a provider", keyStep())
 	} else {
 		if ps := cfg.SearchProviders(); len(ps) > 0 {
 			d.add(sec, "search", statusOK, "mode "+cfg.Search.Mode+" via "+strings.Join(ps, ", "), "")
@@ -292,7 +294,7 @@ func (d *doctor) checkKeys(cfg *config.Config) {
 		if ps := cfg.ExtractProviders(); len(ps) > 0 {
 			d.add(sec, "extraction", statusOK, "via "+strings.Join(ps, ", "), "")
 		} else {
-			d.add(sec, "extraction", statusWarn, "no provider of the extraction order ("+strings.Join(extractOrder, ", ")+") has keys: WebFetch is never answered", "give keys to one of them, or set extract.providers")
+			d.add(sec, "extraction", statusWarn, "no provider of the extraction order ("+strings.Join(extractOrder, ", ")+") has keys: WebFetch answers only the pages it reads locally", "give keys to one of them, or set extract.providers")
 		}
 	}
 	// A base URL set by a source is worth a warning only for a provider

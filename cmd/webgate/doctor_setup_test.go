@@ -14,7 +14,7 @@ func TestDoctor_NothingSetUpYetIsANextStepNotAFailure(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("code %d, want %d: not set up yet is no failure\n%s", code, exitOK, out)
 	}
-	line(t, out, `^  NEXT\s+providers\s+no provider has a key yet: until one has, the hooks step aside to the native tools$`)
+	line(t, out, `^  NEXT\s+providers\s+no provider has a key yet: until one has, WebSearch steps aside to the native tool; WebFetch reads pages locally \(see Local reading\) and steps aside for pages that need a provider$`)
 	line(t, out, `^  NEXT\s+any target\s+the hooks are not registered for any agent yet$`)
 	line(t, out, `^No failures, 0 warning\(s\): webgate is installed but not set up yet\.$`)
 	line(t, out, `^Next steps:$`)

@@ -248,3 +248,19 @@ func TestExplain_AFailedWebFetchIsReadByTheHookWithoutRoutesOrKeys(t *testing.T)
 	line(t, out, `^hook\s+webfetch$`)
 	line(t, out, `^decision\s+depends: the native tool failed, so the hook reads the page itself and adds it after the error: a fetch-readable page is converted from its HTML \(no provider needed\)`)
 }
+
+func TestExplain_AReplaceAnswerIsAnAllowUnlessAUserRuleStopsTheNativeTool(t *testing.T) {
+	h := newTestHost(t).withKey()
+	h.env["WEBGATE_HOOKS_ANSWER"] = "replace"
+	_, out, _ := h.run("", "explain", "--query", "golang generics")
+	line(t, out, `^decision\s+allow: the native WebSearch is answered with results from tavily \(parallel\); hooks\.answer is replace: the hook allows the native WebSearch and replaces its output with the answer`)
+
+	h.write(filepath.Join(h.proj, ".claude", "settings.json"), `{"permissions":{"ask":["WebSearch"]}}`)
+	_, out, _ = h.run("", "explain", "--query", "golang generics")
+	line(t, out, `^decision\s+deny: .*; hooks\.answer is replace, but the ask rule "WebSearch" in \S+settings\.json stops the native WebSearch, so the hook denies with the answer$`)
+
+	// Without a store there is nowhere to keep the answer: the hook denies.
+	h.env["WEBGATE_STORE"] = "off"
+	_, out, _ = h.run("", "explain", "--query", "golang generics")
+	line(t, out, `^decision\s+deny: the native WebSearch is answered with results from tavily \(parallel\)$`)
+}

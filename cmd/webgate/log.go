@@ -105,6 +105,14 @@ func runLog(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		writeDecision(out, d, *asJSON)
 		last = max(last, d.ID)
 	}
+	if len(ds) == 0 {
+		// Said on stderr, so that --json's output stays one object a line.
+		note := "no decisions recorded yet in " + loc.String()
+		if *follow {
+			note += "; waiting for new ones"
+		}
+		fmt.Fprintf(stderr, "webgate log: %s\n", note)
+	}
 	if !*follow {
 		return exitOK
 	}

@@ -156,7 +156,9 @@ func newFlagSet(name, usageLine, description, examples string, stderr io.Writer)
 var usageLines sync.Map
 
 // printFlags lists fs's flags as the help shows them: "--name VALUE", then
-// the usage and the default on the next line.
+// the usage and the default on the next line. A default is said once: not
+// when it is the zero value, nor when the usage already says what the
+// default is.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
@@ -168,11 +170,28 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			line += " " + name
 		}
 		fmt.Fprintf(w, "%s\n        %s", line, strings.ReplaceAll(usage, "\n", "\n        "))
-		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
+		if d := f.DefValue; !zeroDefault(d) && !saysDefault(usage) {
 			fmt.Fprintf(w, " (default %s)", d)
 		}
 		fmt.Fprintln(w)
 	})
+}
+
+// zeroDefault reports whether a flag's default is its type's zero value,
+// which the help leaves unsaid: no text, no number, no duration, no list,
+// false.
+func zeroDefault(d string) bool {
+	switch d {
+	case "", "false", "0", "0s", "[]":
+		return true
+	}
+	return false
+}
+
+// saysDefault reports whether a flag's usage says what its default is
+// ("(default 25s)", "default: the current directory").
+func saysDefault(usage string) bool {
+	return strings.Contains(usage, "(default") || strings.Contains(usage, "default:") || strings.Contains(usage, "; default ")
 }
 
 // shortUsage explains a bad command line for fs in three lines: the

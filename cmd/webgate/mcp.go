@@ -25,18 +25,23 @@ func mcpCommand() command {
 }
 
 var mcpDescription = `
-webgate mcp runs an MCP server on standard input and output for agents that have no
-hooks. It offers two tools:
+webgate mcp runs an MCP server on standard input and output, for agents
+that have no hooks (Codex, for one) or that prefer a tool of their own. It
+offers two tools:
 
   web_search {query, allowed_domains?, blocked_domains?, max_results?,
-              time_range?}
+              time_range?, topic?}
       search with the configured providers and policy (time_range: day,
-      week, month or year); a query matching a local documentation index
-      gets a note naming its MCP tool
-  web_fetch {url, prompt?}
-      read a page as Markdown with the hooks' page reader: tool routes
-      first, then the page itself (SSRF-protected) when it is readable,
-      else its structure or embedded data, else the extraction providers
+      week, month or year; topic: general, news or finance); a query
+      matching a local documentation index gets a note naming its MCP tool
+  web_fetch {url, prompt?, offset?, max_chars?}
+      read a page or a PDF as Markdown with the hooks' page reader: tool
+      routes first, then the page itself (SSRF-protected) when it is
+      readable; a page that needs more is read in fetch.order (by default
+      locally first: its structure, the data it embeds, a local browser,
+      then the extraction providers); a PDF is read locally. A long page
+      is cut to the parts most relevant to the prompt, or read in order
+      from offset
 
 Configuration is the same as the hooks': the configuration file and the
 environment (WEBGATE_… and the providers' own variables:

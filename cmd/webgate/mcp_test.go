@@ -159,3 +159,12 @@ func TestMCP_RejectsArguments(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestMCP_HelpNamesEveryInputOfTheTools(t *testing.T) {
+	_, out, _ := runCLI(t, "", "mcp", "--help")
+	for _, want := range []string{"time_range?, topic?}", "web_fetch {url, prompt?, offset?, max_chars?}", "a local browser", "a PDF is read locally"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mcp --help lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/webpage/browser"
@@ -118,6 +119,7 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 		MaxResults:  cfg.Search.MaxResults,
 		SearchHint:  keyHint(cfg, searchOrder, o.searchProviders != nil, true),
 		ExtractHint: keyHint(cfg, extractOrder, o.extractProviders != nil, false),
+		PrivateHint: privateHint,
 		Secrets:     cfg.Secrets(),
 	}
 	// Providers the command line named that cannot be used are left out,
@@ -372,4 +374,14 @@ func jsonErrorOf(err error) jsonError {
 	}
 	j.Error.Message = sanitize.Line(err.Error())
 	return j
+}
+
+// privateHint says how to let webgate read rawURL, refused for its
+// address, when a setting would: hooks.webfetch.allow_private, which the
+// CLI and the MCP server read pages under too.
+func privateHint(rawURL string) string {
+	if !hooks.PrivateOnly(rawURL) {
+		return ""
+	}
+	return strings.ToUpper(hooks.AllowPrivateHint[:1]) + hooks.AllowPrivateHint[1:] + "."
 }

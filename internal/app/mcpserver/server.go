@@ -78,8 +78,8 @@ const searchDescription = `Search the web. Returns the title, URL and a snippet 
 	`Use it for current information and for anything outside your training data; cite the URLs you use. ` +
 	`To read a result in full, pass its URL to web_fetch.`
 
-const fetchDescription = `Read a web page and return its content as Markdown (title, headings, text, lists, links, code). ` +
-	`Pages that need JavaScript or are mostly navigation are read through an extraction service. ` +
+const fetchDescription = `Read a web page or a PDF document and return its content as Markdown (title, headings, text, lists, links, code). ` +
+	`Pages built by JavaScript are read from the data they embed or rendered in a browser, or read through an extraction service; PDF documents are read directly. ` +
 	`Only public http and https URLs are fetched. ` +
 	`A long page is cut to the parts most relevant to the prompt; to read it in order instead, pass offset (0 for the beginning) ` +
 	`and read on from the next offset the answer gives, until it says the end of the page.`

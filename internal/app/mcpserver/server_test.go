@@ -87,8 +87,8 @@ func TestServer_ListsBothToolsWithDescribedInputSchemas(t *testing.T) {
 		tools[tl.Name] = tl
 	}
 	for name, props := range map[string][]string{
-		mcpserver.SearchTool: {"query", "allowed_domains", "blocked_domains", "max_results", "time_range"},
-		mcpserver.FetchTool:  {"url", "prompt"},
+		mcpserver.SearchTool: {"query", "allowed_domains", "blocked_domains", "max_results", "time_range", "topic"},
+		mcpserver.FetchTool:  {"url", "prompt", "offset", "max_chars"},
 	} {
 		tl, ok := tools[name]
 		if !ok {
@@ -114,6 +114,14 @@ func TestServer_ListsBothToolsWithDescribedInputSchemas(t *testing.T) {
 		}
 		if len(schema.Required) != 1 || schema.Required[0] != props[0] {
 			t.Errorf("%s: required = %v, want [%s]", name, schema.Required, props[0])
+		}
+	}
+	// web_fetch reads pages locally first and PDFs too: its description
+	// says so, rather than sending every script-built page to a service.
+	d := tools[mcpserver.FetchTool].Description
+	for _, want := range []string{"PDF", "rendered in a browser", "the data they embed"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("web_fetch description lacks %q: %s", want, d)
 		}
 	}
 }

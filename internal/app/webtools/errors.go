@@ -61,8 +61,8 @@ func (e *Error) MessageUnder(class provider.Class) string {
 			continue
 		}
 		short := f.Provider
-		if f.TimedOut {
-			short += " (timed out)"
+		if d := f.detail(false); d != "" {
+			short += " (" + d + ")"
 		}
 		msg = strings.Replace(msg, f.String(), short, 1)
 	}
@@ -90,15 +90,37 @@ type Failure struct {
 	LegacyClass provider.Class `json:"legacy_class,omitempty"`
 	// TimedOut is set when the provider ran out of time.
 	TimedOut bool `json:"timed_out,omitempty"`
+	// Cause says why, where it is known ("connection refused", "no such
+	// host api.example", "skipped until 15:04:05: circuit open after 5
+	// transient failures"); empty otherwise.
+	Cause string `json:"cause,omitempty"`
 }
 
-// String renders the failure as "tavily (auth-failed)".
+// String renders the failure as "tavily (auth-failed)", with the cause
+// when it is known: "tavily (transient-provider-failed: connection
+// refused)".
 func (f Failure) String() string {
-	s := f.Provider + " (" + string(f.Class)
-	if f.TimedOut {
-		s += ", timed out"
+	return f.Provider + " (" + f.detail(true) + ")"
+}
+
+// detail is what String puts in parentheses; withClass false leaves the
+// class out (a frontend that states it once itself).
+func (f Failure) detail(withClass bool) string {
+	var parts []string
+	if withClass {
+		parts = append(parts, string(f.Class))
 	}
-	return s + ")"
+	if f.TimedOut {
+		parts = append(parts, "timed out")
+	}
+	s := strings.Join(parts, ", ")
+	if f.Cause != "" {
+		if s != "" {
+			s += ": "
+		}
+		s += f.Cause
+	}
+	return s
 }
 
 func failureList(fs []Failure) string {
@@ -120,7 +142,7 @@ func failuresFrom(fs []provider.Failure) []Failure {
 		if name == "" {
 			name = "provider"
 		}
-		out = append(out, Failure{Provider: name, Class: k.Class(), LegacyClass: LegacyClass(k.Class()), TimedOut: f.TimedOut})
+		out = append(out, Failure{Provider: name, Class: k.Class(), LegacyClass: LegacyClass(k.Class()), TimedOut: f.TimedOut, Cause: causeOf(f.Err)})
 	}
 	return out
 }
@@ -140,7 +162,7 @@ func LegacyClass(c provider.Class) provider.Class {
 func failuresOf(err error, fallbackName string) []Failure {
 	out := policy.Failures(err)
 	if len(out) == 0 {
-		out = []provider.Failure{{Provider: fallbackName, Kind: provider.KindOf(err)}}
+		out = []provider.Failure{{Provider: fallbackName, Kind: provider.KindOf(err), Err: err}}
 	}
 	return failuresFrom(out)
 }

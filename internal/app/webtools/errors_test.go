@@ -35,7 +35,7 @@ func TestSummary_AnErrorPageIsNotCalledNotHTML(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 	r = &webtools.FetchResult{Status: 200, ContentType: "application/pdf", Path: webtools.PathReadable}
-	if got := r.Summary(); !strings.HasPrefix(got, "not HTML (application/pdf)") {
+	if got := r.Summary(); got != "not HTML (application/pdf); read locally as a PDF document" {
 		t.Errorf("summary %q", got)
 	}
 }

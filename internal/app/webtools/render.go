@@ -141,6 +141,8 @@ func (r *FetchResult) Summary() string {
 		how = "tool route " + r.Route
 	case PathReadable:
 		switch {
+		case r.Class == "" && strings.HasPrefix(strings.ToLower(r.ContentType), "application/pdf"):
+			how = "read locally as a PDF document"
 		case r.Class == "":
 			how = "the document as served"
 		case r.Why != "":

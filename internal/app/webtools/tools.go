@@ -60,6 +60,11 @@ type Tools struct {
 	// [NotConfigured] error: what to set so that searching or extraction
 	// works (for example the environment variables holding API keys).
 	SearchHint, ExtractHint string
+	// PrivateHint, when set, completes the message of a fetch refused for
+	// its address: what to set so that the page can be read, or "" when
+	// no setting lifts the refusal for that URL (a cloud metadata
+	// endpoint).
+	PrivateHint func(rawURL string) string
 	// Secrets are values (API keys) scrubbed from every message and
 	// content returned, as a last line of defence.
 	Secrets []string
@@ -225,6 +230,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		Elapsed:   t.now().Sub(start),
 		Cached:    res.Cached,
 	}
+	t.redactFailures(out.Failed)
 	if len(out.Failed) == 0 {
 		out.Failed = nil
 	}
@@ -481,6 +487,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
 	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
+	t.redactFailures(res.Failed)
 	if len(res.Failed) == 0 {
 		res.Failed = nil
 	}
@@ -514,7 +521,11 @@ func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 	case webpage.KindBadURL:
 		return badURL(raw, e.Err)
 	case webpage.KindBlocked:
-		return &Error{Reason: BadInput, Message: "Refusing to fetch " + raw + ": " + trimErr(e.Err, webpage.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."}
+		msg := "Refusing to fetch " + raw + ": " + trimErr(e.Err, webpage.ErrBlockedAddress) + " (loopback, private-network and metadata addresses are not fetched)."
+		if t.PrivateHint != nil {
+			msg = joinSentences(msg, t.PrivateHint(raw))
+		}
+		return &Error{Reason: BadInput, Message: msg}
 	case webpage.KindHTTPStatus:
 		return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, e.Status, http.StatusText(e.Status))}
 	case webpage.KindNoProvider:
@@ -629,7 +640,15 @@ func (t *Tools) redactErr(err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		e.Message = t.redact(sanitize.Line(e.Message))
+		t.redactFailures(e.Failures)
 		return e
 	}
 	return err
+}
+
+// redactFailures scrubs the secrets from the failures' causes.
+func (t *Tools) redactFailures(fs []Failure) {
+	for i := range fs {
+		fs[i].Cause = t.redact(fs[i].Cause)
+	}
 }
