@@ -35,7 +35,8 @@
 // # Timeouts
 //
 // Dialing, reading and writing have short timeouts (250ms by default, or
-// the caller's per-call bound when longer, [Config.CallTimeout]) and the
+// the caller's per-call bound when longer, [Config.CallTimeout]; dialing
+// also the caller's bound on opening, [Config.OpenTimeout]) and the
 // caller's context deadline, when sooner, wins. Commands are never
 // retried by the client (a retried increment could count twice): a
 // failure is returned to the caller, who fails open.
@@ -77,7 +78,8 @@ type Config struct {
 	// Prefix namespaces every key; default [DefaultPrefix], or the URL's
 	// prefix= option.
 	Prefix string `koanf:"prefix"`
-	// DialTimeout bounds connecting; default [DefaultDialTimeout].
+	// DialTimeout bounds connecting (the TLS handshake included); default
+	// [DefaultDialTimeout], or [Config.OpenTimeout] when longer.
 	DialTimeout time.Duration `koanf:"dial_timeout"`
 	// IOTimeout bounds each read and write on a connection, and the wait
 	// for a free connection; default [DefaultIOTimeout].
@@ -89,6 +91,11 @@ type Config struct {
 	// at least as long, so that a caller who allows a slow server two
 	// seconds does not have its connection cut at the default.
 	CallTimeout time.Duration `koanf:"-"`
+	// OpenTimeout is the bound its caller sets on [Open] (the store's
+	// open timeout): a dial timeout set neither here nor in the URL is at
+	// least as long, so that the connection Open makes, TLS handshake
+	// included, has the time opening is given rather than a call's.
+	OpenTimeout time.Duration `koanf:"-"`
 	// TLSConfig replaces the TLS settings of a rediss:// URL (which
 	// verify the server's certificate for the URL's host, TLS 1.2 or
 	// later).
@@ -126,7 +133,7 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg.Prefix != "" {
 		prefix = cfg.Prefix
 	}
-	dial, io := max(DefaultDialTimeout, cfg.CallTimeout), max(DefaultIOTimeout, cfg.CallTimeout)
+	dial, io := max(DefaultDialTimeout, cfg.CallTimeout, cfg.OpenTimeout), max(DefaultIOTimeout, cfg.CallTimeout)
 	opt.DialTimeout = pick(cfg.DialTimeout, opt.DialTimeout, dial)
 	opt.ReadTimeout = pick(cfg.IOTimeout, opt.ReadTimeout, io)
 	opt.WriteTimeout = pick(cfg.IOTimeout, opt.WriteTimeout, io)

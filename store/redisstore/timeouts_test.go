@@ -17,6 +17,7 @@ func TestTimeoutsFollowTheCallersBoundUnlessSet(t *testing.T) {
 	}{
 		{"defaults", Config{URL: srv.URL}, DefaultDialTimeout, DefaultIOTimeout},
 		{"a short call bound keeps the defaults", Config{URL: srv.URL, CallTimeout: 50 * time.Millisecond}, DefaultDialTimeout, DefaultIOTimeout},
+		{"a long open bound lengthens the dial only", Config{URL: srv.URL, CallTimeout: 50 * time.Millisecond, OpenTimeout: time.Second}, time.Second, DefaultIOTimeout},
 		{"a long call bound", Config{URL: srv.URL, CallTimeout: 2 * time.Second}, 2 * time.Second, 2 * time.Second},
 		{"the URL's own win", Config{URL: srv.URL + "?dial_timeout=300ms&read_timeout=400ms", CallTimeout: 2 * time.Second}, 300 * time.Millisecond, 400 * time.Millisecond},
 		{"the configuration's own win", Config{URL: srv.URL, CallTimeout: 2 * time.Second, DialTimeout: time.Second, IOTimeout: 700 * time.Millisecond}, time.Second, 700 * time.Millisecond},
