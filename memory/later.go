@@ -31,12 +31,20 @@ const (
 var SkipReasons = []SkipReason{SkipOpenTimeout, SkipOpTimeout, SkipFailed}
 
 // OpenSkipReason returns why a call went on without a store that failed to
-// open with err: [SkipOpenTimeout] for a timeout, [SkipFailed] otherwise.
+// open with err: [SkipOpenTimeout] for a timeout (a wait for another
+// process's lock that the deadline ended included), [SkipFailed]
+// otherwise.
 func OpenSkipReason(err error) SkipReason {
-	if errors.Is(err, store.ErrTimeout) {
+	if timedOut(err) {
 		return SkipOpenTimeout
 	}
 	return SkipFailed
+}
+
+// timedOut reports whether a store failed by taking too long: its own
+// timeout, or a wait for a lock that the deadline ended.
+func timedOut(err error) bool {
+	return errors.Is(err, store.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Skipped returns why the Memory left its store alone after a failure
@@ -111,7 +119,7 @@ func (m *Memory) Flush(ctx context.Context) error {
 			if first == nil {
 				first = err
 			}
-			if !errors.Is(err, store.ErrTimeout) {
+			if !timedOut(err) {
 				return first // broken: the rest would fail too
 			}
 		}

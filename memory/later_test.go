@@ -160,6 +160,9 @@ func TestOpenSkipReason_TellsATimeoutFromAFailure(t *testing.T) {
 	if r := memory.OpenSkipReason(&store.Error{Op: "open", Err: driver.ErrTimeout}); r != memory.SkipOpenTimeout {
 		t.Errorf("timeout: %q", r)
 	}
+	if r := memory.OpenSkipReason(&store.Error{Op: "open", Err: driver.Wrap(driver.ErrBusy, driver.Wrap(context.DeadlineExceeded, errors.New("locked")))}); r != memory.SkipOpenTimeout {
+		t.Errorf("a lock wait the deadline ended: %q", r)
+	}
 	if r := memory.OpenSkipReason(&store.Error{Op: "open", Err: driver.ErrCorrupt}); r != memory.SkipFailed {
 		t.Errorf("corrupt: %q", r)
 	}

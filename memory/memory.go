@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -159,7 +158,7 @@ func (m *Memory) call(ctx context.Context, fn func(ctx context.Context, s *store
 		if m.broken == nil {
 			m.broken = fmt.Errorf("the store failed, going on without it: %w", err)
 			m.reason = SkipFailed
-			if errors.Is(err, store.ErrTimeout) {
+			if timedOut(err) {
 				m.reason = SkipOpTimeout
 			}
 		}
