@@ -72,7 +72,12 @@ func (c *Config) OpenMemoryWith(ctx context.Context, open StoreOpener) (*memory.
 	if err != nil {
 		return nil, err
 	}
-	st, err := open(ctx, url, &store.Options{Timeout: c.Store.Timeout, OpenTimeout: c.Store.OpenTimeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
+	// The memory bounds each call on the way to an answer by store.timeout
+	// itself (OpTimeout); the store's own bound is the longer one of the
+	// writes made after the answer, which their context bounds by
+	// store.open_timeout. With store.timeout there too, those writes
+	// would fail on a busy machine as if they held the answer up.
+	st, err := open(ctx, url, &store.Options{Timeout: max(c.Store.Timeout, c.Store.OpenTimeout), OpenTimeout: c.Store.OpenTimeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,9 @@ func storeSkips(b *testing.B, f *tavilyFake, env []string, ready func()) {
 		}
 		return time.Since(start), errb.String()
 	}
-	query := func(i int) []byte { return searchPayload(fmt.Sprintf("go context cancellation %d", i/2), goDomains, nil) }
+	query := func(i int) []byte {
+		return searchPayload(fmt.Sprintf("go context cancellation %d", i/2), goDomains, nil)
+	}
 	run(searchPayload("warm-up", goDomains, nil))
 	if ready != nil {
 		ready()

@@ -62,10 +62,13 @@ func (m *Memory) Skipped() SkipReason {
 // DeferWrites makes the Memory keep the writes that can wait until
 // [Memory.Flush], so that they do not hold up the answer: the decision
 // log, usage counters of providers without a monthly budget (a budget's
-// warning must reach the answer), key and provider health outcomes, and
-// the result cache. A hook calls it once it has opened the memory, and
-// Flush once it has answered. Reads, the answers kept for the replace
-// style and the docs routes' state are never deferred.
+// warning must reach the answer), and key and provider health outcomes.
+// The result cache's entries are still written on the way to the answer,
+// so that the next call finds them, but one the store is too slow for
+// waits for Flush instead of failing the store for the call. A hook calls
+// DeferWrites once it has opened the memory, and Flush once it has
+// answered. Reads, the answers kept for the replace style and the docs
+// routes' state are never deferred.
 func (m *Memory) DeferWrites() {
 	if m == nil {
 		return
@@ -88,12 +91,38 @@ func (m *Memory) later(ctx context.Context, fn func(ctx context.Context, s *stor
 	_ = m.call(context.WithoutCancel(ctx), fn)
 }
 
-// Flush runs the writes kept since [Memory.DeferWrites], in order, each
-// within ctx's deadline (and not within the per-call bound: no one waits
-// for them), and returns the first failure. A store that failed other
-// than by a timeout is left alone: the writes are dropped. A timeout on
-// the hot path does not drop them: the store was slow, not broken, and
-// the writes have more time here.
+// soon runs fn against the store now, as [Memory.call] does, except
+// that after [Memory.DeferWrites] a failure neither counts against the
+// store nor loses the write: it is kept for [Memory.Flush], to be made
+// with more time once the call is answered. It serves the writes the next
+// call looks for (the cache entry), which are best made before the answer
+// but can still be made after it.
+func (m *Memory) soon(ctx context.Context, fn func(ctx context.Context, s *store.Store) error) {
+	m.mu.Lock()
+	deferring := m.deferring
+	m.mu.Unlock()
+	if !deferring {
+		_ = m.call(context.WithoutCancel(ctx), fn)
+		return
+	}
+	if !m.live() {
+		m.later(ctx, fn)
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.OpTimeout)
+	defer cancel()
+	if err := fn(cctx, m.opts.Store); err != nil && store.Failed(err) {
+		m.later(ctx, fn)
+	}
+}
+
+// Flush runs the writes kept since [Memory.DeferWrites], in order (the
+// call's count first, see [Memory.CountCall]), each within ctx's deadline
+// and not within the per-call bound: no one waits for them. It runs them
+// even when the store failed the call: a store that was slow was not
+// broken, and the writes have more time here. At the first failure other
+// than a timeout the rest are dropped: the store is broken. It returns
+// the first failure.
 func (m *Memory) Flush(ctx context.Context) error {
 	if m == nil {
 		return nil
@@ -101,13 +130,9 @@ func (m *Memory) Flush(ctx context.Context) error {
 	m.mu.Lock()
 	fns := m.pending
 	m.pending = nil
-	failed := m.reason == SkipFailed
 	m.mu.Unlock()
 	if len(fns) == 0 || m.opts.Store == nil {
 		return nil
-	}
-	if failed {
-		return fmt.Errorf("%d writes dropped: %w", len(fns), m.Problem())
 	}
 	var first error
 	for i, fn := range fns {
@@ -120,7 +145,8 @@ func (m *Memory) Flush(ctx context.Context) error {
 				first = err
 			}
 			if !timedOut(err) {
-				return first // broken: the rest would fail too
+				// Broken: the rest would fail too.
+				return fmt.Errorf("%d writes dropped: %w", len(fns)-i, first)
 			}
 		}
 	}
@@ -145,9 +171,8 @@ const storeCallsPrefix = "storecalls/"
 
 // CountCall counts one hook call in the store's own figures, and why it
 // went on without the store when skipped is not "" ([Memory.StoreCalls]).
-// It is a write that can wait (see [Memory.DeferWrites]); it is made even
-// when the Memory left its store alone after a timeout, since the write
-// happens after the answer.
+// It is a write that can wait (see [Memory.DeferWrites]), and the first
+// [Memory.Flush] makes: it is tried even when the store failed the call.
 func (m *Memory) CountCall(ctx context.Context, skipped SkipReason) {
 	if m == nil || m.opts.Store == nil {
 		return
@@ -163,7 +188,8 @@ func (m *Memory) CountCall(ctx context.Context, skipped SkipReason) {
 	}
 	m.mu.Lock()
 	if m.deferring {
-		m.pending = append(m.pending, fn)
+		// First: a store that fails the call may still take the count.
+		m.pending = append([]func(ctx context.Context, s *store.Store) error{fn}, m.pending...)
 		m.mu.Unlock()
 		return
 	}

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,9 +26,13 @@ func TestDeferWrites_KeepsTheWritesThatCanWaitUntilFlush(t *testing.T) {
 	m.Record(ctx, memory.Decision{Tool: "WebSearch", Decision: "deny", Query: "go generics"})
 	m.CountCall(ctx, "")
 
-	// The answer is given: nothing is written yet.
-	if n := m.Pending(); n < 4 {
-		t.Errorf("%d writes pending, want the cache entry, usage, log and call count", n)
+	// The answer is given: only the cache entry, which the next call
+	// looks for, is written yet.
+	if n := m.Pending(); n != 3 {
+		t.Errorf("%d writes pending, want usage, the log and the call count", n)
+	}
+	if _, err := m.Store().Get(ctx, memory.SearchKey(provider.Query{Text: "go generics"}, []string{"tavily"})); err != nil {
+		t.Errorf("the cache entry was not written on the way to the answer: %v", err)
 	}
 	if us, _ := m.Usage(ctx, time.Time{}); len(us) != 0 {
 		t.Errorf("usage written before Flush: %+v", us)
@@ -80,7 +85,8 @@ func TestDeferWrites_ABudgetIsCountedAtOnceSoItsWarningReachesTheAnswer(t *testi
 // on a busy machine does, or fail with err when it is set.
 type slowGets struct {
 	driver.Store
-	err error
+	err            error
+	incrs, appends atomic.Int32
 }
 
 func (s *slowGets) Get(ctx context.Context, key string) (driver.Entry, error) {
@@ -91,7 +97,24 @@ func (s *slowGets) Get(ctx context.Context, key string) (driver.Entry, error) {
 	return driver.Entry{}, ctx.Err()
 }
 
-func TestFlush_WritesAfterATimeoutButNotAfterABrokenStore(t *testing.T) {
+// Incr and Append fail with err too, when it is set: a broken store.
+func (s *slowGets) Incr(ctx context.Context, deltas []driver.Delta, ttl time.Duration) ([]int64, error) {
+	if s.err != nil {
+		s.incrs.Add(1)
+		return nil, s.err
+	}
+	return s.Store.Incr(ctx, deltas, ttl)
+}
+
+func (s *slowGets) Append(ctx context.Context, log string, data []byte, keep driver.Retention) (driver.Record, error) {
+	if s.err != nil {
+		s.appends.Add(1)
+		return driver.Record{}, s.err
+	}
+	return s.Store.Append(ctx, log, data, keep)
+}
+
+func TestFlush_WritesAfterATimeoutAndStopsAtABrokenStore(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name    string
@@ -103,7 +126,8 @@ func TestFlush_WritesAfterATimeoutButNotAfterABrokenStore(t *testing.T) {
 		{"a corrupt store", driver.Wrap(driver.ErrCorrupt, errors.New("bad page")), memory.SkipFailed, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st := store.New(&slowGets{Store: memstore.New(nil), err: c.err}, nil)
+			d := &slowGets{Store: memstore.New(nil), err: c.err}
+			st := store.New(d, nil)
 			defer st.Close()
 			m := memory.New(memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
 			m.DeferWrites()
@@ -122,8 +146,12 @@ func TestFlush_WritesAfterATimeoutButNotAfterABrokenStore(t *testing.T) {
 			if written := len(ds) == 1 && len(days) == 1 && days[0].Skipped[c.reason] == 1; written != c.written {
 				t.Errorf("written after Flush = %v, want %v (decisions %+v, calls %+v, flush %v)", written, c.written, ds, days, err)
 			}
-			if !c.written && err == nil {
-				t.Error("Flush dropped the writes without saying so")
+			if !c.written {
+				// The call's count is tried first; the log, after it
+				// failed, is not.
+				if err == nil || d.incrs.Load() != 1 || d.appends.Load() != 0 {
+					t.Errorf("a broken store: flush %v after %d counter and %d log writes; want the count tried alone, and the failure", err, d.incrs.Load(), d.appends.Load())
+				}
 			}
 		})
 	}
@@ -165,5 +193,42 @@ func TestOpenSkipReason_TellsATimeoutFromAFailure(t *testing.T) {
 	}
 	if r := memory.OpenSkipReason(&store.Error{Op: "open", Err: driver.ErrCorrupt}); r != memory.SkipFailed {
 		t.Errorf("corrupt: %q", r)
+	}
+}
+
+// slowFirstPut is a backend whose first write waits for its deadline, as
+// a store on a busy machine may.
+type slowFirstPut struct {
+	driver.Store
+	puts atomic.Int32
+}
+
+func (s *slowFirstPut) Put(ctx context.Context, key string, value []byte, ifVersion int64, opts driver.WriteOptions) (int64, error) {
+	if s.puts.Add(1) == 1 {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return s.Store.Put(ctx, key, value, ifVersion, opts)
+}
+
+func TestDeferWrites_ACacheEntryTheStoreIsTooSlowForIsWrittenAfterTheAnswer(t *testing.T) {
+	ctx := context.Background()
+	st := store.New(&slowFirstPut{Store: memstore.New(nil)}, nil)
+	defer st.Close()
+	m := memory.New(memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+	m.DeferWrites()
+	s := &searcher{name: "tavily"}
+	if _, err := m.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped() != "" || m.Problem() != nil || m.Pending() != 1 {
+		t.Fatalf("a slow cache write: skipped %q, problem %v, %d pending; want the write kept for later and the store still used", m.Skipped(), m.Problem(), m.Pending())
+	}
+	if err := m.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next := memory.New(memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+	if _, err := next.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "q"}); err != nil || next.CacheHits() != 1 {
+		t.Errorf("the next call: %d cache hits, %v", next.CacheHits(), err)
 	}
 }

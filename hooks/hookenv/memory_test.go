@@ -117,3 +117,24 @@ func TestHandler_CountsACallThatWentOnWithoutTheStore(t *testing.T) {
 		t.Errorf("store calls: %+v, %v", days, err)
 	}
 }
+
+func TestHandler_WritesAfterTheAnswerHaveTheOpenBoundNotTheCallBound(t *testing.T) {
+	// No call on the way to an answer could make it in 1ns; the writes
+	// after the answer have store.open_timeout.
+	cfg := storeConfig(t, time.Nanosecond, 30*time.Second)
+	load := func() (*config.Config, error) { return cfg, nil }
+	in, err := hooks.ParseInput(searchCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, afterAnswer := AfterAnswer(context.Background())
+	WebSearchHandler(load)(ctx, in)
+	afterAnswer()
+	m := readMemory(t, cfg)
+	if ds, err := m.Decisions(context.Background(), 0, time.Time{}); err != nil || len(ds) != 1 {
+		t.Errorf("decisions: %+v, %v", ds, err)
+	}
+	if days, err := m.StoreCalls(context.Background(), time.Time{}); err != nil || len(days) != 1 || days[0].Calls != 1 {
+		t.Errorf("store calls: %+v, %v", days, err)
+	}
+}
