@@ -119,9 +119,9 @@ var (
 )
 
 // Open connects to the server cfg.URL names and checks that it answers,
-// within ctx's deadline: a server that is down or slow fails Open with an
-// error wrapping ErrUnavailable or ErrTimeout. Errors never contain the
-// URL's password.
+// within ctx's deadline, opening the pool's connections at once: a server
+// that is down or slow fails Open with an error wrapping ErrUnavailable
+// or ErrTimeout. Errors never contain the URL's password.
 func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg == nil || cfg.URL == "" {
 		return nil, fmt.Errorf("%w: redis: no URL", driver.ErrInvalid)
@@ -158,11 +158,36 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg.Now != nil {
 		s.now = cfg.Now
 	}
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
+	if err := s.warm(ctx, opt.PoolSize); err != nil {
 		s.rdb.Close()
 		return nil, classify(ctx, err)
 	}
 	return s, nil
+}
+
+// warm checks that the server answers, with n round trips at once, so
+// that the pool dials n connections (each a TCP and maybe a TLS
+// handshake) under ctx, the bound on opening, rather than leaving the
+// dials to the first calls that run at once, under a call's bound. It
+// fails only when no round trip succeeds.
+func (s *Store) warm(ctx context.Context, n int) error {
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- s.rdb.Ping(ctx).Err() }()
+	}
+	var first error
+	ok := false
+	for range n {
+		if err := <-errs; err == nil {
+			ok = true
+		} else if first == nil {
+			first = err
+		}
+	}
+	if ok {
+		return nil
+	}
+	return first
 }
 
 func pick(explicit, fromURL, def time.Duration) time.Duration {

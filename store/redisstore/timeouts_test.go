@@ -37,3 +37,19 @@ func TestTimeoutsFollowTheCallersBoundUnlessSet(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenDialsThePoolsConnectionsUnderItsBound(t *testing.T) {
+	// A call that needs a connection of its own would otherwise dial it
+	// (and shake hands over TLS) within a call's bound.
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := Open(ctx, &Config{URL: srv.URL, PoolSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if st := s.rdb.PoolStats(); st.TotalConns != 3 || st.IdleConns != 3 {
+		t.Errorf("after Open: %d connections, %d idle; want the pool's 3, idle", st.TotalConns, st.IdleConns)
+	}
+}
