@@ -9,6 +9,7 @@ import (
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
+	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/webpage"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
@@ -189,6 +190,11 @@ type StoreConfig struct {
 	// Timeout bounds each call to the store from a hook; past it the hook
 	// goes on without the store.
 	Timeout time.Duration `koanf:"timeout" min:"1"`
+	// OpenTimeout bounds opening the store (a SQLite file and its schema
+	// check, a Redis dial, TLS handshake and first round trip), and the
+	// writes a hook makes after it has answered; past it the hook goes on
+	// without the store.
+	OpenTimeout time.Duration `koanf:"open_timeout" min:"1"`
 	// SaltFile holds the random value that keys the fingerprints naming
 	// API keys in the store; created when missing. Machines that share a
 	// Redis store share key health when they use the same salt file.
@@ -364,7 +370,7 @@ func Default() *Config {
 		},
 	}
 	c.Fetch = FetchConfig{Order: string(webpage.LocalFirst), Browser: "auto", RenderTimeout: browser.DefaultTimeout}
-	c.Store = StoreConfig{Timeout: memory.DefaultOpTimeout}
+	c.Store = StoreConfig{Timeout: memory.DefaultOpTimeout, OpenTimeout: store.DefaultOpenTimeout}
 	c.Cache = memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL, FetchTTL: memory.DefaultFetchTTL, MaxEntries: memory.DefaultCacheEntries}
 	c.Health = memory.HealthConfig{AuthPark: memory.DefaultAuthPark, QuotaPark: memory.DefaultQuotaPark,
 		RateLimitCooldown: memory.DefaultRateLimitCooldown, BreakerFailures: memory.DefaultBreakerFailures, BreakerCooldown: memory.DefaultBreakerCooldown}

@@ -39,7 +39,9 @@ func (c *Config) WorkerOff() bool { return strings.EqualFold(strings.TrimSpace(c
 
 // OpenMemory opens the store the configuration names (store.url; SQLite in
 // the state directory by default) and returns the memory over it, with the
-// cache, health, log and budget settings. It honours ctx's deadline. When
+// cache, health, log and budget settings. Opening is bounded by
+// store.open_timeout and ctx's deadline, each later store call by
+// store.timeout. When
 // the store is off, or cannot be opened, it returns a nil *Memory (which
 // remembers nothing) and, for a store that failed, the error: callers go
 // on without memory. The caller closes the Memory's store.
@@ -70,7 +72,12 @@ func (c *Config) OpenMemoryWith(ctx context.Context, open StoreOpener) (*memory.
 	if err != nil {
 		return nil, err
 	}
-	st, err := open(ctx, url, &store.Options{Timeout: c.Store.Timeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
+	// The memory bounds each call on the way to an answer by store.timeout
+	// itself (OpTimeout); the store's own bound is the longer one of the
+	// writes made after the answer, which their context bounds by
+	// store.open_timeout. With store.timeout there too, those writes
+	// would fail on a busy machine as if they held the answer up.
+	st, err := open(ctx, url, &store.Options{Timeout: max(c.Store.Timeout, c.Store.OpenTimeout), OpenTimeout: c.Store.OpenTimeout, DefaultPath: c.StorePath(), Bounds: c.Cache.Bounds()})
 	if err != nil {
 		return nil, err
 	}

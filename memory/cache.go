@@ -193,7 +193,7 @@ func (m *Memory) put(ctx context.Context, key string, v any, ttl time.Duration) 
 	if err != nil {
 		return
 	}
-	_ = m.call(context.WithoutCancel(ctx), func(ctx context.Context, s *store.Store) error {
+	m.soon(ctx, func(ctx context.Context, s *store.Store) error {
 		return s.Set(ctx, key, b, ttl)
 	})
 }

@@ -49,8 +49,19 @@
 // [Options.OpTimeout] (50 ms by default) and the caller's deadline, and a
 // store that fails is left alone for [StoreRetry] after each failure (the
 // rest of a hook's call; a long-lived Memory, such as the MCP server's,
-// then tries it again); [Memory.Problem] reports the first failure. A nil
-// *Memory remembers nothing and changes nothing.
+// then tries it again); [Memory.Problem] reports the first failure and
+// [Memory.Skipped] why (a timeout or a failure). A nil *Memory remembers
+// nothing and changes nothing.
+//
+// # Writes after the answer
+//
+// After [Memory.DeferWrites] the writes that can wait (the decision log,
+// usage of providers without a budget, key and provider health, the
+// cache) are kept until [Memory.Flush], which a hook calls once it has
+// answered, under a bound of its own: they no longer hold up the answer,
+// and a store that was only slow on the way to it still gets them.
+// [Memory.CountCall] counts each hook call and why it went on without the
+// store, when it did; [Memory.StoreCalls] reads the counts back.
 //
 // The package never reads the environment: frontends map their settings
 // onto [Options].

@@ -186,12 +186,20 @@ func (m *Memory) count(ctx context.Context, name string, results int, usage *pro
 	if budget > 0 {
 		deltas[mk] = 1
 	}
+	if budget <= 0 {
+		// Nothing the answer needs: the write can wait.
+		m.later(ctx, func(ctx context.Context, s *store.Store) error {
+			_, err := s.IncrMany(ctx, deltas, usageTTL)
+			return err
+		})
+		return
+	}
 	var counts map[string]int64
 	if m.call(ctx, func(ctx context.Context, s *store.Store) error {
 		var err error
 		counts, err = s.IncrMany(ctx, deltas, usageTTL)
 		return err
-	}) != nil || budget <= 0 {
+	}) != nil {
 		return
 	}
 	m.budgetNotices(name, counts[mk], budget)

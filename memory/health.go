@@ -212,7 +212,7 @@ func (m *Memory) clean(name, fp string) bool {
 // lives as long as the longest park it holds, at least a day.
 func (m *Memory) updateHealth(ctx context.Context, name string, fn func(h *health, now time.Time) bool) {
 	now := m.now()
-	_ = m.call(ctx, func(ctx context.Context, s *store.Store) error {
+	m.later(ctx, func(ctx context.Context, s *store.Store) error {
 		return updateIfChanged(ctx, s, healthKey(name), 0, func(cur []byte, found bool) ([]byte, error) {
 			var h health
 			if found {

@@ -91,9 +91,10 @@ type Outcome struct {
 
 // Record appends d to the decision log: its query, URL and note pass the
 // redaction filter first, and the query is kept as [LogConfig.Queries]
-// says. It returns at once when the log is off or the store is not usable.
+// says. It returns at once when the log is off or the store is not usable;
+// after [Memory.DeferWrites] the write waits for [Memory.Flush].
 func (m *Memory) Record(ctx context.Context, d Decision) {
-	if m == nil || m.opts.Log.Off || !m.live() {
+	if m == nil || m.opts.Log.Off || m.opts.Store == nil {
 		return
 	}
 	if d.Time.IsZero() {
@@ -116,7 +117,7 @@ func (m *Memory) Record(ctx context.Context, d Decision) {
 		return
 	}
 	keep := store.Retention{MaxRecords: m.opts.Log.MaxRecords, MaxAge: m.opts.Log.MaxAge}
-	_ = m.call(context.WithoutCancel(ctx), func(ctx context.Context, s *store.Store) error {
+	m.later(ctx, func(ctx context.Context, s *store.Store) error {
 		_, err := s.Append(ctx, DecisionLog, b, keep)
 		return err
 	})

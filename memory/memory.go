@@ -50,11 +50,16 @@ type Options struct {
 type Memory struct {
 	opts Options
 
-	mu      sync.Mutex
-	broken  error     // the first failure
-	paused  time.Time // the store is left alone until then
-	notices []string
-	hits    atomic.Int64
+	mu     sync.Mutex
+	broken error      // the first failure
+	reason SkipReason // why the store was left alone: the first failure's
+	paused time.Time  // the store is left alone until then
+	// deferring is set by DeferWrites; pending are the writes kept for
+	// Flush.
+	deferring bool
+	pending   []func(ctx context.Context, s *store.Store) error
+	notices   []string
+	hits      atomic.Int64
 	// seen holds the health records this Memory read, by provider.
 	seen map[string]seenHealth
 }
@@ -152,6 +157,10 @@ func (m *Memory) call(ctx context.Context, fn func(ctx context.Context, s *store
 		m.mu.Lock()
 		if m.broken == nil {
 			m.broken = fmt.Errorf("the store failed, going on without it: %w", err)
+			m.reason = SkipFailed
+			if timedOut(err) {
+				m.reason = SkipOpTimeout
+			}
 		}
 		m.paused = m.now().Add(StoreRetry)
 		m.mu.Unlock()

@@ -35,7 +35,7 @@ type (
 // counter's delta as its value and keeps no log records, so that code
 // using it behaves as on its first call, without special cases.
 //
-// Open honours ctx's deadline (and opts.Timeout when ctx has none): a
+// Open honours ctx's deadline (and opts.OpenTimeout when ctx has none): a
 // file that is corrupt or locked, or a server that is down or slow, fails
 // promptly with an [*Error] wrapping [ErrCorrupt], [ErrBusy],
 // [ErrTimeout] or [ErrUnavailable]; a malformed URL fails with
@@ -48,9 +48,9 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	timeout := o.Timeout
+	timeout := o.OpenTimeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = DefaultOpenTimeout
 	}
 	ctx, cancel := withTimeout(ctx, timeout)
 	defer cancel()
@@ -79,7 +79,13 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 		}
 		cfg.URL = target
 		if cfg.CallTimeout == 0 {
-			cfg.CallTimeout = timeout
+			cfg.CallTimeout = o.Timeout
+			if cfg.CallTimeout <= 0 {
+				cfg.CallTimeout = DefaultTimeout
+			}
+		}
+		if cfg.OpenTimeout == 0 {
+			cfg.OpenTimeout = timeout
 		}
 		d, err = redisstore.Open(ctx, &cfg)
 	}

@@ -20,6 +20,11 @@ import (
 const (
 	// DefaultTimeout bounds a call whose context has no earlier deadline.
 	DefaultTimeout = time.Second
+	// DefaultOpenTimeout bounds [Open] when its context has no earlier
+	// deadline: opening pays for what a call does not (a SQLite file's
+	// schema check, a Redis dial and TLS handshake), and a loaded machine
+	// stretches it to hundreds of milliseconds.
+	DefaultOpenTimeout = time.Second
 	// DefaultMaxValueBytes is the largest value or log record accepted.
 	DefaultMaxValueBytes = 1 << 20
 	// MaxKeyBytes is the longest key, counter name, log name or prefix.
@@ -53,10 +58,17 @@ type (
 // Options configures a [Store]. The zero value is valid; a nil *Options
 // means the zero value.
 type Options struct {
-	// Timeout bounds each call (and [Open]) whose context has no earlier
-	// deadline; default [DefaultTimeout]. Callers on a latency budget,
-	// such as hooks, pass a context with a tighter deadline.
+	// Timeout bounds each call whose context has no earlier deadline;
+	// default [DefaultTimeout]. Callers on a latency budget, such as
+	// hooks, pass a context with a tighter deadline.
 	Timeout time.Duration `koanf:"timeout"`
+	// OpenTimeout bounds [Open] (a SQLite file opened and its schema
+	// checked, a Redis server dialled, its TLS handshake and first round
+	// trip) when its context has no earlier deadline; default
+	// [DefaultOpenTimeout]. It is apart from Timeout because opening costs
+	// more than a call, and a bound fit for calls fails opening on a busy
+	// machine.
+	OpenTimeout time.Duration `koanf:"open_timeout"`
 	// MaxValueBytes is the largest value or log record accepted; default
 	// [DefaultMaxValueBytes]. Larger ones fail with [ErrInvalid].
 	MaxValueBytes int `koanf:"max_value_bytes"`

@@ -85,16 +85,18 @@ func (l storeLocation) notCreated() bool {
 	return errors.Is(err, os.ErrNotExist)
 }
 
-// openMemory opens the configured memory with each store call bounded by
-// timeout (at least the configured store.timeout). It returns nil, nil
-// when the store is off. cfg is left as it was.
+// openMemory opens the configured memory with opening and each store
+// call bounded by timeout (at least the configured store.open_timeout and
+// store.timeout). It returns nil, nil when the store is off. cfg is left
+// as it was.
 func openMemory(ctx context.Context, cfg *config.Config, timeout time.Duration) (*memory.Memory, error) {
 	if cfg.StoreOff() {
 		return nil, nil
 	}
 	c := *cfg
 	c.Store.Timeout = max(cfg.Store.Timeout, timeout)
-	octx, cancel := context.WithTimeout(ctx, c.Store.Timeout)
+	c.Store.OpenTimeout = max(cfg.Store.OpenTimeout, timeout)
+	octx, cancel := context.WithTimeout(ctx, c.Store.OpenTimeout)
 	defer cancel()
 	m, err := c.OpenMemory(octx)
 	if err == nil && m == nil {

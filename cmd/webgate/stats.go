@@ -41,6 +41,10 @@ server and the CLI share, and prints:
   health    parked keys (by the first digits of their fingerprint, never
             the key), why and until when; providers cooling down; open
             circuit breakers
+  store     per day (UTC): the hook calls, and how many went on without
+            the store and why: it did not open within store.open_timeout
+            (open timeout), a call to it took longer than store.timeout
+            (op timeout), or it failed (error)
 
 Times are local. --json prints one JSON object with the same data (times
 in UTC).
@@ -65,6 +69,9 @@ type statsReport struct {
 	Usage   []usageView  `json:"usage"`
 	Budgets []budgetView `json:"budgets"`
 	Health  []healthView `json:"health"`
+	// StoreCalls counts the hook calls per day and those that went on
+	// without the store, by reason.
+	StoreCalls []memory.StoreDay `json:"store_calls"`
 	// Note says why there is nothing to show, when there is not.
 	Note string `json:"note,omitempty"`
 }
@@ -98,7 +105,7 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	out := &scrubWriter{w: stdout, secrets: cfg.Secrets()}
 	defer out.flush()
 
-	rep := statsReport{Store: locateStore(cfg), Since: since.UTC().Format("2006-01-02"), Usage: []usageView{}, Budgets: []budgetView{}, Health: []healthView{}}
+	rep := statsReport{Store: locateStore(cfg), Since: since.UTC().Format("2006-01-02"), Usage: []usageView{}, Budgets: []budgetView{}, Health: []healthView{}, StoreCalls: []memory.StoreDay{}}
 	switch {
 	case rep.Store.Driver == "off":
 		rep.Note = "the store is off: webgate keeps no usage, budgets or health"
@@ -160,6 +167,11 @@ func fillStats(ctx context.Context, m *memory.Memory, cfg *config.Config, since 
 		return err
 	}
 	rep.Health = append(rep.Health, healthViews(sts)...)
+	days, err := m.StoreCalls(ctx, since)
+	if err != nil {
+		return err
+	}
+	rep.StoreCalls = append(rep.StoreCalls, days...)
 	if err := m.Problem(); err != nil {
 		return err
 	}
@@ -252,15 +264,43 @@ func printStats(w io.Writer, rep statsReport) {
 	fmt.Fprintln(w, "\nHealth")
 	if len(rep.Health) == 0 {
 		fmt.Fprintln(w, "  every key and provider is usable")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, h := range rep.Health {
+			for _, l := range h.lines() {
+				fmt.Fprintf(tw, "  %s\t%s\n", h.Provider, l)
+			}
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintf(w, "\nHook calls and the store since %s (days in UTC)\n", rep.Since)
+	if len(rep.StoreCalls) == 0 {
+		fmt.Fprintln(w, "  no hook calls counted")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, h := range rep.Health {
-		for _, l := range h.lines() {
-			fmt.Fprintf(tw, "  %s\t%s\n", h.Provider, l)
-		}
+	fmt.Fprintln(tw, "  DAY\tCALLS\tWITHOUT THE STORE")
+	for _, d := range rep.StoreCalls {
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", sanitize.Line(d.Day), d.Calls, skippedText(d))
 	}
 	tw.Flush()
+}
+
+// skippedText renders the calls of a day that went on without the store:
+// "3 (open timeout 2, op timeout 1)", or "0".
+func skippedText(d memory.StoreDay) string {
+	n := d.SkippedTotal()
+	if n == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, r := range memory.SkipReasons {
+		if v := d.Skipped[r]; v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(string(r), "_", " "), v))
+		}
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
 }
 
 // failuresText renders failed calls compactly: "3 (auth 1, transient 2)".

@@ -3,7 +3,6 @@ package hookenv
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,36 +21,54 @@ type session struct {
 	mem      *memory.Memory
 	kept     *warmKept // what the warm worker keeps between calls, or nil
 	pooled   bool      // the store is the pool's: not closed after the call
+	cfg      *config.Config
 	problem  string
+	skipped  memory.SkipReason // why the call went on without the store
 	mu       sync.Mutex
 	outcomes []memory.Outcome
 }
 
-// openMemory opens the configured store within the store's timeout (the
+// openMemory opens the configured store within store.open_timeout (the
 // hook goes on without it when it cannot), and never past ctx's deadline;
-// from the stores a warm worker keeps, when kept is not nil.
+// from the stores a warm worker keeps, when kept is not nil. The memory
+// keeps the writes that can wait until the call is answered (see
+// [session.finish]).
 func openMemory(ctx context.Context, cfg *config.Config, kept *warmKept) *session {
-	s := &session{kept: kept}
+	s := &session{kept: kept, cfg: cfg}
 	if cfg.StoreOff() {
 		return s
 	}
-	octx, cancel := context.WithTimeout(ctx, openTimeout(cfg))
+	m, pooled, err := openStore(ctx, cfg, kept)
+	s.pooled = pooled
+	if err != nil {
+		s.problem = "the store is not usable, going on without it: " + oneLine(err.Error())
+		s.skipped = memory.OpenSkipReason(err)
+		return s
+	}
+	m.DeferWrites()
+	s.mem = m
+	return s
+}
+
+// openStore opens the memory within store.open_timeout and ctx's
+// deadline, from the stores a warm worker keeps when kept is not nil, and
+// says whether the store is the pool's (not closed after the call).
+func openStore(ctx context.Context, cfg *config.Config, kept *warmKept) (m *memory.Memory, pooled bool, err error) {
+	octx, cancel := context.WithTimeout(ctx, cfg.Store.OpenTimeout)
 	defer cancel()
 	open := store.Open
 	if kept != nil && kept.stores != nil {
 		open = func(ctx context.Context, url string, opts *store.Options) (*store.Store, error) {
-			st, pooled, err := kept.stores.open(ctx, url, opts)
-			s.pooled = pooled
+			st, p, err := kept.stores.open(ctx, url, opts)
+			pooled = p
 			return st, err
 		}
 	}
-	m, err := cfg.OpenMemoryWith(octx, open)
-	if err != nil {
-		s.problem = "the store is not usable, going on without it: " + oneLine(err.Error())
-		return s
+	m, err = cfg.OpenMemoryWith(octx, open)
+	if err == nil && m == nil {
+		err = errors.New("the store did not open")
 	}
-	s.mem = m
-	return s
+	return m, pooled, err
 }
 
 // browsersKept returns the browsers a warm worker keeps, or nil.
@@ -72,25 +89,6 @@ func (s *session) answers() hooks.Answers {
 		return a
 	}
 	return nil
-}
-
-// createTimeout bounds opening the default store when its file does not
-// exist yet: creating the database and its schema is a one-time cost that
-// a busy machine may not pay within the store's per-call timeout.
-const createTimeout = time.Second
-
-// openTimeout is how long the hook waits for the store to open: the
-// store's timeout, or [createTimeout] when the default file is still to
-// be created.
-func openTimeout(cfg *config.Config) time.Duration {
-	if strings.TrimSpace(cfg.Store.URL) == "" {
-		if p := cfg.StorePath(); p != "" {
-			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-				return max(cfg.Store.Timeout, createTimeout)
-			}
-		}
-	}
-	return cfg.Store.Timeout
 }
 
 // observe records the providers' outcomes of each policy call for the
@@ -121,17 +119,21 @@ func (s *session) observe(next policy.Observer) policy.Observer {
 // finish adds the memory's notices (a budget passing 80 %) and problems to
 // d (to its systemMessage too when systemMessage, the setting, is on and
 // the runtime shows one: not Copilot CLI), records d in the decision log
-// with the call's query (or URL), and closes the store.
+// with the call's query (or URL), counts the call in the store's figures
+// (and why it went on without the store, when it did), and closes the
+// store. The writes that can wait, the log's among them, are made once
+// the call is answered when ctx carries [AfterAnswer]'s list, and before
+// finish returns otherwise; either way within store.open_timeout.
 func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision, query string, systemMessage bool) hooks.Decision {
 	systemMessage = systemMessage && in.Runtime != hooks.CopilotCLI
 	if s.problem != "" {
 		d.Diagnostics = append(d.Diagnostics, s.problem)
 	}
 	if s.mem == nil {
+		if s.skipped != "" {
+			s.afterAnswer(ctx, s.countSkippedOpen)
+		}
 		return d
-	}
-	if !s.pooled {
-		defer s.mem.Store().Close()
 	}
 	for _, n := range s.mem.Notices() {
 		d.Diagnostics = append(d.Diagnostics, n)
@@ -158,13 +160,51 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 	if len(d.Diagnostics) > 0 && d.Action == hooks.Pass {
 		rec.Note = d.Diagnostics[0]
 	}
-	if a := afterOf(ctx); a != nil && s.pooled {
-		// A warm worker writes the log after it has answered.
-		a.add(func() { s.mem.Record(ctx, rec) })
-		return d
-	}
 	s.mem.Record(ctx, rec)
+	s.mem.CountCall(ctx, s.mem.Skipped())
+	s.afterAnswer(ctx, s.flush)
 	return d
+}
+
+// afterAnswer runs f once the call is answered when ctx carries
+// [AfterAnswer]'s list, and now otherwise, with a context of its own
+// bounded by store.open_timeout: the call's may be over.
+func (s *session) afterAnswer(ctx context.Context, f func(ctx context.Context)) {
+	run := func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Store.OpenTimeout)
+		defer cancel()
+		f(fctx)
+	}
+	if a := afterOf(ctx); a != nil {
+		a.add(run)
+		return
+	}
+	run()
+}
+
+// flush makes the memory's deferred writes and closes the store unless
+// the pool keeps it.
+func (s *session) flush(ctx context.Context) {
+	_ = s.mem.Flush(ctx)
+	if !s.pooled {
+		s.mem.Store().Close()
+	}
+}
+
+// countSkippedOpen counts a call that went on without a store that did
+// not open: the store is opened again, off the call's path, only for
+// that (and when it still does not open, the count is lost with it).
+func (s *session) countSkippedOpen(ctx context.Context) {
+	m, pooled, err := openStore(ctx, s.cfg, s.kept)
+	if err != nil {
+		return
+	}
+	m.DeferWrites()
+	m.CountCall(ctx, s.skipped)
+	_ = m.Flush(ctx)
+	if !pooled {
+		m.Store().Close()
+	}
 }
 
 // afterKey carries, in a warm worker's call, what to do once the call is
@@ -181,6 +221,17 @@ type afterList struct {
 func withAfter(ctx context.Context) (context.Context, *afterList) {
 	a := &afterList{}
 	return context.WithValue(ctx, afterKey{}, a), a
+}
+
+// AfterAnswer returns ctx carrying the list of what the hook calls made
+// with it leave for after their answer (the writes to the store that can
+// wait: the decision log, usage, key health, the cache), and the function
+// that does it. A hook process calls that function once its answer is
+// written and before it exits; each piece of the work is bounded by
+// store.open_timeout. Without it the work is done before the answer.
+func AfterAnswer(ctx context.Context) (context.Context, func()) {
+	ctx, a := withAfter(ctx)
+	return ctx, a.run
 }
 
 func afterOf(ctx context.Context) *afterList {

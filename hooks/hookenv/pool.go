@@ -74,7 +74,7 @@ func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (
 		st, err := store.Open(ctx, url, opts)
 		return st, false, err
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%v\x00%v", url, opts.DefaultPath, opts.Timeout, opts.Bounds)
+	key := fmt.Sprintf("%s\x00%s\x00%v\x00%v\x00%v", url, opts.DefaultPath, opts.Timeout, opts.OpenTimeout, opts.Bounds)
 	p.mu.Lock()
 	e := p.stores[key]
 	p.mu.Unlock()

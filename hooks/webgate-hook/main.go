@@ -12,7 +12,9 @@
 // the environment and webgate's configuration file (package config). The
 // hook's budget counts from the moment the process starts and covers
 // everything, the configuration, key, routes and state files included;
-// until the configuration is loaded, the default budget applies.
+// until the configuration is loaded, the default budget applies. The
+// writes to the store that can wait are made after the answer is written
+// (and stdout closed), within store.open_timeout, before it exits.
 package main
 
 import (
@@ -67,7 +69,14 @@ func main() {
 		_, _ = gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
 		os.Exit(0)
 	}
-	code := hooks.Run(hooks.WithStart(context.Background(), start), os.Stdin, os.Stdout, os.Stderr, h)
+	// The writes to the store that can wait (decision log, usage, key
+	// health, cache) are made once the answer is written, each within
+	// store.open_timeout, before the process exits.
+	ctx, afterAnswer := hookenv.AfterAnswer(hooks.WithStart(context.Background(), start))
+	code := hooks.Run(ctx, os.Stdin, os.Stdout, os.Stderr, h)
+	// The answer is complete: a reader waiting for the end of stdout has it.
+	_ = os.Stdout.Close()
+	afterAnswer()
 	if fronted {
 		warmUp(loaded.Load())
 	}

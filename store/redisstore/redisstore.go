@@ -35,7 +35,8 @@
 // # Timeouts
 //
 // Dialing, reading and writing have short timeouts (250ms by default, or
-// the caller's per-call bound when longer, [Config.CallTimeout]) and the
+// the caller's per-call bound when longer, [Config.CallTimeout]; dialing
+// also the caller's bound on opening, [Config.OpenTimeout]) and the
 // caller's context deadline, when sooner, wins. Commands are never
 // retried by the client (a retried increment could count twice): a
 // failure is returned to the caller, who fails open.
@@ -77,7 +78,8 @@ type Config struct {
 	// Prefix namespaces every key; default [DefaultPrefix], or the URL's
 	// prefix= option.
 	Prefix string `koanf:"prefix"`
-	// DialTimeout bounds connecting; default [DefaultDialTimeout].
+	// DialTimeout bounds connecting (the TLS handshake included); default
+	// [DefaultDialTimeout], or [Config.OpenTimeout] when longer.
 	DialTimeout time.Duration `koanf:"dial_timeout"`
 	// IOTimeout bounds each read and write on a connection, and the wait
 	// for a free connection; default [DefaultIOTimeout].
@@ -89,6 +91,11 @@ type Config struct {
 	// at least as long, so that a caller who allows a slow server two
 	// seconds does not have its connection cut at the default.
 	CallTimeout time.Duration `koanf:"-"`
+	// OpenTimeout is the bound its caller sets on [Open] (the store's
+	// open timeout): a dial timeout set neither here nor in the URL is at
+	// least as long, so that the connection Open makes, TLS handshake
+	// included, has the time opening is given rather than a call's.
+	OpenTimeout time.Duration `koanf:"-"`
 	// TLSConfig replaces the TLS settings of a rediss:// URL (which
 	// verify the server's certificate for the URL's host, TLS 1.2 or
 	// later).
@@ -112,9 +119,9 @@ var (
 )
 
 // Open connects to the server cfg.URL names and checks that it answers,
-// within ctx's deadline: a server that is down or slow fails Open with an
-// error wrapping ErrUnavailable or ErrTimeout. Errors never contain the
-// URL's password.
+// within ctx's deadline, opening the pool's connections at once: a server
+// that is down or slow fails Open with an error wrapping ErrUnavailable
+// or ErrTimeout. Errors never contain the URL's password.
 func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg == nil || cfg.URL == "" {
 		return nil, fmt.Errorf("%w: redis: no URL", driver.ErrInvalid)
@@ -126,7 +133,7 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg.Prefix != "" {
 		prefix = cfg.Prefix
 	}
-	dial, io := max(DefaultDialTimeout, cfg.CallTimeout), max(DefaultIOTimeout, cfg.CallTimeout)
+	dial, io := max(DefaultDialTimeout, cfg.CallTimeout, cfg.OpenTimeout), max(DefaultIOTimeout, cfg.CallTimeout)
 	opt.DialTimeout = pick(cfg.DialTimeout, opt.DialTimeout, dial)
 	opt.ReadTimeout = pick(cfg.IOTimeout, opt.ReadTimeout, io)
 	opt.WriteTimeout = pick(cfg.IOTimeout, opt.WriteTimeout, io)
@@ -151,11 +158,36 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	if cfg.Now != nil {
 		s.now = cfg.Now
 	}
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
+	if err := s.warm(ctx, opt.PoolSize); err != nil {
 		s.rdb.Close()
 		return nil, classify(ctx, err)
 	}
 	return s, nil
+}
+
+// warm checks that the server answers, with n round trips at once, so
+// that the pool dials n connections (each a TCP and maybe a TLS
+// handshake) under ctx, the bound on opening, rather than leaving the
+// dials to the first calls that run at once, under a call's bound. It
+// fails only when no round trip succeeds.
+func (s *Store) warm(ctx context.Context, n int) error {
+	errs := make(chan error, n)
+	for range n {
+		go func() { errs <- s.rdb.Ping(ctx).Err() }()
+	}
+	var first error
+	ok := false
+	for range n {
+		if err := <-errs; err == nil {
+			ok = true
+		} else if first == nil {
+			first = err
+		}
+	}
+	if ok {
+		return nil
+	}
+	return first
 }
 
 func pick(explicit, fromURL, def time.Duration) time.Duration {

@@ -139,8 +139,8 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 	db := sql.OpenDB(&connector{Connector: base, setup: setup})
 	// Two connections: a read can proceed while the writer (one at a time
 	// per process, see wmu) holds the other.
-	db.SetMaxOpenConns(2)
-	db.SetMaxIdleConns(2)
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	s := &Store{db: db, path: path, now: time.Now, wmu: make(chan struct{}, 1)}
 	if cfg.Now != nil {
 		s.now = cfg.Now
@@ -235,7 +235,13 @@ func prepareFile(path string) error {
 	return nil
 }
 
-// init switches a new database to WAL mode and migrates its schema.
+// maxConns is how many connections a Store keeps open.
+const maxConns = 2
+
+// init switches a new database to WAL mode and migrates its schema, and
+// opens every connection the store keeps: opening one (the file's header
+// and schema read, the setup pragmas) is part of opening the store, under
+// its bound, not of the first calls that run at once, under theirs.
 func (s *Store) init(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -256,7 +262,17 @@ func (s *Store) init(ctx context.Context) error {
 			return err
 		}
 	}
-	return migrate(ctx, conn, s.now().UnixMilli())
+	if err := migrate(ctx, conn, s.now().UnixMilli()); err != nil {
+		return err
+	}
+	for range maxConns - 1 {
+		more, err := s.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer more.Close()
+	}
+	return nil
 }
 
 // Name returns "sqlite".
