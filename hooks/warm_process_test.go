@@ -173,6 +173,11 @@ func TestWarmWorker_StoppedIsRetiredAndTheCallAnswered(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	// Each of its threads stops when it is next scheduled: on a busy
+	// machine one could still answer the call below.
+	if !proctest.WaitStopped(pid, 10*time.Second) {
+		t.Fatalf("warm worker %d did not stop", pid)
+	}
 	// The stopped worker takes the connection but never answers: the
 	// front gives up on it, removes its socket and runs the worker.
 	searchDenied(t, env, "while it is stopped")

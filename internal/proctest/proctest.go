@@ -57,6 +57,41 @@ func Holds(pid int, path string) bool {
 	return false
 }
 
+// Stopped reports whether every thread of process pid is stopped by a
+// signal (state T): a SIGSTOP takes effect thread by thread as each is
+// next scheduled, so on a busy machine a thread can still run for a
+// moment after kill returns.
+func Stopped(pid int) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + "/" + task.Name() + "/stat")
+		if err != nil {
+			return false
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) || s[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitStopped waits up to d for every thread of process pid to be
+// stopped, and reports whether they were.
+func WaitStopped(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); !Stopped(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // WaitGone waits up to d for process pid to end, and reports whether it
 // did.
 func WaitGone(pid int, d time.Duration) bool {

@@ -36,9 +36,19 @@ func TestProcesses(t *testing.T) {
 		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 		t.Errorf("sleep 30: running %v, command line %q", Running(pid), cmdline)
 	}
+	if Stopped(pid) {
+		t.Error("a running process counts as stopped")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if !WaitStopped(pid, 5*time.Second) {
+		t.Error("a process sent SIGSTOP is not seen stopped")
+	}
+	_ = syscall.Kill(pid, syscall.SIGCONT)
 	_ = cmd.Process.Kill()
 	_, _ = cmd.Process.Wait()
-	if Running(pid) {
+	if Running(pid) || Stopped(pid) {
 		t.Error("a reaped process still runs")
 	}
 }
