@@ -2,7 +2,9 @@ package pdf_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -16,6 +18,9 @@ type pdfSpec struct {
 	// content, when set, replaces the content stream of every page; it is
 	// stored compressed.
 	content []byte
+	// compressed, when set, replaces the content stream of every page:
+	// it is already Flate-compressed.
+	compressed []byte
 	// extra objects appended after the pages, and a trailer addition.
 	loopKids bool // the page tree lists itself among its kids
 }
@@ -43,12 +48,15 @@ func buildPDF(spec pdfSpec) []byte {
 	for i, text := range spec.pages {
 		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
 		var content []byte
-		if spec.content != nil {
-			var z bytes.Buffer
-			w := zlib.NewWriter(&z)
-			_, _ = w.Write(spec.content)
-			_ = w.Close()
-			content = z.Bytes()
+		if spec.content != nil || spec.compressed != nil {
+			content = spec.compressed
+			if content == nil {
+				var z bytes.Buffer
+				w := zlib.NewWriter(&z)
+				_, _ = w.Write(spec.content)
+				_ = w.Close()
+				content = z.Bytes()
+			}
 			objs = append(objs, fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(content), content))
 			continue
 		}
@@ -106,4 +114,69 @@ func xrefStreamPDF(entries [][3]int, size int) []byte {
 	fmt.Fprintf(&out, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n", self, size, z.Len(), z.Bytes())
 	fmt.Fprintf(&out, "startxref\n%d\n%%%%EOF\n", at)
 	return out.Bytes()
+}
+
+// flateBomb returns a zlib stream that inflates to about size bytes of
+// text operators, each drawing a long string at one of a few dozen places
+// of the page: a few hundred kilobytes that a reader which keeps every
+// character it draws turns into gigabytes. The data repeats with a period
+// that divides a chunk, so every chunk after the first sees the same
+// window: it is compressed once, with that window as its dictionary, and
+// repeated (compressing the whole would take a minute under the race
+// detector).
+func flateBomb(size int) []byte {
+	var pattern bytes.Buffer
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&pattern, "1 0 0 1 %d %d Tm (%s) Tj\n", 20+(i%20)*28, 30+(i/20)*45, bytes.Repeat([]byte{byte('a' + i%26)}, 400))
+	}
+	chunk := bytes.Repeat(pattern.Bytes(), 4)
+	window := chunk[len(chunk)-32<<10:]
+	head, tail := []byte("BT /F1 12 Tf\n"), []byte("ET\n")
+
+	deflate := func(dict, data []byte, last bool) []byte {
+		var b bytes.Buffer
+		w, _ := flate.NewWriterDict(&b, flate.BestCompression, dict)
+		_, _ = w.Write(data)
+		if last {
+			_ = w.Close()
+		} else {
+			_ = w.Flush()
+		}
+		return b.Bytes()
+	}
+	out := []byte{0x78, 0xda} // zlib header: deflate, 32 KiB window, best compression
+	out = append(out, deflate(nil, append(head, chunk...), false)...)
+	sum := adler{1, 0}.add(head).add(chunk)
+	again := deflate(window, chunk, false)
+	chunkSum := adler{1, 0}.add(chunk)
+	for n := len(chunk); n < size; n += len(chunk) {
+		out = append(out, again...)
+		sum = sum.join(chunkSum, len(chunk))
+	}
+	out = append(out, deflate(window, tail, true)...)
+	sum = sum.add(tail)
+	return binary.BigEndian.AppendUint32(out, sum.a|sum.b<<16)
+}
+
+// adler is an Adler-32 checksum being computed.
+type adler struct{ a, b uint32 }
+
+const adlerMod = 65521
+
+// add runs the checksum over p.
+func (s adler) add(p []byte) adler {
+	for _, c := range p {
+		s.a = (s.a + uint32(c)) % adlerMod
+		s.b = (s.b + s.a) % adlerMod
+	}
+	return s
+}
+
+// join returns the checksum of the data of s followed by n bytes whose
+// own checksum is t.
+func (s adler) join(t adler, n int) adler {
+	return adler{
+		a: (s.a + t.a + adlerMod - 1) % adlerMod,
+		b: uint32((uint64(s.b) + uint64(t.b) + uint64(n%adlerMod)*uint64(s.a+adlerMod-1)) % adlerMod),
+	}
 }

@@ -6,8 +6,11 @@
 // poppler-utils is installed (or named in [Options]), it reads the
 // document: it handles the widest range of real documents. It runs in its
 // own process group, with no environment, the document on its standard
-// input, its output capped and a deadline after which the whole group is
-// killed. Otherwise, or when Options.Pdftotext is "off", a pure-Go reader
+// input, its address space capped before it sees the document (on Linux;
+// Options.MaxMemoryBytes, [DefaultMaxMemoryBytes]), its output capped, and
+// the whole group killed when the output passes the cap or the deadline
+// passes. A document that makes it run out of memory is read by the
+// pure-Go reader instead. Otherwise, or when Options.Pdftotext is "off", a pure-Go reader
 // built on github.com/ledongthuc/pdf does it, so that binaries built
 // without cgo and without poppler still read PDFs.
 //
