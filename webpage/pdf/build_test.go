@@ -21,6 +21,10 @@ type pdfSpec struct {
 	// compressed, when set, replaces the content stream of every page:
 	// it is already Flate-compressed.
 	compressed []byte
+	// toUnicode, when set, is the font's ToUnicode CMap stream, already
+	// Flate-compressed; the font then has no /Encoding, so that readers
+	// map its codes with the CMap.
+	toUnicode []byte
 	// extra objects appended after the pages, and a trailer addition.
 	loopKids bool // the page tree lists itself among its kids
 }
@@ -41,10 +45,15 @@ func buildPDF(spec pdfSpec) []byte {
 	if spec.count != 0 {
 		count = spec.count
 	}
+	font := "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+	if spec.toUnicode != nil {
+		// The CMap is the object after the pages.
+		font = fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode %d 0 R >>", 4+2*n)
+	}
 	objs = append(objs,
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), count),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+		font)
 	for i, text := range spec.pages {
 		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
 		var content []byte
@@ -68,6 +77,9 @@ func buildPDF(spec pdfSpec) []byte {
 		}
 		b.WriteString("ET")
 		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", b.Len(), b.String()))
+	}
+	if spec.toUnicode != nil {
+		objs = append(objs, fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(spec.toUnicode), spec.toUnicode))
 	}
 	info := 0
 	if spec.title != "" {
@@ -119,19 +131,24 @@ func xrefStreamPDF(entries [][3]int, size int) []byte {
 // flateBomb returns a zlib stream that inflates to about size bytes of
 // text operators, each drawing a long string at one of a few dozen places
 // of the page: a few hundred kilobytes that a reader which keeps every
-// character it draws turns into gigabytes. The data repeats with a period
-// that divides a chunk, so every chunk after the first sees the same
-// window: it is compressed once, with that window as its dictionary, and
-// repeated (compressing the whole would take a minute under the race
-// detector).
+// character it draws turns into gigabytes.
 func flateBomb(size int) []byte {
 	var pattern bytes.Buffer
 	for i := 0; i < 60; i++ {
 		fmt.Fprintf(&pattern, "1 0 0 1 %d %d Tm (%s) Tj\n", 20+(i%20)*28, 30+(i/20)*45, bytes.Repeat([]byte{byte('a' + i%26)}, 400))
 	}
-	chunk := bytes.Repeat(pattern.Bytes(), 4)
+	return repeatedZlib([]byte("BT /F1 12 Tf\n"), pattern.Bytes(), []byte("ET\n"), size)
+}
+
+// repeatedZlib returns a zlib stream of head, pattern repeated to about
+// size bytes, and tail. The repeats are cut into chunks of a whole number
+// of patterns, at least twice the window, so every chunk after the first
+// sees the same window: it is compressed once, with that window as its
+// dictionary, and repeated (compressing the whole would take a minute
+// under the race detector).
+func repeatedZlib(head, pattern, tail []byte, size int) []byte {
+	chunk := bytes.Repeat(pattern, (64<<10)/len(pattern)+1)
 	window := chunk[len(chunk)-32<<10:]
-	head, tail := []byte("BT /F1 12 Tf\n"), []byte("ET\n")
 
 	deflate := func(dict, data []byte, last bool) []byte {
 		var b bytes.Buffer
@@ -145,7 +162,7 @@ func flateBomb(size int) []byte {
 		return b.Bytes()
 	}
 	out := []byte{0x78, 0xda} // zlib header: deflate, 32 KiB window, best compression
-	out = append(out, deflate(nil, append(head, chunk...), false)...)
+	out = append(out, deflate(nil, append(bytes.Clone(head), chunk...), false)...)
 	sum := adler{1, 0}.add(head).add(chunk)
 	again := deflate(window, chunk, false)
 	chunkSum := adler{1, 0}.add(chunk)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +244,26 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("%d bytes of text", len(doc.Text))
 		}
 	})
+}
+
+// A font whose ToUnicode CMap is a Flate bomb — 16 MiB of numbers, each
+// of which the parser would keep on its stack until the CMap ends — is
+// not interpreted past the bound: the pure-Go reader reads the page
+// without it, allocating megabytes rather than gigabytes.
+func TestRead_GoReaderBoundsToUnicodeCMaps(t *testing.T) {
+	cmap := repeatedZlib([]byte("/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"), []byte("1 "), []byte("endcmap\n"), 16<<20)
+	data := buildPDF(pdfSpec{pages: []string{"Thin ice near the weir."}, toUnicode: cmap})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if !strings.Contains(doc.Text, "Thin ice near the weir.") {
+		t.Errorf("text = %q", doc.Text)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the read allocated %d MiB", alloc>>20)
+	}
 }
