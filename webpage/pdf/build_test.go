@@ -197,3 +197,34 @@ func (s adler) join(t adler, n int) adler {
 		b: uint32((uint64(s.b) + uint64(t.b) + uint64(n%adlerMod)*uint64(s.a+adlerMod-1)) % adlerMod),
 	}
 }
+
+// objStmPDF writes a PDF whose page tree root, object 2, is stored in an
+// object stream (object 3) holding stream, already encoded with filter,
+// whose first object starts at first; a cross-reference stream indexes
+// them.
+func objStmPDF(stream []byte, filter string, first int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.5\n")
+	offsets := map[int]int{}
+	offsets[1] = out.Len()
+	out.WriteString("1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n")
+	offsets[3] = out.Len()
+	fmt.Fprintf(&out, "3 0 obj\n<< /Type /ObjStm /N 1 /First %d /Length %d /Filter %s >>\nstream\n%s\nendstream\nendobj\n", first, len(stream), filter, stream)
+	offsets[4] = out.Len()
+	row := func(typ, f2, f3 int) []byte {
+		return []byte{byte(typ), byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)}
+	}
+	var data []byte
+	data = append(data, row(0, 0, 65535)...)
+	data = append(data, row(1, offsets[1], 0)...)
+	data = append(data, row(2, 3, 0)...)
+	data = append(data, row(1, offsets[3], 0)...)
+	data = append(data, row(1, offsets[4], 0)...)
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	_, _ = w.Write(data)
+	_ = w.Close()
+	fmt.Fprintf(&out, "4 0 obj\n<< /Type /XRef /Size 5 /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n", z.Len(), z.Bytes())
+	fmt.Fprintf(&out, "startxref\n%d\n%%%%EOF\n", offsets[4])
+	return out.Bytes()
+}

@@ -2,6 +2,7 @@ package pdf_test
 
 import (
 	"context"
+	"encoding/ascii85"
 	"errors"
 	"os"
 	"os/exec"
@@ -265,5 +266,38 @@ func TestRead_GoReaderBoundsToUnicodeCMaps(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("the read allocated %d MiB", alloc>>20)
+	}
+}
+
+// An object stream that inflates to 64 MiB — an object of millions of
+// elements, each of which the parser would keep — is refused before the
+// parser reads it, however its filters are chained; a small one is read.
+func TestRead_GoReaderRefusesObjectStreamBombs(t *testing.T) {
+	head := []byte("2 0\n<< /Type /Pages /Count 1 /Kids [")
+	small := repeatedZlib(head, []byte("1 "), []byte("] >>"), 0)
+	bomb := repeatedZlib(head, []byte("1 "), []byte("] >>"), 64<<20)
+	a85 := make([]byte, ascii85.MaxEncodedLen(len(bomb)))
+	a85 = append(a85[:ascii85.Encode(a85, bomb)], "~>"...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"small", objStmPDF(small, "/FlateDecode", 4), pdf.ErrNoText},
+		{"bomb", objStmPDF(bomb, "/FlateDecode", 4), pdf.ErrMalformed},
+		{"bomb in ASCII85", objStmPDF(a85, "[/ASCII85Decode /FlateDecode]", 4), pdf.ErrMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := pdf.Read(context.Background(), tc.data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("error = %v, want %v", err, tc.want)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("the read allocated %d MiB", alloc>>20)
+			}
+		})
 	}
 }
