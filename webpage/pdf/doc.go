@@ -16,11 +16,13 @@
 //
 // Every document is untrusted. Before the pure-Go parser sees a file, its
 // cross-reference data is checked for object counts larger than the file
-// can hold and for object streams said to be inside object streams (which
-// would make the parser allocate or recurse without bound); the parser
-// then reads the file through a reader that stops it when the deadline
-// passes, every panic is recovered, the page tree walk is bounded and
-// ignores the page count a file claims, and each page's content is
-// interpreted from a capped stream. Failures are [*Error] values whose
+// can hold and for object streams said to be inside object streams, and
+// its object streams for what they inflate to (which would make the
+// parser allocate or recurse without bound); the parser then reads the
+// file through a reader that stops it when the deadline passes, every
+// panic is recovered, the page tree walk is bounded and ignores the page
+// count a file claims, each page's content is interpreted from a capped
+// stream, and the fonts' ToUnicode CMaps are interpreted within a budget
+// per document. Failures are [*Error] values whose
 // Kind says what went wrong.
 package pdf
