@@ -1,7 +1,6 @@
 package config
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -204,27 +203,12 @@ func (c *Config) renderer(browsers *browser.Pool) (webpage.Renderer, error) {
 		return nil, err
 	}
 	allow := c.Hooks.WebFetch.AllowPrivate
-	return &browserRenderer{cfg: browser.Config{
+	return browser.Renderer{Config: browser.Config{
 		Path:         path,
 		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, allow) },
 		Timeout:      c.Fetch.RenderTimeout,
 		Pool:         browsers,
 	}}, nil
-}
-
-// browserRenderer renders pages with package webpage/browser.
-type browserRenderer struct{ cfg browser.Config }
-
-func (b *browserRenderer) Render(ctx context.Context, rawURL string) (*webpage.Rendered, error) {
-	p, err := browser.Render(ctx, rawURL, b.cfg)
-	if err != nil {
-		return nil, err
-	}
-	u := p.FinalURL
-	if u == "" {
-		u = rawURL
-	}
-	return &webpage.Rendered{URL: u, HTML: []byte(p.HTML)}, nil
 }
 
 // ProbeConfig returns the settings of the page probe.

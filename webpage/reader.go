@@ -42,7 +42,8 @@ type Reader struct {
 	// [classify.ClassifyBytes].
 	Classify func(html []byte) classify.Result
 	// Renderer renders pages in a browser for the render tier; nil means
-	// no browser.
+	// no browser. browser.Renderer (package webpage/browser) renders
+	// them in a local Chromium.
 	Renderer Renderer
 	// RenderTemplateHeavy renders a template-heavy page in the browser
 	// before reading its structure as served: for portals and listings

@@ -52,7 +52,8 @@ func pagesAre(n int) string {
 }
 
 // Renderer renders a page in a real browser and returns its DOM after
-// scripts ran. Package webpage/browser provides one. A Renderer must honour
+// scripts ran. Package webpage/browser provides one, browser.Renderer, over
+// a local Chromium. A Renderer must honour
 // ctx, apply the same address rule as the probe to every request the
 // browser makes, and leave nothing running when it returns.
 type Renderer interface {

@@ -7,6 +7,11 @@
 //		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, false) },
 //	})
 //
+// [Renderer] is the page reader's render tier: set it as
+// webpage.Reader.Renderer, with the reader's address rule, and the reader
+// renders the pages that need a browser (app shells, pages whose text
+// scripts write) with Render.
+//
 // Each [Render] starts a fresh browser with an empty profile in a new
 // temporary directory, loads the page, waits for it to settle, reads the
 // DOM, and kills the browser. Nothing is shared between renders.

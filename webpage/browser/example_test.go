@@ -61,3 +61,28 @@ func ExamplePool() {
 		fmt.Println(page.FinalURL, page.Title)
 	}
 }
+
+// The page reader renders the pages that need a browser with Renderer:
+// an app shell, whose text its scripts write, is read as rendered; the
+// browser checks every connection with the probe's own address rule.
+// The example needs a browser and the network, so it is not run by go
+// test.
+func ExampleRenderer() {
+	pool := browser.NewPool(2 * time.Minute) // optional: warm browsers
+	defer pool.Close()
+	reader := &webpage.Reader{
+		Renderer: browser.Renderer{Config: browser.Config{
+			CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, false) },
+			Pool:         pool,
+		}},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := reader.Read(ctx, webpage.Request{URL: "https://example.com/app"})
+	if err != nil {
+		fmt.Println("read failed:", err)
+		return
+	}
+	fmt.Println(res.Source, res.Title)
+	fmt.Println(res.Content)
+}

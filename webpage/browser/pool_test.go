@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -133,7 +132,7 @@ func TestPool_ABrowserThatDiesIsNotReused(t *testing.T) {
 	if err != nil || pgid <= 1 {
 		t.Fatalf("first render: %v (group %d)", err, pgid)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = killGroup(pgid)
 	waitNoGroup(t, pgid)
 	p, err, again := pooledRender(t, srv.URL+"/", cfg)
 	if err != nil || !strings.Contains(p.HTML, "some text") {

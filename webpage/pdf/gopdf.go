@@ -24,6 +24,13 @@ const (
 	maxContent = 16 << 20
 	// maxTreeDepth is how deep the page tree may nest.
 	maxTreeDepth = 64
+	// maxCMaps is how many bytes of decompressed ToUnicode CMaps one
+	// document may have interpreted, all fonts together. The parser keeps
+	// every token of a CMap on a stack until the CMap ends, about 24
+	// times its size in memory, so a small compressed CMap could
+	// otherwise take gigabytes. The largest real CMaps (CJK fonts of
+	// 65,536 glyphs) are under a megabyte.
+	maxCMaps = 4 << 20
 )
 
 // errAbort is raised, as a panic, inside the parser when the deadline
@@ -122,6 +129,7 @@ func readGo(ctx context.Context, data []byte, maxPages int) (Document, error) {
 		pages, total := collectPages(r, maxPages)
 		doc.Pages = total
 		var b strings.Builder
+		cmaps := int64(maxCMaps)
 		for i, p := range pages {
 			if i > 0 {
 				b.WriteString(PageBreak)
@@ -130,7 +138,7 @@ func readGo(ctx context.Context, data []byte, maxPages int) (Document, error) {
 				doc.Truncated = true
 				break
 			}
-			b.WriteString(safePageText(ctx, p))
+			b.WriteString(safePageText(ctx, p, &cmaps))
 			doc.PagesRead = i + 1
 		}
 		if doc.PagesRead < doc.Pages {
@@ -224,7 +232,7 @@ func collectPages(r *lpdf.Reader, max int) ([]lpdf.Page, int) {
 
 // safePageText is pageText, with a page the parser cannot read given as
 // empty rather than failing the document.
-func safePageText(ctx context.Context, p lpdf.Page) (text string) {
+func safePageText(ctx context.Context, p lpdf.Page, cmaps *int64) (text string) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(errAbort); ok {
@@ -233,11 +241,12 @@ func safePageText(ctx context.Context, p lpdf.Page) (text string) {
 			text = ""
 		}
 	}()
-	return pageText(ctx, p)
+	return pageText(ctx, p, cmaps)
 }
 
-// pageText extracts the text of one page.
-func pageText(ctx context.Context, p lpdf.Page) string {
+// pageText extracts the text of one page; cmaps is how many bytes of
+// ToUnicode CMaps may still be interpreted, and is spent.
+func pageText(ctx context.Context, p lpdf.Page, cmaps *int64) string {
 	contents := p.V.Key("Contents")
 	var streams []lpdf.Value
 	switch contents.Kind() {
@@ -248,7 +257,7 @@ func pageText(ctx context.Context, p lpdf.Page) string {
 			streams = append(streams, contents.Index(i))
 		}
 	}
-	t := &textState{ctx: ctx, page: p, fonts: map[string]*fontInfo{}}
+	t := &textState{ctx: ctx, page: p, fonts: map[string]*fontInfo{}, cmaps: cmaps}
 	t.reset()
 	budget := int64(maxContent)
 	for _, s := range streams {
@@ -341,6 +350,8 @@ type textState struct {
 	page  lpdf.Page
 	fonts map[string]*fontInfo
 	out   strings.Builder
+	// cmaps is the document's budget of ToUnicode CMap bytes.
+	cmaps *int64
 
 	ctm      matrix
 	ctmStack []matrix
@@ -505,8 +516,29 @@ func (t *textState) fontNamed(name string) (f *fontInfo) {
 			f.widths = append(f.widths, w.Index(i).Float64())
 		}
 	}
-	f.enc = font.Encoder()
+	if t.spendCMap(font.V.Key("ToUnicode")) {
+		f.enc = font.Encoder()
+	}
 	return f
+}
+
+// spendCMap measures a font's ToUnicode CMap against the document's
+// budget, and reports whether the parser may interpret it: a font with
+// no CMap, or one that fits, is spent from the budget; a larger one is
+// refused and the font's strings are written as they are.
+func (t *textState) spendCMap(cmap lpdf.Value) bool {
+	if cmap.Kind() != lpdf.Stream {
+		return true
+	}
+	if *t.cmaps <= 0 {
+		return false
+	}
+	n, _ := io.Copy(io.Discard, io.LimitReader(cmap.Reader(), *t.cmaps+1))
+	if n > *t.cmaps {
+		return false
+	}
+	*t.cmaps -= n
+	return true
 }
 
 // show draws one string: it is written after a space or a line end when

@@ -3,18 +3,23 @@ package pdf
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/ascii85"
+	"errors"
 	"fmt"
-	"github.com/webgate-dev/webgate/internal/lazyre"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/webgate-dev/webgate/internal/lazyre"
 )
 
 // checkStructure looks at a file's cross-reference data before the
 // pure-Go parser reads it, and refuses what would make that parser
 // allocate without bound or recurse until the process dies: object counts
-// and object numbers larger than the file can hold, and an object stream
-// said to be stored inside an object stream (a loop the parser follows
-// without reading anything, so no deadline can stop it).
+// and object numbers larger than the file can hold, an object stream said
+// to be stored inside an object stream (a loop the parser follows without
+// reading anything, so no deadline can stop it), and object streams that
+// inflate past maxObjStm.
 func checkStructure(data []byte) error {
 	limit := int64(len(data))/2 + 1024
 	for _, m := range sizeEntry().FindAllSubmatch(data, -1) {
@@ -24,6 +29,11 @@ func checkStructure(data []byte) error {
 	}
 	for _, loc := range xrefTable().FindAllIndex(data, -1) {
 		if err := checkXrefTable(data[loc[1]:], limit); err != nil {
+			return err
+		}
+	}
+	for _, loc := range objStmType().FindAllIndex(data, -1) {
+		if err := checkObjStm(data, loc[0]); err != nil {
 			return err
 		}
 	}
@@ -51,7 +61,17 @@ var (
 	lengthEntry    = lazyre.New(`/Length\s+(\d{1,12})\s*(\d+\s+R)?`)
 	columnsEntry   = lazyre.New(`/Columns\s+(\d{1,4})`)
 	predictorEntry = lazyre.New(`/Predictor\s+(\d{1,3})`)
+	objStmType     = lazyre.New(`/Type\s*/ObjStm\b`)
+	filterEntry    = lazyre.New(`/Filter\s*(\[[^\]]*\]|/[A-Za-z0-9]+)`)
 )
+
+// maxObjStm is how many bytes one object stream may inflate to. The
+// parser reads an object of an object stream whole, keeping each of its
+// elements (about 12 bytes of memory per byte of stream), so an object
+// stream that inflates without bound would take the memory the timeout
+// allows; real ones hold a few hundred small objects, a few hundred
+// kilobytes.
+const maxObjStm = 8 << 20
 
 // checkXrefTable checks the subsections of a classic cross-reference
 // table, which follows "xref" and ends at "trailer": each "start count"
@@ -79,23 +99,22 @@ func checkXrefTable(rest []byte, limit int64) error {
 	return nil
 }
 
-// readXrefStream decodes the cross-reference stream whose dictionary
-// holds the /Type /XRef at offset at, and records in inStream every
-// object it says is stored in an object stream. A stream it cannot decode
-// is skipped: the parser cannot decode it either and fails on its own.
-func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) error {
+// streamAt finds the stream object whose dictionary holds offset at: it
+// returns the dictionary (from the object header to the stream keyword)
+// and the stream's raw data; ok is false when there is no such stream.
+func streamAt(data []byte, at int) (dict, raw []byte, ok bool) {
 	// The dictionary runs from its object header to the stream keyword.
 	head := data[:at]
 	hdrs := objHeader().FindAllIndex(head[max(0, len(head)-4096):], -1)
 	if len(hdrs) == 0 {
-		return nil
+		return nil, nil, false
 	}
 	startDict := max(0, len(head)-4096) + hdrs[len(hdrs)-1][1]
 	rel := bytes.Index(data[at:min(len(data), at+4096)], []byte("stream"))
 	if rel < 0 {
-		return nil
+		return nil, nil, false
 	}
-	dict := data[startDict : at+rel]
+	dict = data[startDict : at+rel]
 	body := at + rel + len("stream")
 	if body < len(data) && data[body] == '\r' {
 		body++
@@ -112,7 +131,84 @@ func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) 
 			end = n
 		}
 	}
-	raw := data[body : body+end]
+	return dict, data[body : body+end], true
+}
+
+// checkObjStm measures the object stream whose dictionary holds offset
+// at: decoded as the parser decodes it (Flate, ASCII85, or both in turn),
+// it must not pass maxObjStm bytes. A filter given by reference cannot
+// be followed here, so it is refused.
+func checkObjStm(data []byte, at int) error {
+	dict, raw, ok := streamAt(data, at)
+	if !ok {
+		return nil
+	}
+	var r io.Reader = bytes.NewReader(raw)
+	if bytes.Contains(dict, []byte("/Filter")) {
+		m := filterEntry().FindSubmatch(dict)
+		if m == nil {
+			return errors.New("an object stream's filter is not written out")
+		}
+		names := strings.FieldsFunc(string(m[1]), func(c rune) bool {
+			return c == '/' || c == '[' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n'
+		})
+		for _, name := range names {
+			switch name {
+			case "FlateDecode":
+				zr, err := zlib.NewReader(r)
+				if err != nil {
+					return nil // the parser cannot read it either
+				}
+				r = zr
+			case "ASCII85Decode":
+				r = ascii85.NewDecoder(&ascii85Text{r: r})
+			default:
+				return nil // the parser refuses other filters
+			}
+		}
+	}
+	n, _ := io.Copy(io.Discard, io.LimitReader(r, maxObjStm+1))
+	if n > maxObjStm {
+		return fmt.Errorf("an object stream inflates to more than %d bytes", maxObjStm)
+	}
+	return nil
+}
+
+// ascii85Text passes on the characters of ASCII85 data up to its end
+// marker, leaving out white space, as the parser reads it.
+type ascii85Text struct {
+	r   io.Reader
+	end bool
+}
+
+func (a *ascii85Text) Read(p []byte) (int, error) {
+	if a.end {
+		return 0, io.EOF
+	}
+	n, err := a.r.Read(p)
+	out := 0
+	for _, c := range p[:n] {
+		if c == '~' {
+			a.end = true
+			return out, io.EOF
+		}
+		if (c >= '!' && c <= 'u') || c == 'z' {
+			p[out] = c
+			out++
+		}
+	}
+	return out, err
+}
+
+// readXrefStream decodes the cross-reference stream whose dictionary
+// holds the /Type /XRef at offset at, and records in inStream every
+// object it says is stored in an object stream. A stream it cannot decode
+// is skipped: the parser cannot decode it either and fails on its own.
+func readXrefStream(data []byte, at int, limit int64, inStream map[int64]int64) error {
+	dict, raw, ok := streamAt(data, at)
+	if !ok {
+		return nil
+	}
 
 	w := wEntry().FindSubmatch(dict)
 	if w == nil {

@@ -22,6 +22,12 @@ const (
 	// MaxText is how much text Read returns, in bytes; the rest is cut
 	// and the Document says Truncated.
 	MaxText = 4 << 20
+	// DefaultMaxMemoryBytes caps the address space of pdftotext when
+	// Options.MaxMemoryBytes is zero. pdftotext needs about 25 MiB to
+	// read an ordinary document; a document built to exhaust memory
+	// (a small compressed stream of millions of text operators) would
+	// otherwise take gigabytes.
+	DefaultMaxMemoryBytes = 512 << 20
 )
 
 // PageBreak separates the pages in Document.Text (a form feed, as
@@ -50,6 +56,13 @@ type Options struct {
 	// Timeout bounds the whole read; 0 means [DefaultTimeout]. The
 	// context's deadline, when earlier, wins.
 	Timeout time.Duration
+	// MaxMemoryBytes caps the address space of pdftotext, and of any
+	// process it starts; 0 means [DefaultMaxMemoryBytes]. A document that
+	// needs more makes pdftotext fail, and the pure-Go reader reads it
+	// instead. The cap is enforced on Linux (RLIMIT_AS, set before
+	// pdftotext is given the document); elsewhere only the output cap
+	// and the timeout bound pdftotext.
+	MaxMemoryBytes int64
 }
 
 func (o Options) maxPages() int {
@@ -57,6 +70,13 @@ func (o Options) maxPages() int {
 		return DefaultMaxPages
 	}
 	return o.MaxPages
+}
+
+func (o Options) maxMemory() int64 {
+	if o.MaxMemoryBytes <= 0 {
+		return DefaultMaxMemoryBytes
+	}
+	return o.MaxMemoryBytes
 }
 
 func (o Options) timeout() time.Duration {
@@ -146,9 +166,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Read extracts the text of a PDF locally, with no network and no key. It
 // runs pdftotext (poppler-utils) when Options.Pdftotext finds it — in its
-// own process group, fed on stdin, its output capped, killed when the time
-// is up — and the pure-Go reader otherwise, or when pdftotext could not
-// parse the document. Failures are [*Error] values: [ErrNotPDF],
+// own process group, fed on stdin, its memory and output capped, killed
+// when the time is up or its output overflows — and the pure-Go reader
+// otherwise, or when pdftotext could not run or ran out of memory. Failures are [*Error] values: [ErrNotPDF],
 // [ErrEncrypted], [ErrMalformed], [ErrTooLarge], [ErrTimeout], and
 // [ErrNoText] (returned with the Document's title and page count). Read
 // never panics.
@@ -163,7 +183,7 @@ func Read(ctx context.Context, data []byte, opts Options) (Document, error) {
 	defer cancel()
 
 	if tool := findPdftotext(opts.Pdftotext); tool != "" {
-		doc, err := readPdftotext(ctx, tool, data, opts.maxPages())
+		doc, err := readPdftotext(ctx, tool, data, opts.maxPages(), opts.maxMemory())
 		// A document poppler cannot parse is not worth a second try;
 		// but if the program itself could not run, read it here.
 		if err == nil || !errors.Is(err, errToolFailed) {
@@ -174,8 +194,13 @@ func Read(ctx context.Context, data []byte, opts Options) (Document, error) {
 }
 
 // errToolFailed marks a pdftotext that could not run at all (missing,
-// not executable, killed by something else than the deadline).
+// not executable, killed by something else than the deadline, over its
+// memory cap).
 var errToolFailed = errors.New("pdftotext could not run")
+
+// errMemoryLimit is the cause of an errToolFailed when pdftotext ran out
+// of the memory Options.MaxMemoryBytes allows it.
+var errMemoryLimit = errors.New("pdftotext ran out of memory")
 
 // finish checks a read's result: text is cut to MaxText, a document
 // without text is ErrNoText.

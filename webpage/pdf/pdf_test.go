@@ -2,10 +2,12 @@ package pdf_test
 
 import (
 	"context"
+	"encoding/ascii85"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +245,59 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("%d bytes of text", len(doc.Text))
 		}
 	})
+}
+
+// A font whose ToUnicode CMap is a Flate bomb — 16 MiB of numbers, each
+// of which the parser would keep on its stack until the CMap ends — is
+// not interpreted past the bound: the pure-Go reader reads the page
+// without it, allocating megabytes rather than gigabytes.
+func TestRead_GoReaderBoundsToUnicodeCMaps(t *testing.T) {
+	cmap := repeatedZlib([]byte("/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"), []byte("1 "), []byte("endcmap\n"), 16<<20)
+	data := buildPDF(pdfSpec{pages: []string{"Thin ice near the weir."}, toUnicode: cmap})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if !strings.Contains(doc.Text, "Thin ice near the weir.") {
+		t.Errorf("text = %q", doc.Text)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the read allocated %d MiB", alloc>>20)
+	}
+}
+
+// An object stream that inflates to 64 MiB — an object of millions of
+// elements, each of which the parser would keep — is refused before the
+// parser reads it, however its filters are chained; a small one is read.
+func TestRead_GoReaderRefusesObjectStreamBombs(t *testing.T) {
+	head := []byte("2 0\n<< /Type /Pages /Count 1 /Kids [")
+	small := repeatedZlib(head, []byte("1 "), []byte("] >>"), 0)
+	bomb := repeatedZlib(head, []byte("1 "), []byte("] >>"), 64<<20)
+	a85 := make([]byte, ascii85.MaxEncodedLen(len(bomb)))
+	a85 = append(a85[:ascii85.Encode(a85, bomb)], "~>"...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"small", objStmPDF(small, "/FlateDecode", 4), pdf.ErrNoText},
+		{"bomb", objStmPDF(bomb, "/FlateDecode", 4), pdf.ErrMalformed},
+		{"bomb in ASCII85", objStmPDF(a85, "[/ASCII85Decode /FlateDecode]", 4), pdf.ErrMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := pdf.Read(context.Background(), tc.data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("error = %v, want %v", err, tc.want)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("the read allocated %d MiB", alloc>>20)
+			}
+		})
+	}
 }
