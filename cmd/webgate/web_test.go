@@ -375,7 +375,9 @@ func TestWeb_ConfigFlagNamesTheConfigurationFile(t *testing.T) {
 
 func TestFetch_APageCachedWithAllowPrivateIsRefusedWithoutIt(t *testing.T) {
 	pages := fakeweb.Pages(t)
-	env := webEnv(t, &fakeweb.Tavily{})
+	// A patient store bound: the test follows the cache's address rule,
+	// not the store's speed on a busy machine.
+	env := webEnv(t, &fakeweb.Tavily{}, "WEBGATE_STORE_TIMEOUT=5s")
 	u := pages + "/readable/blog-article.html?x=1"
 	if code, out, errOut := fetchCLI(t, env, "--json", u); code != exitOK || !strings.Contains(out, `"path": "readable"`) {
 		t.Fatalf("with allow_private: code %d\n%s\n%s", code, out, errOut)
