@@ -166,12 +166,29 @@ func (s *session) finish(ctx context.Context, in *hooks.Input, d hooks.Decision,
 	return d
 }
 
+// afterAnswerGrace is how long past its budget a hook process may go on
+// with the writes it left for after its answer. The agent waits for the
+// process to exit and kills it at the hook's registered timeout, which
+// webgate install sets 5 s or more past the budget; a process killed then
+// would lose the answer it already wrote.
+const afterAnswerGrace = 2 * time.Second
+
 // afterAnswer runs f once the call is answered when ctx carries
 // [AfterAnswer]'s list, and now otherwise, with a context of its own
-// bounded by store.open_timeout: the call's may be over.
+// bounded by store.open_timeout: the call's may be over. In a hook process
+// (not a warm worker, whose caller has its reply already) the work also
+// ends [afterAnswerGrace] past the call's budget, and what is left by then
+// is dropped: the agent is waiting for the process to exit.
 func (s *session) afterAnswer(ctx context.Context, f func(ctx context.Context)) {
 	run := func() {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Store.OpenTimeout)
+		timeout := s.cfg.Store.OpenTimeout
+		if end, ok := ctx.Deadline(); ok && s.kept == nil {
+			timeout = min(timeout, time.Until(end.Add(afterAnswerGrace)))
+		}
+		if timeout <= 0 {
+			return
+		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		f(fctx)
 	}

@@ -138,3 +138,37 @@ func TestHandler_WritesAfterTheAnswerHaveTheOpenBoundNotTheCallBound(t *testing.
 		t.Errorf("store calls: %+v, %v", days, err)
 	}
 }
+
+// In a hook process the agent waits for the exit, and kills the process at
+// the hook's timeout: the writes left for after the answer end soon after
+// the call's budget, however patient store.open_timeout is.
+func TestHandler_WritesAfterTheAnswerEndSoonAfterTheBudget(t *testing.T) {
+	cfg := storeConfig(t, time.Second, 30*time.Second)
+	load := func() (*config.Config, error) { return cfg, nil }
+	in, err := hooks.ParseInput(searchCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A call answered within its budget, whose after-answer work starts
+	// longer than the grace after the budget ended.
+	end := time.Now().Add(2 * time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), end)
+	defer cancel()
+	ctx, afterAnswer := AfterAnswer(ctx)
+	WebSearchHandler(load)(ctx, in)
+	time.Sleep(time.Until(end.Add(afterAnswerGrace + 200*time.Millisecond)))
+	afterAnswer()
+	if ds, err := readMemory(t, cfg).Decisions(context.Background(), 0, time.Time{}); err != nil || len(ds) != 0 {
+		t.Errorf("writes made past the budget and its grace: %+v, %v", ds, err)
+	}
+
+	// Within the budget they are made.
+	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(10*time.Second))
+	defer cancel()
+	ctx, afterAnswer = AfterAnswer(ctx)
+	WebSearchHandler(load)(ctx, in)
+	afterAnswer()
+	if ds, err := readMemory(t, cfg).Decisions(context.Background(), 0, time.Time{}); err != nil || len(ds) != 1 {
+		t.Errorf("writes within the budget: %+v, %v", ds, err)
+	}
+}
