@@ -330,3 +330,22 @@ func TestWarmWorker_AFrontSendsNothingToAListenerInAnotherNamespace(t *testing.T
 		t.Errorf("the front sent %s bytes (its environment, keys included) to a listener in another namespace", got)
 	}
 }
+
+// A warm worker that only refuses (its callers' directory was replaced
+// under the same path, say) idles out like one that gets no call, so that
+// the next call starts one that serves.
+func TestWarmWorker_RefusedCallsDoNotKeepItUp(t *testing.T) {
+	_, _, env, pid := startWarm(t, "WEBGATE_HOOKS_WORKER_IDLE=2s")
+	other := t.TempDir()
+	deadline := time.Now().Add(20 * time.Second)
+	for proctest.Running(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("warm worker %d still up after 20 s of refused calls and an idle time of 2 s", pid)
+		}
+		replies := askWarmAs(t, env, env, other, nil)
+		if len(replies) == 1 && replies[0].Refused == "" {
+			t.Fatalf("a caller of another working directory was served: %s", describe(replies))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}

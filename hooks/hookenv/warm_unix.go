@@ -165,7 +165,7 @@ type warmServer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	n     int
-	calls chan struct{} // a call arrived (resets the idle timer)
+	calls chan struct{} // a call is served (resets the idle timer)
 	stop  chan struct{} // a call retired the warm worker
 }
 
@@ -197,10 +197,6 @@ func (s *warmServer) accept(ctx context.Context, ln net.Listener) {
 		s.n++
 		s.mu.Unlock()
 		s.wg.Add(1)
-		select {
-		case s.calls <- struct{}{}:
-		default:
-		}
 		go func() {
 			defer func() {
 				s.mu.Lock()
@@ -252,6 +248,13 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	default:
 		refuse("unknown hook")
 		return
+	}
+	// A call served, not one refused, keeps the warm worker from idling
+	// out: one that only refuses (its directory was replaced under the
+	// same path, say) exits, and the next call starts one that serves.
+	select {
+	case s.calls <- struct{}{}:
+	default:
 	}
 	now := time.Now()
 	start := time.Unix(0, req.Start)
