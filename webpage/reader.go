@@ -183,6 +183,11 @@ func (p *Plan) templateHeavy() bool {
 // none.
 func (p *Plan) LocalText() string { return p.local.Markdown }
 
+// LocalMode returns how the plan converted the page's own HTML:
+// [ConvertArticle], [ConvertStructure], or empty when it did not convert
+// any.
+func (p *Plan) LocalMode() ConvertMode { return p.local.Mode }
+
 // Result is a page read.
 type Result struct {
 	// URL is the URL asked for.
