@@ -41,12 +41,15 @@ func TestHandleWebFetch_AfterAFailedFetchAddsTheReadablePageConvertedFromItsHTML
 		"Title: Configuration reference — Relay 3.2 documentation\n",
 		"URL: " + url + "\n",
 		"Request: How are values resolved?\n",
-		"# Configuration reference",
 		"Values are resolved in a fixed order",
 	} {
 		if !strings.Contains(d.Context, want) {
 			t.Errorf("context lacks %q:\n%s", want, d.Context)
 		}
+	}
+	// The title is the header's; the content does not repeat it.
+	if strings.Contains(d.Context, "# Configuration reference") {
+		t.Errorf("the content repeats the title:\n%s", d.Context)
 	}
 	if !strings.HasSuffix(d.Context, "\n\nOriginal error from WebFetch: "+preflightError) {
 		t.Errorf("context does not end with the original error:\n…%s", d.Context[max(0, len(d.Context)-300):])

@@ -182,8 +182,18 @@ func Product() Engine {
 		}
 		out.Markdown, out.Source = res.Content, res.Source
 		out.Text = PlainText(res.Content)
-		out.Structure = res.Source == webpage.SourceLocal && (out.Class == classify.TemplateHeavy || p.LocalMode() == webpage.ConvertStructure)
+		out.Structure = res.Mode == webpage.ConvertStructure
 		return out
+	}
+}
+
+// Converter is webpage.ConvertHTMLMode alone, without the reader's
+// classifier and tiers: every page read the way mode says. It measures
+// what each conversion would give if the reader chose it.
+func Converter(mode webpage.ConvertMode) Engine {
+	return func(_ context.Context, url string, html []byte) Reading {
+		d := webpage.ConvertHTMLMode(html, url, mode)
+		return Reading{Markdown: d.Markdown, Text: PlainText(d.Markdown), Structure: d.Mode == webpage.ConvertStructure, Source: webpage.SourceLocal}
 	}
 }
 

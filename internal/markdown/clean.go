@@ -144,8 +144,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed, atom.Applet, atom.Param,
 		atom.Button, atom.Input, atom.Select, atom.Option, atom.Optgroup, atom.Datalist, atom.Textarea,
 		atom.Output, atom.Progress, atom.Meter, atom.Dialog, atom.Video, atom.Audio, atom.Source,
-		atom.Track, atom.Map, atom.Area, atom.Link, atom.Meta, atom.Base, atom.Head, atom.Title:
+		atom.Track, atom.Map, atom.Area, atom.Link, atom.Base, atom.Head, atom.Title:
 		return true
+	case atom.Meta:
+		// Before readability runs (the pass that keeps attributes), the
+		// page's <meta> elements stay: readability reads the byline and
+		// the title there, and taking them out of the body changes the
+		// container it chooses. The conversion drops them.
+		return c.strip
 	case atom.Form:
 		// A form around a whole page (some frameworks do that) is kept
 		// without its controls; a search box or a login form is not.

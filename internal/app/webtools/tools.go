@@ -343,6 +343,10 @@ type FetchResult struct {
 	Route string `json:"route,omitempty"`
 	// Title is the page's title.
 	Title string `json:"title,omitempty"`
+	// Metadata is what the page says about itself when it was read
+	// locally: byline, site name, language and publication date, each
+	// omitted when empty. The content does not repeat it.
+	webpage.Metadata
 	// Content is the readable content, Markdown for HTML pages.
 	Content string `json:"content"`
 	// Note explains a fallback: why the content may be incomplete.
@@ -440,6 +444,9 @@ func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	res.Elapsed = t.now().Sub(start)
 	res.Content = t.redact(sanitize.Text(res.Content))
 	res.Title = t.redact(sanitize.Line(res.Title))
+	res.Byline = t.redact(sanitize.Line(res.Byline))
+	res.SiteName = t.redact(sanitize.Line(res.SiteName))
+	res.Language = sanitize.Line(res.Language)
 	res.Note = t.redact(sanitize.Line(res.Note))
 	res.Why = t.redact(sanitize.Line(res.Why))
 	res.URL = sanitize.Line(res.URL)
@@ -479,6 +486,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		}
 	}
 	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
+	res.Metadata = page.Metadata
 	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
 	if len(res.Failed) == 0 {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/extractbench"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 func main() {
@@ -30,6 +31,7 @@ func main() {
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "pages read at once")
 	ids := flag.String("ids", "", "comma-separated page ids to read (default: every page)")
 	scores := flag.String("scores", "", "write each page's type, precision, recall and F1 to this JSON file")
+	engine := flag.String("engine", "reader", "reader (the product's page reader), or one conversion alone for every page: auto, article, structure")
 	worst := flag.Int("worst", 0, "list the N pages with the lowest F1")
 	flag.Parse()
 
@@ -44,7 +46,20 @@ func main() {
 	}
 	cpu0 := cpuTime()
 	start := time.Now()
-	res, err := extractbench.Run(context.Background(), pages, extractbench.Product(), *workers)
+	read := extractbench.Product()
+	switch *engine {
+	case "reader":
+	case "auto", "article", "structure":
+		mode := webpage.ConvertMode(*engine)
+		if mode == "auto" {
+			mode = webpage.ConvertAuto
+		}
+		read = extractbench.Converter(mode)
+	default:
+		fmt.Fprintln(os.Stderr, "extractbench: unknown engine", *engine)
+		os.Exit(2)
+	}
+	res, err := extractbench.Run(context.Background(), pages, read, *workers)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extractbench:", err)
 		os.Exit(1)
