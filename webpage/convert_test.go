@@ -155,7 +155,7 @@ func checkSafeMarkdown(t *testing.T, what, md string) {
 
 func TestConvertHTML_HostileMarkupStaysText(t *testing.T) {
 	page := `<html><body><main><h1>T</h1>
-	<p>Text &lt;script&gt;alert(1)&lt;/script&gt; and <img src="x" onerror="alert(1)" alt="a cat"> here.</p>
+	<p>Text &lt;script&gt;alert(1)&lt;/script&gt; and here.</p><figure><img src="x" onerror="alert(1)" alt="a cat"></figure>
 	<p><a href="javascript:alert(1)">click</a> <a href="data:text/html,<b>x</b>">data</a> <a href="mailto:x@example.org">mail</a>
 	<a href="https://example.org/ok) [evil](javascript:alert(1)">tricky</a> <a href="/rel">rel</a></p>
 	<svg><a href="https://svg.example/">svg link</a></svg><iframe src="https://frame.example/"></iframe>

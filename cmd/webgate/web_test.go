@@ -232,6 +232,11 @@ func TestFetch_ReadablePageShowsVerdictAndPathInTheHeader(t *testing.T) {
 	if !strings.HasPrefix(body, "Every winter the river") {
 		t.Errorf("body:\n%s", body)
 	}
+	// --json carries them as fields.
+	code, out, errOut = fetchCLI(t, webEnv(t, fake), "--json", pages+"/readable/blog-article.html")
+	if code != exitOK || !strings.Contains(out, `"byline": "By Ruth Okafor`) || !strings.Contains(out, `"language": "en"`) {
+		t.Errorf("--json: code %d, stderr %s, output:\n%.600s", code, errOut, out)
+	}
 	if fake.Count("/extract") != 0 {
 		t.Errorf("a readable page went to extraction")
 	}

@@ -67,7 +67,7 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 	}
 	switch n.DataAtom {
 	case atom.Img:
-		if alt := collapse(attr(n, "alt")); alt != "" {
+		if alt := collapse(attr(n, "alt")); alt != "" && altIsCaption(n) {
 			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " " + alt + " "}, n)
 		}
 		n.Parent.RemoveChild(n)
@@ -91,6 +91,19 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 			flattenCell(n)
 		}
 	}
+}
+
+// altIsCaption reports whether an image's alt text is the only caption
+// it has: the image is in a <figure> without a <figcaption>. Elsewhere
+// alt text describes what the reader does not see (a logo, an icon, a
+// photo beside the text) and is not read as text.
+func altIsCaption(img *html.Node) bool {
+	for p := img.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Figure {
+			return find(p, atom.Figcaption) == nil
+		}
+	}
+	return false
 }
 
 // flattenCell puts a table cell's content on one line, so that the table

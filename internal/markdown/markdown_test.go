@@ -67,6 +67,29 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 	}
 }
 
+// An image's alt text is read only where it is the image's caption: in a
+// <figure> without a <figcaption>. A logo, an icon or a photo beside the
+// text is not text of the page.
+func TestConvertHTML_ImageAltTextOnlyAsACaption(t *testing.T) {
+	page := `<html><body><main><h1>Harbour</h1>
+	<p><img src="/logo.png" alt="Harbour Gazette logo">` + strings.Repeat("The council voted to extend the harbour wall by forty metres. ", 8) + `</p>
+	<figure><img src="/a.jpg" alt="The wall at high tide"></figure>
+	<figure><img src="/b.jpg" alt="A photo of a wall"><figcaption>Work starts in May</figcaption></figure>
+	<p><a href="/share"><img src="/fb.svg" alt="Share on Facebook"></a>` + strings.Repeat("Residents welcomed the plan at the meeting. ", 6) + `</p>
+	</main></body></html>`
+	doc := markdown.ConvertHTML([]byte(page), "https://example.org/")
+	for _, want := range []string{"The wall at high tide", "Work starts in May", "forty metres"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"Harbour Gazette logo", "A photo of a wall", "Share on Facebook"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("keeps the alt text %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
+
 func TestConvertHTML_NeverFailsOnBrokenOrEmptyInput(t *testing.T) {
 	for _, in := range []string{"", "<", "<html><body><div><p>unclosed", "\x00\xff binary", strings.Repeat("<div>", 5000) + "deep"} {
 		doc := markdown.ConvertHTML([]byte(in), "")

@@ -187,10 +187,14 @@ func TestFetch_ReadablePageIsConvertedHereWithoutExtraction(t *testing.T) {
 	if res.Path != webtools.PathReadable || res.Class != classify.FetchReadable || res.Status != 200 {
 		t.Fatalf("result = %+v", res)
 	}
-	for _, want := range []string{"# Configuration reference", "## Workers", "```\nworkers: 8", "| `read_timeout` | 30s |"} {
+	for _, want := range []string{"## Workers", "```\nworkers: 8", "| `read_timeout` | 30s |"} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, res.Content)
 		}
+	}
+	// The title is the result's field; the content does not repeat it.
+	if !strings.HasPrefix(res.Title, "Configuration reference") || strings.Contains(res.Content, "# Configuration reference") {
+		t.Errorf("title %q; content:\n%s", res.Title, res.Content)
 	}
 	if strings.Contains(res.Content, "Installation") {
 		t.Errorf("content keeps the sidebar navigation:\n%s", res.Content)
