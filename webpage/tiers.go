@@ -199,12 +199,21 @@ func (r *Reader) pdfTier(ctx context.Context, p *Plan, _ Request) (*Result, erro
 	return res, nil
 }
 
-// recoverTier reads the data an app shell embeds ([Recover]).
+// recoverTier reads the data an app shell embeds ([Recover]). When the
+// page's own HTML already holds an article with more text than that data
+// (a page the classifier took for a shell because of its scripts), the
+// article is read instead.
 func (r *Reader) recoverTier(_ context.Context, p *Plan, _ Request) (*Result, error) {
 	if p.body == nil {
 		return nil, fmt.Errorf("no page to recover from")
 	}
 	rec, found := Recover(p.body)
+	if found && p.local.Mode == ConvertArticle && p.local.TextChars > utf8.RuneCountInString(visibleText(rec.Markdown)) {
+		if ok, _ := judgeLocal(p.local.Markdown); ok {
+			return &Result{Source: SourceLocal, Title: p.local.Title, Content: p.local.Markdown, Mode: ConvertArticle,
+				Note: "The page loads scripts that may change it; this is the article its HTML holds as served."}, nil
+		}
+	}
 	if !found {
 		return nil, fmt.Errorf("the page embeds no readable data")
 	}

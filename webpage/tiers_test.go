@@ -256,3 +256,21 @@ func TestArticleFound_WeighsShareDeclarationAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// A page the classifier takes for an app shell because of its scripts,
+// whose HTML already holds an article with more text than the data it
+// embeds, is read as that article.
+func TestReader_ReadsTheServedArticleOfAShellThatHoldsMoreThanItsData(t *testing.T) {
+	para := `<p>The council voted on Tuesday to extend the harbour wall by forty metres, after two winters of storms that flooded the lower town and closed the ferry for a week at a time.</p>`
+	page := `<html><head><title>Harbour wall</title><script src="/app.js" defer></script></head><body><div id="root"><article><h1>Harbour wall</h1>` +
+		strings.Repeat(para, 8) + `</article></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"page":{"summary":"The harbour wall will be extended by forty metres after two winters of storms, the council decided on Tuesday; work starts in May and the ferry keeps running meanwhile, with a temporary landing stage at the north quay for the duration of the works."}}}}</script></body></html>`
+	shellVerdict := func([]byte) classify.Result { return classify.Result{Class: classify.BrowserRenderRequired} }
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Classify: shellVerdict}
+	res, err := r.Read(context.Background(), Request{URL: serve(t, 200, "text/html", page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != SourceLocal || res.Mode != ConvertArticle || strings.Count(res.Content, "forty metres") != 8 {
+		t.Errorf("source %s mode %q misses %v content %q", res.Source, res.Mode, res.Misses, res.Content)
+	}
+}
