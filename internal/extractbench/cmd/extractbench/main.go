@@ -6,7 +6,10 @@
 //
 // -results writes the extracted plain text as the benchmark's evaluate.py
 // reads it ({"0001": "text", ...}), to score with its own script:
-// python3 evaluate.py --split dev --results out.json --per-type.
+// python3 evaluate.py --split dev --results out.json --per-type. -scores
+// writes each page's scores, class and mode; -worst lists the pages with
+// the lowest F1; -engine article or structure reads every page with that
+// conversion alone, to compare with the reader's choice.
 package main
 
 import (
