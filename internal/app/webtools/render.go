@@ -143,6 +143,9 @@ func (r *FetchResult) Summary() string {
 		switch {
 		case r.Class == "":
 			how = "the document as served"
+		case r.Why != "" && r.Mode == webpage.ConvertArticle:
+			// A page the classifier doubted whose main body was found.
+			how = "the page's main content, converted from its own HTML (the page " + r.Why + ", but its article was found)"
 		case r.Why != "":
 			how = "the page's structure, converted from its own HTML (the page " + r.Why + ")"
 		default:

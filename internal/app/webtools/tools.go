@@ -332,6 +332,9 @@ type FetchResult struct {
 	// [PathRecovered], [PathRendered], [PathExtraction] or
 	// [PathReadableFallback].
 	Path string `json:"path"`
+	// Mode says how a page read locally from its HTML was converted:
+	// for its main content ("article") or its structure ("structure").
+	Mode webpage.ConvertMode `json:"mode,omitempty"`
 	// Why says, for every path but [PathReadable] of a page readable as
 	// served, why the page could not be used as served ("is mostly
 	// navigation and page template", "could not be read directly (timed
@@ -486,7 +489,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		}
 	}
 	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
-	res.Metadata = page.Metadata
+	res.Metadata, res.Mode = page.Metadata, page.Mode
 	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
 	if len(res.Failed) == 0 {

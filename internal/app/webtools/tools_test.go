@@ -471,3 +471,21 @@ func TestSearch_RateLimitIsItsOwnClassWithTheLegacyNameAlongside(t *testing.T) {
 		t.Errorf("a class without another name has a legacy_class: %s", raw)
 	}
 }
+
+// The summary names what was read of a page the classifier doubted: its
+// structure, or its main content when the reader found its article.
+func TestFetchResult_SummarySaysWhetherTheStructureOrTheArticleWasRead(t *testing.T) {
+	why := "is mostly navigation and page template"
+	for _, tc := range []struct {
+		mode webpage.ConvertMode
+		want string
+	}{
+		{webpage.ConvertStructure, "the page's structure, converted from its own HTML (the page " + why + ")"},
+		{webpage.ConvertArticle, "the page's main content, converted from its own HTML (the page " + why + ", but its article was found)"},
+	} {
+		r := &webtools.FetchResult{Class: classify.TemplateHeavy, Confidence: 0.8, Path: webtools.PathReadable, Why: why, Mode: tc.mode}
+		if got := r.Summary(); got != "template-heavy (0.80); "+tc.want {
+			t.Errorf("mode %q: summary %q", tc.mode, got)
+		}
+	}
+}
