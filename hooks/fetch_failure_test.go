@@ -294,3 +294,21 @@ func TestHandleWebFetch_AfterAFailedFetchAppliesNoToolRoutes(t *testing.T) {
 		t.Errorf("decision = %+v", d)
 	}
 }
+
+// The path a hook names for a page the classifier doubted says what the
+// reader read of it: its structure, or its main content when it found the
+// page's article.
+func TestReadVia_NamesTheStructureOrTheMainContent(t *testing.T) {
+	plan := &webpage.Plan{Action: webpage.ActionExtract, ContentType: "text/html"}
+	for _, tc := range []struct {
+		mode webpage.ConvertMode
+		want string
+	}{
+		{webpage.ConvertStructure, "its structure, converted from the page's HTML"},
+		{webpage.ConvertArticle, "its main content, converted from the page's HTML"},
+	} {
+		if got := readVia(plan, &webpage.Result{Source: webpage.SourceLocal, Mode: tc.mode}); got != tc.want {
+			t.Errorf("mode %q: %q, want %q", tc.mode, got, tc.want)
+		}
+	}
+}
