@@ -8,7 +8,7 @@ GOBIN ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/buildinfo.version=$(VERSION)")
 
-.PHONY: build install test test-adversarial bench bench-hooks
+.PHONY: build install test test-adversarial bench bench-hooks bench-extract
 
 # build puts webgate and the hooks (websearch, webfetch and their worker
 # webgate-hook) in ./bin.
@@ -35,10 +35,13 @@ install:
 # test runs vet and the whole suite with the race detector. The end-to-end
 # tests use the real Claude Code CLI, installed from the npm registry into a
 # cache directory when npm is available (they skip without it, outside CI).
+# The extraction quality floors (internal/extractbench) run without the race
+# detector, which would make them ten times slower.
 test:
 	$(GO) vet ./...
 	WEBGATE_CLAUDE_BIN="$${WEBGATE_CLAUDE_BIN:-$$(bash .ci/install-claude.sh 2>/dev/null || true)}" \
 		$(GO) test -race -count=1 -skip Adversarial ./...
+	$(GO) test -count=1 -run SubsetFloors ./internal/extractbench/
 	$(MAKE) test-adversarial
 
 # test-adversarial runs the hostile-input tests: the built hooks, the CLI and
@@ -54,3 +57,11 @@ bench:
 
 bench-hooks:
 	$(GO) test -run '^$$' -bench Process -benchtime 200x ./hooks/
+
+# bench-extract reads every page of the WCXB development split (in
+# ../shared/extraction/wcxb beside the repository, or WCXB_DIR) through the
+# page reader and prints word F1 overall and per page type beside the
+# published systems' figures (the README's reading-quality table).
+WCXB_DIR ?= ../shared/extraction/wcxb
+bench-extract:
+	$(GO) run ./internal/extractbench/cmd/extractbench -dir $(WCXB_DIR)

@@ -80,6 +80,11 @@ type Result struct {
 	// Truncated reports that the input was longer than the byte cap and
 	// only its first part was classified.
 	Truncated bool
+	// Article reports that the page declares itself an article: og:type
+	// article, or a JSON-LD Article, NewsArticle, BlogPosting or kindred
+	// type. A reader weighs it when a template-heavy page's main body
+	// could still be an article's.
+	Article bool
 	// Signals are the facts behind the decision, the deciding ones first.
 	Signals []Signal
 }

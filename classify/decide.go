@@ -70,6 +70,7 @@ func decide(f *features) Result {
 	}
 	res.Confidence = math.Round(clamp(res.Confidence, 0, 1)*100) / 100
 	res.Signals = d.signals(res.Class)
+	res.Article = f.articleMeta
 	return res
 }
 

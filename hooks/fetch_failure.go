@@ -156,6 +156,11 @@ func readVia(pp *webpage.Plan, res *webpage.Result) string {
 		return "rendered in a browser"
 	case webpage.SourceLocal:
 		if pp.Action == webpage.ActionExtract {
+			// A page the classifier doubted: the reader read its
+			// structure, or its main content when it found its article.
+			if res.Mode == webpage.ConvertArticle {
+				return "its main content, converted from the page's HTML"
+			}
 			return "its structure, converted from the page's HTML"
 		}
 	}

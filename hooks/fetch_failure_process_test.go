@@ -32,7 +32,7 @@ func TestProcess_WebFetchFailureAddsTheReadablePageWithoutAnyKey(t *testing.T) {
 			"the native WebFetch tool failed, so webgate read the page itself (converted from the page's HTML)",
 			"Title: Measuring the ice on the mill river | Field Notes",
 			"URL: "+page,
-			"# Measuring the ice on the mill river",
+			"## What the town decided",
 			"Original error from WebFetch: ")
 		if o.SystemMessage != "webgate: WebFetch failed; added the page's content (converted from the page's HTML)" {
 			t.Errorf("%s: systemMessage = %q", p, o.SystemMessage)

@@ -41,12 +41,15 @@ func TestHandleWebFetch_AfterAFailedFetchAddsTheReadablePageConvertedFromItsHTML
 		"Title: Configuration reference — Relay 3.2 documentation\n",
 		"URL: " + url + "\n",
 		"Request: How are values resolved?\n",
-		"# Configuration reference",
 		"Values are resolved in a fixed order",
 	} {
 		if !strings.Contains(d.Context, want) {
 			t.Errorf("context lacks %q:\n%s", want, d.Context)
 		}
+	}
+	// The title is the header's; the content does not repeat it.
+	if strings.Contains(d.Context, "# Configuration reference") {
+		t.Errorf("the content repeats the title:\n%s", d.Context)
 	}
 	if !strings.HasSuffix(d.Context, "\n\nOriginal error from WebFetch: "+preflightError) {
 		t.Errorf("context does not end with the original error:\n…%s", d.Context[max(0, len(d.Context)-300):])
@@ -289,5 +292,23 @@ func TestHandleWebFetch_AfterAFailedFetchAppliesNoToolRoutes(t *testing.T) {
 	d := HandleWebFetch(context.Background(), failedFetch(base+"/readable/docs-page.html", ""), env)
 	if d.Action != AddContext || strings.Contains(d.Context, "Use the local tool.") {
 		t.Errorf("decision = %+v", d)
+	}
+}
+
+// The path a hook names for a page the classifier doubted says what the
+// reader read of it: its structure, or its main content when it found the
+// page's article.
+func TestReadVia_NamesTheStructureOrTheMainContent(t *testing.T) {
+	plan := &webpage.Plan{Action: webpage.ActionExtract, ContentType: "text/html"}
+	for _, tc := range []struct {
+		mode webpage.ConvertMode
+		want string
+	}{
+		{webpage.ConvertStructure, "its structure, converted from the page's HTML"},
+		{webpage.ConvertArticle, "its main content, converted from the page's HTML"},
+	} {
+		if got := readVia(plan, &webpage.Result{Source: webpage.SourceLocal, Mode: tc.mode}); got != tc.want {
+			t.Errorf("mode %q: %q, want %q", tc.mode, got, tc.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package webpage
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/webgate-dev/webgate/internal/markdown"
 	"github.com/webgate-dev/webgate/internal/sanitize"
@@ -49,6 +50,24 @@ type Document struct {
 	// ([MaxConvertBytes], or too many elements); only its beginning was
 	// converted.
 	Truncated bool
+	// Metadata is what the page says about itself: its byline, site name,
+	// language and publication date. The article conversion reads it;
+	// the Markdown does not repeat it.
+	Metadata
+}
+
+// Metadata is what a page says about itself, kept beside its content
+// rather than written into it. Any field may be empty.
+type Metadata struct {
+	// Byline is the author line of an article ("By Ruth Okafor").
+	Byline string `json:"byline,omitempty"`
+	// SiteName is the site's name as the page declares it.
+	SiteName string `json:"site_name,omitempty"`
+	// Language is the page's declared language ("en", "fr-CA").
+	Language string `json:"language,omitempty"`
+	// Published is when the page says it was published; zero when it
+	// does not say.
+	Published time.Time `json:"published,omitzero"`
 }
 
 // ConvertHTML converts a page's HTML to Markdown locally with
@@ -72,7 +91,8 @@ func ConvertHTMLMode(html []byte, baseURL string, mode ConvertMode) Document {
 	// first byte and leave the rest ("[31m") as text.
 	clean := []byte(sanitize.Text(string(html)))
 	d := markdown.Convert(clean, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
-	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut}
+	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut,
+		Metadata: Metadata{Byline: d.Byline, SiteName: d.SiteName, Language: d.Language, Published: d.Published}}
 }
 
 // RefusedStatus reports whether an HTTP status means the site refused the

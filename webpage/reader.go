@@ -200,6 +200,11 @@ func (p *Plan) templateHeavy() bool {
 // none.
 func (p *Plan) LocalText() string { return p.local.Markdown }
 
+// LocalMode returns how the plan converted the page's own HTML:
+// [ConvertArticle], [ConvertStructure], or empty when it did not convert
+// any.
+func (p *Plan) LocalMode() ConvertMode { return p.local.Mode }
+
 // Result is a page read.
 type Result struct {
 	// URL is the URL asked for.
@@ -208,9 +213,17 @@ type Result struct {
 	FinalURL string
 	// Title is the page's title; may be empty.
 	Title string
+	// Metadata is what the page says about itself (byline, site name,
+	// language, publication date), when it was read locally; the
+	// Content does not repeat it.
+	Metadata
 	// Content is the readable content: Markdown for HTML pages, the text
 	// as served for text.
 	Content string
+	// Mode is how a locally read HTML page was converted: for its main
+	// content ([ConvertArticle]) or for its structure
+	// ([ConvertStructure]); empty for other sources.
+	Mode ConvertMode
 	// Format is the content's format.
 	Format provider.Format
 	// Source says which path produced Content.
@@ -380,10 +393,10 @@ func (r *Reader) Execute(ctx context.Context, p *Plan, req Request) (*Result, er
 }
 
 func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, error) {
-	base := Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Format: provider.Markdown, Plan: p}
+	base := Result{URL: p.URL, FinalURL: p.FinalURL, Title: p.local.Title, Metadata: p.local.Metadata, Format: provider.Markdown, Plan: p}
 	if p.Action == ActionLocal {
 		res := base
-		res.Source, res.Content = SourceLocal, p.local.Markdown
+		res.Source, res.Content, res.Mode = SourceLocal, p.local.Markdown, p.local.Mode
 		if !p.HTML() {
 			res.Format = provider.Text
 		}
@@ -420,7 +433,7 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 		}
 		if err == nil {
 			res := base
-			res.Source, res.Content, res.Note, res.Provider = got.Source, got.Content, got.Note, got.Provider
+			res.Source, res.Content, res.Note, res.Provider, res.Mode = got.Source, got.Content, got.Note, got.Provider, got.Mode
 			if got.Title != "" {
 				res.Title = got.Title
 			}
@@ -450,7 +463,7 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	}
 	if !req.NoFallback && len([]rune(strings.TrimSpace(p.local.Markdown))) >= MinFallbackChars {
 		res := base
-		res.Source, res.Content = SourceLocalFallback, p.local.Markdown
+		res.Source, res.Content, res.Mode = SourceLocalFallback, p.local.Markdown, p.local.Mode
 		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private))
 		res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
 		return &res, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -189,5 +190,87 @@ func TestReader_RendersATemplateHeavyPageOnlyWhenAsked(t *testing.T) {
 	res, err = r.Read(context.Background(), Request{URL: u})
 	if err != nil || res.Source != SourceLocal || !strings.Contains(res.Content, "served with the page") {
 		t.Errorf("when the render fails: source %s, err %v", res.Source, err)
+	}
+}
+
+// A page the classifier calls template-heavy whose main body the article
+// conversion finds — most of the page's text, mostly not links — is read
+// as that article, not as its structure; a page whose readability pick is
+// a list of links keeps its structure.
+func TestReader_ReadsATemplateHeavyPagesArticleWhenReadabilityFindsItsBody(t *testing.T) {
+	var menu strings.Builder
+	for i := range 30 {
+		menu.WriteString(`<li><a href="/section/` + strings.Repeat("x", i%5+1) + `">Section name ` + strings.Repeat("y", i%7+1) + `</a></li>`)
+	}
+	para := `<p>The council voted on Tuesday to extend the harbour wall by forty metres, after two winters of storms that flooded the lower town and closed the ferry for a week at a time.</p>`
+	articlePage := `<html><head><title>Harbour wall to be extended</title></head><body><header><nav><ul>` + menu.String() + `</ul></nav></header>` +
+		`<div class="content"><h1>Harbour wall to be extended</h1>` + strings.Repeat(para, 6) + `</div>` +
+		`<footer><ul>` + menu.String() + `</ul></footer></body></html>`
+	var links strings.Builder
+	for i := range 40 {
+		links.WriteString(`<div class="teaser"><a href="/story/` + strings.Repeat("z", i%9+1) + `">A headline about the town's news, number ` + strings.Repeat("n", i%4+1) + ` of the day</a></div>`)
+	}
+	listing := `<html><head><title>News</title></head><body><div class="stories">` + links.String() + `</div></body></html>`
+
+	templateHeavy := func([]byte) classify.Result { return classify.Result{Class: classify.TemplateHeavy} }
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Classify: templateHeavy}
+	for _, tc := range []struct {
+		name, page string
+		want       ConvertMode
+	}{
+		{"article", articlePage, ConvertArticle},
+		{"link list", listing, ConvertStructure},
+	} {
+		res, err := r.Read(context.Background(), Request{URL: serve(t, 200, "text/html", tc.page)})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.Mode != tc.want || res.Source != SourceLocal {
+			t.Errorf("%s: mode %q source %s, want %q; note %q", tc.name, res.Mode, res.Source, tc.want, res.Note)
+		}
+		if tc.want == ConvertArticle && (strings.Contains(res.Content, "Section name") || res.Note != "" || !strings.Contains(res.Content, "harbour wall")) {
+			t.Errorf("%s: note %q, content %q", tc.name, res.Note, res.Content)
+		}
+	}
+}
+
+func TestArticleFound_WeighsShareDeclarationAndLinks(t *testing.T) {
+	prose := strings.Repeat("The council voted to extend the harbour wall. ", 10)
+	linked := strings.Repeat("[A headline of the day](https://news.example/a) ", 10)
+	structure := Document{Mode: ConvertStructure, TextChars: 1000}
+	for _, tc := range []struct {
+		name     string
+		article  Document
+		declared bool
+		want     bool
+	}{
+		{"most of the page, prose", Document{Mode: ConvertArticle, TextChars: 500, Markdown: prose}, false, true},
+		{"a small part, prose", Document{Mode: ConvertArticle, TextChars: 200, Markdown: prose}, false, false},
+		{"a small part of a declared article", Document{Mode: ConvertArticle, TextChars: 200, Markdown: prose}, true, true},
+		{"a tiny part of a declared article", Document{Mode: ConvertArticle, TextChars: 50, Markdown: prose}, true, false},
+		{"most of the page, links", Document{Mode: ConvertArticle, TextChars: 900, Markdown: linked}, true, false},
+		{"already the structure", Document{Mode: ConvertStructure, TextChars: 900, Markdown: prose}, true, false},
+	} {
+		if got := articleFound(tc.article, structure, tc.declared); got != tc.want {
+			t.Errorf("%s: articleFound = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A page the classifier takes for an app shell because of its scripts,
+// whose HTML already holds an article with more text than the data it
+// embeds, is read as that article.
+func TestReader_ReadsTheServedArticleOfAShellThatHoldsMoreThanItsData(t *testing.T) {
+	para := `<p>The council voted on Tuesday to extend the harbour wall by forty metres, after two winters of storms that flooded the lower town and closed the ferry for a week at a time.</p>`
+	page := `<html><head><title>Harbour wall</title><script src="/app.js" defer></script></head><body><div id="root"><article><h1>Harbour wall</h1>` +
+		strings.Repeat(para, 8) + `</article></div><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"page":{"summary":"The harbour wall will be extended by forty metres after two winters of storms, the council decided on Tuesday; work starts in May and the ferry keeps running meanwhile, with a temporary landing stage at the north quay for the duration of the works."}}}}</script></body></html>`
+	shellVerdict := func([]byte) classify.Result { return classify.Result{Class: classify.BrowserRenderRequired} }
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Classify: shellVerdict}
+	res, err := r.Read(context.Background(), Request{URL: serve(t, 200, "text/html", page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != SourceLocal || res.Mode != ConvertArticle || strings.Count(res.Content, "forty metres") != 8 {
+		t.Errorf("source %s mode %q misses %v content %q", res.Source, res.Mode, res.Misses, res.Content)
 	}
 }

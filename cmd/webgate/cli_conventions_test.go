@@ -152,7 +152,7 @@ func TestFetch_OutputFileTakesThePageAndQuietKeepsOnlyErrors(t *testing.T) {
 		t.Fatalf("code %d, stdout %q, stderr %s", code, out, errOut)
 	}
 	data, err := os.ReadFile(file)
-	if err != nil || !strings.Contains(string(data), "# Measuring the ice on the mill river") {
+	if err != nil || !strings.Contains(string(data), "## What the town decided") {
 		t.Fatalf("file: %v\n%s", err, data)
 	}
 	if !strings.Contains(errOut, "warning:") || !strings.Contains(errOut, "wrote "+file) {

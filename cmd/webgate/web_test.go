@@ -224,8 +224,18 @@ func TestFetch_ReadablePageShowsVerdictAndPathInTheHeader(t *testing.T) {
 	if !strings.Contains(header, "Read: fetch-readable (") || !strings.Contains(header, "converted from the page's own HTML") || !strings.Contains(header, "Title: Measuring the ice") {
 		t.Errorf("header:\n%s", header)
 	}
-	if !strings.HasPrefix(body, "# Measuring the ice on the mill river") {
+	// The byline and language are one header line; the content starts
+	// with the article's text, without a title line repeating the header.
+	if !strings.Contains(header, "About: By Ruth Okafor") || !strings.Contains(header, "language en") {
+		t.Errorf("header:\n%s", header)
+	}
+	if !strings.HasPrefix(body, "Every winter the river") {
 		t.Errorf("body:\n%s", body)
+	}
+	// --json carries them as fields.
+	code, out, errOut = fetchCLI(t, webEnv(t, fake), "--json", pages+"/readable/blog-article.html")
+	if code != exitOK || !strings.Contains(out, `"byline": "By Ruth Okafor`) || !strings.Contains(out, `"language": "en"`) {
+		t.Errorf("--json: code %d, stderr %s, output:\n%.600s", code, errOut, out)
 	}
 	if fake.Count("/extract") != 0 {
 		t.Errorf("a readable page went to extraction")

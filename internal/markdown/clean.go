@@ -67,7 +67,7 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 	}
 	switch n.DataAtom {
 	case atom.Img:
-		if alt := collapse(attr(n, "alt")); alt != "" {
+		if alt := collapse(attr(n, "alt")); alt != "" && altIsCaption(n) {
 			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " " + alt + " "}, n)
 		}
 		n.Parent.RemoveChild(n)
@@ -91,6 +91,19 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 			flattenCell(n)
 		}
 	}
+}
+
+// altIsCaption reports whether an image's alt text is the only caption
+// it has: the image is in a <figure> without a <figcaption>. Elsewhere
+// alt text describes what the reader does not see (a logo, an icon, a
+// photo beside the text) and is not read as text.
+func altIsCaption(img *html.Node) bool {
+	for p := img.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Figure {
+			return find(p, atom.Figcaption) == nil
+		}
+	}
+	return false
 }
 
 // flattenCell puts a table cell's content on one line, so that the table
@@ -144,8 +157,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed, atom.Applet, atom.Param,
 		atom.Button, atom.Input, atom.Select, atom.Option, atom.Optgroup, atom.Datalist, atom.Textarea,
 		atom.Output, atom.Progress, atom.Meter, atom.Dialog, atom.Video, atom.Audio, atom.Source,
-		atom.Track, atom.Map, atom.Area, atom.Link, atom.Meta, atom.Base, atom.Head, atom.Title:
+		atom.Track, atom.Map, atom.Area, atom.Link, atom.Base, atom.Head, atom.Title:
 		return true
+	case atom.Meta:
+		// Before readability runs (the pass that keeps attributes), the
+		// page's <meta> elements stay: readability reads the byline and
+		// the title there, and taking them out of the body changes the
+		// container it chooses. The conversion drops them.
+		return c.strip
 	case atom.Form:
 		// A form around a whole page (some frameworks do that) is kept
 		// without its controls; a search box or a login form is not.

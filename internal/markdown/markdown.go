@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -75,6 +76,23 @@ type Document struct {
 	// Truncated reports that the page was larger than [MaxInput] or
 	// [MaxElements]; only its beginning was converted.
 	Truncated bool
+	// Byline is the article's author line, as the article conversion
+	// found it; empty for the structure conversion and when the page
+	// names none.
+	Byline string
+	// SiteName is the site's name the page declares (og:site_name and
+	// the like); empty when it declares none.
+	SiteName string
+	// Language is the page's language as it declares it (the lang
+	// attribute of <html>, a language <meta>); may be empty.
+	Language string
+	// Published is when the page says it was published; zero when it
+	// does not say.
+	Published time.Time
+
+	// titleChars is how much text the article's title, which readability
+	// takes out of the content, holds.
+	titleChars int
 }
 
 // ConvertHTML turns a page's HTML into readable Markdown with [ModeAuto].
@@ -101,8 +119,11 @@ func Convert(page []byte, base string, opts Options) Document {
 	default:
 		var pageChars int
 		doc, pageChars = convertArticle(page, base)
-		if doc.TextChars < MinArticleChars && pageChars > doc.TextChars {
-			if s := convertStructure(page, base); s.TextChars > doc.TextChars {
+		// The article's title counts with its text: readability takes
+		// it out of the content, and the structure keeps it. The
+		// structure must hold a quarter more to be worth its chrome.
+		if read := doc.TextChars + doc.titleChars; read < MinArticleChars && pageChars > read {
+			if s := convertStructure(page, base); 4*s.TextChars > 5*read {
 				doc = s
 			}
 		}
@@ -167,11 +188,6 @@ func convertArticle(page []byte, base string) (Document, int) {
 	}
 	// The head stays: readability reads the title and byline there.
 	(&cleaner{base: u, dropChrome: true}).clean(body, false)
-	h1 := ""
-	if h := find(body, atom.H1); h != nil {
-		h1 = collapse(textOf(h))
-	}
-
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -188,30 +204,21 @@ func convertArticle(page []byte, base string) (Document, int) {
 	if doc.Markdown == "" {
 		return doc, pageChars
 	}
-	// Readability takes the article's heading and byline out of the
-	// content; put them back in front.
-	var head []string
-	// The article's heading: its <h1> when the titles say the same,
-	// else the title readability found.
-	heading := collapse(art.Title())
-	if h1 != "" && (strings.Contains(heading, h1) || strings.Contains(title, h1)) {
-		heading = h1
+	// Readability often demotes the article's own heading; when the
+	// content starts with it, it is the title again. No heading is added
+	// when the content has none: the title, byline and dates are the
+	// Document's fields, not text of the content.
+	if first, rest, ok := headingTitled(doc.Markdown, collapse(art.Title())); ok {
+		doc.Markdown = "# " + first + rest
+	} else if first, rest, ok := headingTitled(doc.Markdown, title); ok {
+		doc.Markdown = "# " + first + rest
 	}
-	if h := heading; h != "" {
-		if first, rest, ok := headingTitled(doc.Markdown, h); ok {
-			// The article's own heading, which readability demoted: it
-			// is the title again.
-			doc.Markdown = "# " + first + rest
-		} else if !strings.HasPrefix(doc.Markdown, "# ") {
-			head = append(head, "# "+escapeLine(h))
-		}
-	}
-	if by := collapse(art.Byline()); by != "" && !strings.Contains(doc.Markdown, by) {
-		head = append(head, escapeLine(by))
-	}
-	if len(head) > 0 {
-		doc.Markdown = strings.Join(head, "\n\n") + "\n\n" + doc.Markdown
-		doc.TextChars = visibleChars(doc.Markdown)
+	doc.titleChars = visibleChars(collapse(art.Title()))
+	doc.Byline = collapse(art.Byline())
+	doc.SiteName = collapse(art.SiteName())
+	doc.Language = collapse(art.Language())
+	if t, err := art.PublishedTime(); err == nil && !t.IsZero() {
+		doc.Published = t
 	}
 	return doc, pageChars
 }

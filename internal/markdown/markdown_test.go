@@ -15,8 +15,16 @@ func TestConvertHTML_KeepsTheArticleAndDropsPageChrome(t *testing.T) {
 	if doc.Title != "Measuring the ice on the mill river | Field Notes" {
 		t.Errorf("title = %q", doc.Title)
 	}
-	if !strings.HasPrefix(doc.Markdown, "# Measuring the ice on the mill river\n\nBy Ruth Okafor") {
-		t.Errorf("content does not start with the article heading:\n%s", doc.Markdown)
+	// The title and byline are fields, not lines put in front of the
+	// content: the content starts with the article's first paragraph.
+	if !strings.HasPrefix(doc.Markdown, "Every winter the river") {
+		t.Errorf("content does not start with the article's text:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "Measuring the ice on the mill river") || strings.Contains(doc.Markdown, "Ruth Okafor") {
+		t.Errorf("content repeats the title or byline:\n%s", doc.Markdown)
+	}
+	if !strings.Contains(doc.Byline, "Ruth Okafor") || doc.Language != "en" {
+		t.Errorf("byline %q, language %q; want Ruth Okafor's, en", doc.Byline, doc.Language)
 	}
 	for _, want := range []string{"## What the town decided", "[rivers](https://notes.example/tags/rivers/)"} {
 		if !strings.Contains(doc.Markdown, want) {
@@ -44,7 +52,7 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 	<a href="javascript:alert(1)">js link</a>
 	</body></html>`
 	doc := markdown.ConvertHTML([]byte(page), "https://example.org/dir/page")
-	want := "# T\n\n## Steps\n\n" +
+	want := "## Steps\n\n" +
 		"3. First **bold**\n4. Second\n   \n   - nested [link](https://example.org/x?a=%281%29)\n\n" +
 		"```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
 		"> Quoted\n> \n> twice\n\n" +
@@ -56,6 +64,29 @@ func TestConvertHTML_RendersListsCodeQuotesAndTables(t *testing.T) {
 	}
 	if doc.Title != "T" {
 		t.Errorf("title = %q", doc.Title)
+	}
+}
+
+// An image's alt text is read only where it is the image's caption: in a
+// <figure> without a <figcaption>. A logo, an icon or a photo beside the
+// text is not text of the page.
+func TestConvertHTML_ImageAltTextOnlyAsACaption(t *testing.T) {
+	page := `<html><body><main><h1>Harbour</h1>
+	<p><img src="/logo.png" alt="Harbour Gazette logo">` + strings.Repeat("The council voted to extend the harbour wall by forty metres. ", 8) + `</p>
+	<figure><img src="/a.jpg" alt="The wall at high tide"></figure>
+	<figure><img src="/b.jpg" alt="A photo of a wall"><figcaption>Work starts in May</figcaption></figure>
+	<p><a href="/share"><img src="/fb.svg" alt="Share on Facebook"></a>` + strings.Repeat("Residents welcomed the plan at the meeting. ", 6) + `</p>
+	</main></body></html>`
+	doc := markdown.ConvertHTML([]byte(page), "https://example.org/")
+	for _, want := range []string{"The wall at high tide", "Work starts in May", "forty metres"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"Harbour Gazette logo", "A photo of a wall", "Share on Facebook"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("keeps the alt text %q:\n%s", noise, doc.Markdown)
+		}
 	}
 }
 
@@ -105,7 +136,5 @@ func ExampleConvertHTML() {
 	fmt.Println(doc.Markdown)
 	// Output:
 	// Version 2 released
-	// # Version 2 released
-	//
 	// Adds `--json`. See [the CLI docs](https://example.org/docs/cli).
 }

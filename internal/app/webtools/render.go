@@ -145,6 +145,9 @@ func (r *FetchResult) Summary() string {
 			how = "read locally as a PDF document"
 		case r.Class == "":
 			how = "the document as served"
+		case r.Why != "" && r.Mode == webpage.ConvertArticle:
+			// A page the classifier doubted whose main body was found.
+			how = "the page's main content, converted from its own HTML (the page " + r.Why + ", but its article was found)"
 		case r.Why != "":
 			how = "the page's structure, converted from its own HTML (the page " + r.Why + ")"
 		default:
@@ -198,6 +201,9 @@ func (r *FetchResult) Header() string {
 		u = r.URL
 	}
 	fmt.Fprintf(&h, "URL: %s\n", u)
+	if about := r.about(); about != "" {
+		fmt.Fprintf(&h, "About: %s\n", about)
+	}
 	fmt.Fprintf(&h, "Read: %s\n", r.Summary())
 	if r.Prompt != "" {
 		fmt.Fprintf(&h, "Request: %s\n", shorten(r.Prompt, 400))
@@ -286,3 +292,30 @@ func (r *FetchResult) renderPage() Rendering {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// about is the header's line on what the page says about itself:
+// "By Ruth Okafor · Field Notes · published 2024-02-18 · language en",
+// with what is known; empty when nothing is.
+func (r *FetchResult) about() string {
+	var parts []string
+	if r.Byline != "" {
+		by := shorten(r.Byline, 120)
+		if !strings.HasPrefix(strings.ToLower(by), "by ") {
+			by = "By " + by
+		}
+		parts = append(parts, by)
+	}
+	if r.SiteName != "" {
+		parts = append(parts, shorten(r.SiteName, 80))
+	}
+	if !r.Published.IsZero() {
+		parts = append(parts, "published "+r.Published.UTC().Format("2006-01-02"))
+	}
+	if r.Language != "" {
+		parts = append(parts, "language "+shorten(r.Language, 20))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " · ")
+}

@@ -338,6 +338,9 @@ type FetchResult struct {
 	// [PathRecovered], [PathRendered], [PathExtraction] or
 	// [PathReadableFallback].
 	Path string `json:"path"`
+	// Mode says how a page read locally from its HTML was converted:
+	// for its main content ("article") or its structure ("structure").
+	Mode webpage.ConvertMode `json:"mode,omitempty"`
 	// Why says, for every path but [PathReadable] of a page readable as
 	// served, why the page could not be used as served ("is mostly
 	// navigation and page template", "could not be read directly (timed
@@ -349,6 +352,10 @@ type FetchResult struct {
 	Route string `json:"route,omitempty"`
 	// Title is the page's title.
 	Title string `json:"title,omitempty"`
+	// Metadata is what the page says about itself when it was read
+	// locally: byline, site name, language and publication date, each
+	// omitted when empty. The content does not repeat it.
+	webpage.Metadata
 	// Content is the readable content, Markdown for HTML pages.
 	Content string `json:"content"`
 	// Note explains a fallback: why the content may be incomplete.
@@ -446,6 +453,9 @@ func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	res.Elapsed = t.now().Sub(start)
 	res.Content = t.redact(sanitize.Text(res.Content))
 	res.Title = t.redact(sanitize.Line(res.Title))
+	res.Byline = t.redact(sanitize.Line(res.Byline))
+	res.SiteName = t.redact(sanitize.Line(res.SiteName))
+	res.Language = sanitize.Line(res.Language)
 	res.Note = t.redact(sanitize.Line(res.Note))
 	res.Why = t.redact(sanitize.Line(res.Why))
 	res.URL = sanitize.Line(res.URL)
@@ -485,6 +495,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		}
 	}
 	res.FinalURL, res.Title, res.Content, res.Note = page.FinalURL, page.Title, page.Content, page.Note
+	res.Metadata, res.Mode = page.Metadata, page.Mode
 	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
 	t.redactFailures(res.Failed)

@@ -189,10 +189,14 @@ func TestFetch_ReadablePageIsConvertedHereWithoutExtraction(t *testing.T) {
 	if res.Path != webtools.PathReadable || res.Class != classify.FetchReadable || res.Status != 200 {
 		t.Fatalf("result = %+v", res)
 	}
-	for _, want := range []string{"# Configuration reference", "## Workers", "```\nworkers: 8", "| `read_timeout` | 30s |"} {
+	for _, want := range []string{"## Workers", "```\nworkers: 8", "| `read_timeout` | 30s |"} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("content lacks %q:\n%s", want, res.Content)
 		}
+	}
+	// The title is the result's field; the content does not repeat it.
+	if !strings.HasPrefix(res.Title, "Configuration reference") || strings.Contains(res.Content, "# Configuration reference") {
+		t.Errorf("title %q; content:\n%s", res.Title, res.Content)
 	}
 	if strings.Contains(res.Content, "Installation") {
 		t.Errorf("content keeps the sidebar navigation:\n%s", res.Content)
@@ -483,5 +487,23 @@ func TestFetch_ALoopbackPageIsNeverSentToAThirdPartyProvider(t *testing.T) {
 	}
 	if n := fake.Count("/extract"); n != 0 {
 		t.Errorf("the provider was asked %d times for a loopback page", n)
+	}
+}
+
+// The summary names what was read of a page the classifier doubted: its
+// structure, or its main content when the reader found its article.
+func TestFetchResult_SummarySaysWhetherTheStructureOrTheArticleWasRead(t *testing.T) {
+	why := "is mostly navigation and page template"
+	for _, tc := range []struct {
+		mode webpage.ConvertMode
+		want string
+	}{
+		{webpage.ConvertStructure, "the page's structure, converted from its own HTML (the page " + why + ")"},
+		{webpage.ConvertArticle, "the page's main content, converted from its own HTML (the page " + why + ", but its article was found)"},
+	} {
+		r := &webtools.FetchResult{Class: classify.TemplateHeavy, Confidence: 0.8, Path: webtools.PathReadable, Why: why, Mode: tc.mode}
+		if got := r.Summary(); got != "template-heavy (0.80); "+tc.want {
+			t.Errorf("mode %q: summary %q", tc.mode, got)
+		}
 	}
 }
