@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // Defaults of [Config].
@@ -228,7 +229,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 			URL:       u,
 			Snippet:   snippet(r),
 			Content:   string(r.Text),
-			Published: parsePublished(string(r.PublishedDate)),
+			Published: lenient.ParseDate(string(r.PublishedDate)),
 			Provider:  providerName,
 		}
 		if r.Score != nil {
