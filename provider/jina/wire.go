@@ -47,14 +47,6 @@ func statusKind(op string, status int, name string) provider.Kind {
 		return provider.KindBadRequest
 	}
 	switch status {
-	case http.StatusBadRequest:
-		return provider.KindBadRequest
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.KindAuth
-	case http.StatusPaymentRequired:
-		return provider.KindQuota
-	case http.StatusTooManyRequests:
-		return provider.KindRateLimited
 	case http.StatusConflict:
 		switch name {
 		case nameBudgetExceeded:

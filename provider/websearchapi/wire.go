@@ -27,14 +27,6 @@ type object = lenient.Object
 // /ai-search they can only mean the request was wrong.
 func statusKind(op string, status int) provider.Kind {
 	switch status {
-	case http.StatusBadRequest:
-		return provider.KindBadRequest
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.KindAuth
-	case http.StatusPaymentRequired:
-		return provider.KindQuota
-	case http.StatusTooManyRequests:
-		return provider.KindRateLimited
 	case http.StatusNotFound, http.StatusGone, http.StatusUnsupportedMediaType,
 		http.StatusUnprocessableEntity, http.StatusUnavailableForLegalReasons:
 		if op == opExtract {
