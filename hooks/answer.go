@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // AnswerStyle is how webgate answers a native web tool in Claude Code
@@ -172,7 +173,7 @@ func answerKept(ctx context.Context, in *Input, s Settings, a Answers, fetch boo
 	if !ok {
 		return passWith("no answer was kept for this call; the native " + in.ToolName + " output stands")
 	}
-	text := redact(sanitize.Agent(k.Text), s.Secrets)
+	text := textfmt.Scrub(sanitize.Agent(k.Text), s.Secrets...)
 	max := s.maxChars()
 	var d Decision
 	if in.Event == PostToolUseFailure {

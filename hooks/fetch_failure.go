@@ -9,7 +9,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -91,7 +91,7 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	var trace []string
 	if s.Debug {
 		trace = append(trace, s.Trace...)
-		trace = append(trace, fmt.Sprintf("%s %s from %s: %s", in.Event, in.ToolName, in.Runtime, shorten(in.Error, 300)))
+		trace = append(trace, fmt.Sprintf("%s %s from %s: %s", in.Event, in.ToolName, in.Runtime, textfmt.Shorten(in.Error, 300)))
 		trace = append(trace, p.traceLines()...)
 	}
 	pass := func(why string) Decision {
@@ -136,14 +136,14 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	body := afterError(in, max, func(room int) string { return renderPage(args, page, intro, footer, room) })
 	d := Decision{Action: AddContext, Context: body, Diagnostics: trace}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s failed; added the page's content (%s)", in.ToolName, path), 300)
+		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s failed; added the page's content (%s)", in.ToolName, path), 300)
 	}
 	return d
 }
 
 // readPath says how the page reader got res.
 func readPath(pp *webpage.Plan, res *webpage.Result) string {
-	return readVia(pp, res) + memory.CachedAgo(res.Cached, time.Now())
+	return readVia(pp, res) + textfmt.CachedAgo(res.Cached, time.Now())
 }
 
 func readVia(pp *webpage.Plan, res *webpage.Result) string {

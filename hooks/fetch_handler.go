@@ -11,7 +11,7 @@ import (
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -280,11 +280,11 @@ func (p *Plan) readPage(ctx context.Context, env *WebFetchEnv, source PageSource
 		p.stepAside(fmt.Sprintf("the page probe did not finish within the %v budget", budget))
 	case we != nil && we.Kind == webpage.KindBlocked:
 		p.step("page", "refused: %v", we.Err)
-		why := "not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + we.Err.Error()
+		why := "not probing " + textfmt.Shorten(sanitize.Line(rawURL), 60) + ": " + we.Err.Error()
 		if PrivateOnly(rawURL) {
 			// The user hears how to allow it, not only stderr; the
 			// reason is cut so that the hint fits the message.
-			p.stepAside("not probing " + shorten(sanitize.Line(rawURL), 60) + ": " + shorten(we.Err.Error(), 90) + "; " + AllowPrivateHint)
+			p.stepAside("not probing " + textfmt.Shorten(sanitize.Line(rawURL), 60) + ": " + textfmt.Shorten(we.Err.Error(), 90) + "; " + AllowPrivateHint)
 		} else {
 			p.pass(why)
 		}
@@ -413,7 +413,7 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	page := &provider.Page{URL: res.FinalURL, Title: res.Title, Content: res.Content}
 	how := "read by webgate (" + path + ")"
 	if res.Source == webpage.SourceProvider {
-		how = "extracted by webgate via " + res.Provider + memory.CachedAgo(res.Cached, time.Now())
+		how = "extracted by webgate via " + res.Provider + textfmt.CachedAgo(res.Cached, time.Now())
 	}
 	intro := fmt.Sprintf("Content of %s, %s because the page %s. This is not the native %s tool: no summary was made; use the content below to answer the request.", oneLine(pageURL(args, page)), how, why, oneLine(in.ToolName))
 	intro += "\n" + sanitize.UntrustedNotice
@@ -422,7 +422,7 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	}
 	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s answered with the page's content, %s (the page %s)", in.ToolName, path, why), 300)
+		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s answered with the page's content, %s (the page %s)", in.ToolName, path, why), 300)
 	}
 	return d
 }
@@ -434,7 +434,7 @@ func pageURL(args FetchArgs, page *provider.Page) string {
 	if !linkURL(u) {
 		u = args.URL
 	}
-	return shorten(u, 1000)
+	return textfmt.Shorten(u, 1000)
 }
 
 // renderPage renders page content for the model: intro, a header with the
@@ -446,12 +446,12 @@ func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max i
 	var h strings.Builder
 	h.WriteString(intro)
 	h.WriteString("\n")
-	if t := shorten(page.Title, 200); t != "" {
+	if t := textfmt.Shorten(page.Title, 200); t != "" {
 		fmt.Fprintf(&h, "Title: %s\n", t)
 	}
 	fmt.Fprintf(&h, "URL: %s\n", oneLine(u))
 	if args.Prompt != "" {
-		fmt.Fprintf(&h, "Request: %s\n", shorten(args.Prompt, 400))
+		fmt.Fprintf(&h, "Request: %s\n", textfmt.Shorten(args.Prompt, 400))
 	}
 	h.WriteString("\n")
 	header := h.String()

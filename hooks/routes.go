@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -83,10 +84,10 @@ func denyByRoute(p *Plan, s Settings) Decision {
 	rt := *p.ToolRoute
 	d := Decision{Action: Deny, Reason: cutText(rt.Reason(p.Input, s.Debug), s.maxChars())}
 	if s.Debug {
-		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("tool route %s matched %s %s; denying", rt.Name, p.Tool, shorten(p.Input, 200)))
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("tool route %s matched %s %s; denying", rt.Name, p.Tool, textfmt.Shorten(p.Input, 200)))
 	}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent elsewhere by tool route %s", p.Tool, rt.Name), 300)
+		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s sent elsewhere by tool route %s", p.Tool, rt.Name), 300)
 	}
 	return d
 }
@@ -175,7 +176,7 @@ func routeDocs(in *Input, r Routes, s Settings) (Decision, bool, []string) {
 		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("docs route: query %q matched %s; denying, an identical retry within %v goes through", args.Query, strings.Join(paths, ", "), window(r.State)))
 	}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(fmt.Sprintf("webgate: %s sent to %d local documentation index(es)", in.ToolName, len(matched)), 300)
+		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s sent to %d local documentation index(es)", in.ToolName, len(matched)), 300)
 	}
 	return d, true, nil
 }

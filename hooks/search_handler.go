@@ -12,6 +12,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -288,7 +289,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		}
 		return stepAside(problem)
 	}
-	via := nameOr(res.Provider, env.Searcher) + memory.CachedAgo(res.Cached, env.now())
+	via := nameOr(res.Provider, env.Searcher) + textfmt.CachedAgo(res.Cached, env.now())
 	if s.Debug {
 		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", via, len(res.Results), elapsed.Round(time.Millisecond)))
 		trace = append(trace, failureLines(res.Failures)...)
@@ -319,7 +320,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, len(res.Results), via)
 	}
 	if s.SystemMessage {
-		d.SystemMessage = shorten(notice, 300)
+		d.SystemMessage = textfmt.Shorten(notice, 300)
 	}
 	return d
 }
@@ -339,7 +340,7 @@ func failureLines(fails []provider.Failure) []string {
 // the texts redactDecision scrubs.
 func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string, secrets []string) Decision {
 	header := fmt.Sprintf("[webgate companion results] Provider-backed web search results for query %q via webgate (%s), added after the %s tool's own results above.", query, res.Provider, in.ToolName)
-	text := redact(sanitize.Agent(renderResults(header, res, footer, max)), secrets)
+	text := textfmt.Scrub(sanitize.Agent(renderResults(header, res, footer, max)), secrets...)
 	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
 	content, ok := contentArray(in.ToolResponse)
 	if !ok || in.Runtime == VSCode {
@@ -432,7 +433,7 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 }
 
 func renderResult(n int, r provider.Result) string {
-	title := shorten(r.Title, 160)
+	title := textfmt.Shorten(r.Title, 160)
 	if title == "" {
 		title = "(untitled)"
 	}
@@ -440,7 +441,7 @@ func renderResult(n int, r provider.Result) string {
 	if strings.TrimSpace(snippet) == "" {
 		snippet = r.Content
 	}
-	snippet = shorten(snippet, 320)
+	snippet = textfmt.Shorten(snippet, 320)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, sanitize.URL(r.URL))
 	if snippet != "" {
@@ -498,11 +499,11 @@ func failureSummary(fails []provider.Failure) string {
 		case errors.As(f.Err, &se):
 			parts = append(parts, f.Provider+" ("+oneLine(strings.TrimPrefix(se.Error(), se.Provider+" "))+")")
 		case errors.As(f.Err, &pe) && pe.Kind == provider.KindBadRequest && pe.Message != "":
-			parts = append(parts, f.String()+": "+shorten(oneLine(pe.Message), 200))
+			parts = append(parts, f.String()+": "+textfmt.Shorten(oneLine(pe.Message), 200))
 		case provider.NetworkCause(f.Err) != "":
 			// What stopped the request: a refused connection, a host that
 			// does not resolve.
-			parts = append(parts, f.String()+": "+shorten(oneLine(provider.NetworkCause(f.Err)), 120))
+			parts = append(parts, f.String()+": "+textfmt.Shorten(oneLine(provider.NetworkCause(f.Err)), 120))
 		default:
 			parts = append(parts, f.String())
 		}

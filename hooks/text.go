@@ -1,16 +1,14 @@
 package hooks
 
 import (
-	"strings"
-
 	"github.com/webgate-dev/webgate/internal/sanitize"
-	"github.com/webgate-dev/webgate/webpage"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // textLen and cutText measure and cut text as the agents count it, in
-// UTF-16 code units ([webpage.TextLen], [webpage.CutText]).
-func textLen(s string) int             { return webpage.TextLen(s) }
-func cutText(s string, max int) string { return webpage.CutText(s, max) }
+// UTF-16 code units ([textfmt.Len], [textfmt.Cut]).
+func textLen(s string) int             { return textfmt.Len(s) }
+func cutText(s string, max int) string { return textfmt.Cut(s, max) }
 
 // oneLine applies the terminal rule to s ([sanitize.Line]): escape
 // sequences, control, bidirectional and tag characters are removed, invalid
@@ -18,45 +16,19 @@ func cutText(s string, max int) string { return webpage.CutText(s, max) }
 // becomes one space, with the ends trimmed.
 func oneLine(s string) string { return sanitize.Line(s) }
 
-// shorten returns oneLine(s) cut to about max code units at a word
-// boundary, with "…" appended when it was cut.
-func shorten(s string, max int) string {
-	s = oneLine(s)
-	if textLen(s) <= max {
-		return s
-	}
-	cut := cutText(s, max-1)
-	if i := strings.LastIndexByte(cut, ' '); i >= len(cut)/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:.-") + "…"
-}
-
-// redact replaces every occurrence of each secret in s with "[redacted]".
-// Secrets shorter than 6 characters are skipped: they are not real keys and
-// replacing them would mangle ordinary text.
-func redact(s string, secrets []string) string {
-	for _, k := range secrets {
-		if len(k) >= 6 && strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
-}
-
 // redactDecision makes every text of d safe to hand over: the reason and
 // the context, which reach the model, get the agent rule
 // ([sanitize.Agent]: the terminal rule plus neutralised framing tags); the
 // system message and the diagnostics, which reach the user's terminal or
 // log, get the terminal rule ([sanitize.Text]). Then every secret is
-// replaced by "[redacted]"; the rule runs first, so that a key split by an
+// replaced by "[redacted]" ([textfmt.Scrub]); the rule runs first, so that a key split by an
 // escape sequence is still found.
 func redactDecision(d Decision, secrets []string) Decision {
-	d.Reason = redact(sanitize.Agent(d.Reason), secrets)
-	d.Context = redact(sanitize.Agent(d.Context), secrets)
-	d.SystemMessage = redact(sanitize.Text(d.SystemMessage), secrets)
+	d.Reason = textfmt.Scrub(sanitize.Agent(d.Reason), secrets...)
+	d.Context = textfmt.Scrub(sanitize.Agent(d.Context), secrets...)
+	d.SystemMessage = textfmt.Scrub(sanitize.Text(d.SystemMessage), secrets...)
 	for i, l := range d.Diagnostics {
-		d.Diagnostics[i] = redact(sanitize.Text(l), secrets)
+		d.Diagnostics[i] = textfmt.Scrub(sanitize.Text(l), secrets...)
 	}
 	return d
 }
@@ -68,7 +40,7 @@ func stepAsideMessage(in *Input, problem string) string {
 	if in.Event == PreToolUse {
 		msg += "; the native " + in.ToolName + " tool runs instead"
 	}
-	return shorten(msg, 300)
+	return textfmt.Shorten(msg, 300)
 }
 
 // linkURL reports whether raw is a URL worth handing to the model as a
@@ -83,6 +55,6 @@ func linkURL(raw string) bool { return sanitize.URL(raw) != "" }
 // most 1,500 characters), the addition the rest, and the whole stays
 // within max however small it is set.
 func afterError(in *Input, max int, render func(room int) string) string {
-	errText := "Original error from " + in.ToolName + ": " + shorten(in.Error, min(1500, max/4))
+	errText := "Original error from " + in.ToolName + ": " + textfmt.Shorten(in.Error, min(1500, max/4))
 	return cutText(render(max-textLen(errText)-2)+"\n\n"+errText, max)
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -237,21 +236,4 @@ func (m *Memory) ClearCache(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return m.opts.Store.Clear(ctx, CachePrefix)
-}
-
-// CachedAgo says, for an answer from the cache fetched at at, how old it
-// is, as a clause to append to the answer's source: ", cached 12 min ago".
-// It returns "" for a fresh answer (the zero time).
-func CachedAgo(at, now time.Time) string {
-	if at.IsZero() {
-		return ""
-	}
-	switch d := now.Sub(at); {
-	case d < time.Minute:
-		return ", cached less than a minute ago"
-	case d < 2*time.Hour:
-		return fmt.Sprintf(", cached %d min ago", int(d/time.Minute))
-	default:
-		return fmt.Sprintf(", cached %d h ago", int(d/time.Hour))
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/webgate-dev/webgate/internal/buildinfo"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // DefaultUserAgent is the User-Agent backends send unless configured
@@ -457,13 +458,10 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 
 // Message returns a short, single-line version of a provider's error
 // message, cut to 200 characters, with every occurrence of the given
-// secrets replaced by "[redacted]". Backends use it for Error.Message.
+// secrets replaced by "[redacted]" ([textfmt.Scrub]: the one rule every
+// frontend applies too). Backends use it for Error.Message.
 func Message(msg string, secrets ...string) string {
-	for _, s := range secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, "[redacted]")
-		}
-	}
+	msg = textfmt.Scrub(msg, secrets...)
 	msg = strings.Join(strings.Fields(msg), " ")
 	if r := []rune(msg); len(r) > 200 {
 		msg = string(r[:200]) + "…"

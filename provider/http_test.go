@@ -469,3 +469,13 @@ func TestHTTP_ScrubsAnEchoedKeyFromEveryErrorField(t *testing.T) {
 		t.Errorf("RequestID = %q, want the id with the key redacted", pe.RequestID)
 	}
 }
+
+// TestMessage_ScrubsTheSameSecretsAsEveryFrontend checks that backends
+// scrub by the one rule (internal/textfmt): a secret of four bytes or
+// more, trimmed of space, is replaced; a shorter one is left alone.
+func TestMessage_ScrubsTheSameSecretsAsEveryFrontend(t *testing.T) {
+	got := provider.Message("abcd xyz sk-live-123456", "abcd", "xyz", " sk-live-123456\n")
+	if want := "[redacted] xyz [redacted]"; got != want {
+		t.Errorf("Message = %q, want %q", got, want)
+	}
+}

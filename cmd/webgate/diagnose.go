@@ -19,6 +19,7 @@ import (
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"
 )
 
@@ -139,12 +140,7 @@ type scrubWriter struct {
 func (s *scrubWriter) Write(p []byte) (int, error) { return s.buf.Write(p) }
 
 func (s *scrubWriter) flush() {
-	text := s.buf.String()
-	for _, k := range s.secrets {
-		if len(k) >= 4 {
-			text = strings.ReplaceAll(text, k, "[redacted]")
-		}
-	}
+	text := textfmt.Scrub(s.buf.String(), s.secrets...)
 	s.buf.Reset()
 	_, _ = io.WriteString(s.w, text)
 }

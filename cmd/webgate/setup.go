@@ -20,6 +20,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -1183,7 +1184,7 @@ func (s *secretSet) add(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
-		if k = strings.TrimSpace(k); len(k) >= 4 && !slices.Contains(s.list, k) {
+		if k = strings.TrimSpace(k); textfmt.IsSecret(k) && !slices.Contains(s.list, k) {
 			s.list = append(s.list, k)
 		}
 	}
@@ -1192,10 +1193,7 @@ func (s *secretSet) add(keys ...string) {
 func (s *secretSet) scrub(text string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, k := range s.list {
-		text = strings.ReplaceAll(text, k, "[redacted]")
-	}
-	return text
+	return textfmt.Scrub(text, s.list...)
 }
 
 // secretWriter writes through w with every key of secrets replaced. Each

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -92,9 +93,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("brave: base_url %q is not an http(s) URL without query or fragment", c.BaseURL)
+	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+		return nil, err
 	}
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
@@ -180,7 +180,7 @@ func (c *Client) searchParams(q provider.Query) (url.Values, domainFilter, *prov
 		n = c.cfg.MaxResults
 	}
 	n = min(n, MaxResults)
-	f := domainFilter{include: cleanDomains(q.IncludeDomains), exclude: cleanDomains(q.ExcludeDomains)}
+	f := domainFilter{include: backend.Domains(q.IncludeDomains), exclude: backend.Domains(q.ExcludeDomains)}
 
 	v := url.Values{}
 	v.Set("q", withSiteOperators(text, f))
@@ -282,34 +282,6 @@ func (f domainFilter) keeps(rawURL string) bool {
 
 func inDomain(host, domain string) bool {
 	return host == domain || strings.HasSuffix(host, "."+domain)
-}
-
-// cleanDomains reduces each entry to a lower-case host name: a scheme,
-// path, port or trailing dot is removed, and blank or malformed entries
-// are dropped.
-func cleanDomains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		if i := strings.IndexAny(d, "/?#"); i >= 0 {
-			d = d[:i]
-		}
-		if i := strings.LastIndexByte(d, '@'); i >= 0 {
-			d = d[i+1:]
-		}
-		if i := strings.IndexByte(d, ':'); i >= 0 {
-			d = d[:i]
-		}
-		d = strings.Trim(d, ".")
-		if d == "" || strings.ContainsAny(d, " \t\r\n\"()") || slices.Contains(out, d) {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // toResults maps a decoded answer onto provider.Results. Results without a

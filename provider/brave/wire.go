@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // searchResponse is the part of a web search answer the client reads.
@@ -291,29 +292,6 @@ func policyWindows(v string) []float64 {
 	return out
 }
 
-// text decodes a JSON string, number or boolean as a string, and null or
-// any other shape as "", so that an unexpected type in a field the client
-// reads never fails the search.
-type text string
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (t *text) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		*t = ""
-		return nil
-	}
-	switch b[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*t = text(s)
-	case 'n', '{', '[':
-		*t = ""
-	default:
-		*t = text(b)
-	}
-	return nil
-}
+// text is a string field read leniently ([lenient.Text]), so that an
+// unexpected type in a field the client reads never fails the search.
+type text = lenient.Text

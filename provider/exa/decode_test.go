@@ -1,6 +1,7 @@
 package exa
 
 import (
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,7 @@ func TestParsePublished_AcceptsTimestampsAndPlainDates(t *testing.T) {
 		"yesterday":                 "0001-01-01T00:00:00Z",
 		"":                          "0001-01-01T00:00:00Z",
 	} {
-		if got := parsePublished(in).Format("2006-01-02T15:04:05.999Z07:00"); got != want {
+		if got := lenient.ParseDate(in).Format("2006-01-02T15:04:05.999Z07:00"); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
 		}
 	}

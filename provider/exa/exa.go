@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // Defaults of [Config].
@@ -137,9 +138,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("exa: base URL %q is not an absolute http(s) URL", c.BaseURL)
+	if err := backend.CheckBaseURL(providerName, c.BaseURL); err != nil {
+		return nil, err
 	}
 	if c.Type == "" {
 		c.Type = DefaultType
@@ -228,7 +228,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 			URL:       u,
 			Snippet:   snippet(r),
 			Content:   string(r.Text),
-			Published: parsePublished(string(r.PublishedDate)),
+			Published: lenient.ParseDate(string(r.PublishedDate)),
 			Provider:  providerName,
 		}
 		if r.Score != nil {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // The seed corpora live in testdata/fuzz/FuzzDecodeSearch and
@@ -42,7 +43,7 @@ func FuzzDecodeSearch(f *testing.F) {
 			if strings.ContainsAny(s, "\n\t") {
 				t.Fatalf("snippet %q holds unfolded white space", s)
 			}
-			_ = parsePublished(string(res.PublishedDate))
+			_ = lenient.ParseDate(string(res.PublishedDate))
 		}
 	})
 }

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 	"strings"
-	"time"
 )
 
 // This file holds Exa's wire types. Requests are encoded from plain structs
@@ -309,26 +308,8 @@ func (s *flexString) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// flexFloat decodes a JSON number, or a string holding one; anything else
-// decodes to 0.
-type flexFloat float64
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (f *flexFloat) UnmarshalJSON(data []byte) error {
-	*f = 0
-	var v float64
-	if json.Unmarshal(data, &v) == nil {
-		*f = flexFloat(v)
-		return nil
-	}
-	var s string
-	if json.Unmarshal(data, &s) == nil {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-			*f = flexFloat(v)
-		}
-	}
-	return nil
-}
+// flexFloat is a number field read leniently ([lenient.Float]).
+type flexFloat = lenient.Float
 
 // flexStrings decodes an array of strings, skipping non-string items; a
 // single string becomes a one-item list, anything else (true, an object)
@@ -356,20 +337,4 @@ func (l *flexStrings) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// parsePublished parses Exa's publishedDate: an ISO 8601 timestamp or a
-// plain date. It returns the zero time when the value is empty or
-// unparseable.
-func parsePublished(s string) time.Time {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC()
-		}
-	}
-	return time.Time{}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -129,9 +130,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("firecrawl: base_url %q is not an http(s) URL without query or fragment", c.BaseURL)
+	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+		return nil, err
 	}
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
@@ -243,7 +243,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, []string, *provider.Error
 			req.Country = "GB"
 		}
 	}
-	include, exclude := cleanDomains(q.IncludeDomains), cleanDomains(q.ExcludeDomains)
+	include, exclude := backend.Domains(q.IncludeDomains), backend.Domains(q.ExcludeDomains)
 	var dropped []string
 	if len(include) > 0 {
 		req.IncludeDomains = include
@@ -424,34 +424,6 @@ func excluded(rawURL string, domains []string) bool {
 		}
 	}
 	return false
-}
-
-// cleanDomains reduces each entry to a lower-case host name, as Firecrawl's
-// domain lists require: a scheme, path, port or trailing dot is removed,
-// and blank or malformed entries are dropped.
-func cleanDomains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		if i := strings.IndexAny(d, "/?#"); i >= 0 {
-			d = d[:i]
-		}
-		if i := strings.LastIndexByte(d, '@'); i >= 0 {
-			d = d[i+1:]
-		}
-		if i := strings.IndexByte(d, ':'); i >= 0 {
-			d = d[:i]
-		}
-		d = strings.Trim(d, ".")
-		if d == "" || strings.ContainsAny(d, " \t\r\n\"") || slices.Contains(out, d) {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // firstOf returns the first of vs that is not blank, trimmed.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // Operation names.
@@ -113,10 +113,14 @@ type credits struct {
 	reported bool
 }
 
+// maxCredits is the largest figure read as credits; a larger one is not a
+// figure Firecrawl reports.
+const maxCredits = 1e15
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *credits) UnmarshalJSON(b []byte) error {
 	*c = credits{}
-	if v, ok := parseNumber(b); ok && v >= 0 {
+	if v, ok := lenient.Number(b); ok && v >= 0 && v <= maxCredits {
 		*c = credits{value: v, reported: true}
 	}
 	return nil
@@ -422,73 +426,10 @@ func checker(op string) func(r *provider.Response) *provider.Error {
 	}
 }
 
-// text decodes a JSON string as itself, a list as its first non-blank
-// string (Firecrawl's metadata may repeat a tag), a number or boolean as
-// its literal, and null or an object as "", so that an unexpected type in
-// a field the client reads never fails the answer.
-type text string
+// text is a string field read leniently ([lenient.Text]): Firecrawl's
+// metadata may repeat a tag as a list, and an unexpected type in a field
+// the client reads never fails the answer.
+type text = lenient.Text
 
-// UnmarshalJSON implements json.Unmarshaler.
-func (t *text) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	*t = ""
-	if len(b) == 0 {
-		return nil
-	}
-	switch b[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*t = text(s)
-	case '[':
-		var list []json.RawMessage
-		if json.Unmarshal(b, &list) != nil {
-			return nil
-		}
-		for _, item := range list {
-			var s string
-			if json.Unmarshal(item, &s) == nil && strings.TrimSpace(s) != "" {
-				*t = text(s)
-				return nil
-			}
-		}
-	case 'n', '{':
-	default:
-		*t = text(b)
-	}
-	return nil
-}
-
-// number decodes a JSON number or a numeric string; null, anything else
-// and values that are not finite decode as 0.
-type number float64
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (n *number) UnmarshalJSON(b []byte) error {
-	v, ok := parseNumber(b)
-	if !ok {
-		v = 0
-	}
-	*n = number(v)
-	return nil
-}
-
-// parseNumber reads a JSON number, or a string holding one, as a finite
-// figure of at most 1e15 in size; anything else is not a number.
-func parseNumber(b []byte) (float64, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return 0, false
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
-		return 0, false
-	}
-	return v, true
-}
+// number is a number field read leniently ([lenient.Float]).
+type number = lenient.Float

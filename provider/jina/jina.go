@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -199,14 +200,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("jina: max_results %d is outside 1..%d", c.MaxResults, MaxMaxResults)
 	}
 
-	attempt := c.HTTP.AttemptTimeout
-	if attempt <= 0 {
-		attempt = provider.DefaultAttemptTimeout
-	}
-	rt := c.ReaderTimeout
-	if limit := attempt - time.Second; rt > limit {
-		rt = limit
-	}
+	rt := backend.ServerTimeout(c.HTTP, c.ReaderTimeout)
 	return &Client{
 		keys:          keys,
 		cfg:           c,
@@ -421,12 +415,12 @@ func (c *Client) searchParams(q provider.Query) (url.Values, *provider.Error) {
 		return nil, badRequest(opSearch, "query text is empty")
 	}
 	v := url.Values{}
-	for _, d := range domains(q.ExcludeDomains) {
+	for _, d := range backend.Domains(q.ExcludeDomains) {
 		text += " -site:" + d
 	}
 	v.Set("q", text)
 	v.Set("count", strconv.Itoa(c.maxResults(q.MaxResults)))
-	for _, d := range domains(q.IncludeDomains) {
+	for _, d := range backend.Domains(q.IncludeDomains) {
 		v.Add("site", d)
 	}
 	if s := strings.ToLower(strings.TrimSpace(q.Country)); s != "" {
@@ -536,27 +530,6 @@ func checkURL(raw string) *provider.Error {
 
 func badRequest(op, msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
-}
-
-// domains normalises domain filters: lower case, with blanks, a scheme, a
-// path and a trailing dot removed, so "https://Go.dev/doc" becomes
-// "go.dev".
-func domains(in []string) []string {
-	var out []string
-	for _, d := range in {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		if i := strings.IndexAny(d, "/?#"); i >= 0 {
-			d = d[:i]
-		}
-		d = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(d, "*"), "."), ".")
-		if d != "" && !strings.ContainsAny(d, " \t\"") {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func isAlpha2(s string) bool {

@@ -1,7 +1,6 @@
 package jina
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // This file decodes Jina's answers. Successful JSON answers are the
@@ -22,7 +22,7 @@ import (
 // delivered with HTTP 200. Fields are read from generic JSON objects: a
 // field of an unexpected type reads as empty.
 
-type object = map[string]json.RawMessage
+type object = lenient.Object
 
 // Jina error class names that change a status's usual meaning.
 const (
@@ -47,14 +47,6 @@ func statusKind(op string, status int, name string) provider.Kind {
 		return provider.KindBadRequest
 	}
 	switch status {
-	case http.StatusBadRequest:
-		return provider.KindBadRequest
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.KindAuth
-	case http.StatusPaymentRequired:
-		return provider.KindQuota
-	case http.StatusTooManyRequests:
-		return provider.KindRateLimited
 	case http.StatusConflict:
 		switch name {
 		case nameBudgetExceeded:
@@ -87,19 +79,19 @@ type envelope struct {
 // "code" when it is an HTTP status, else the first three digits of a
 // five-digit "status" (42903 → 429), else 0.
 func readEnvelope(m object, now time.Time) envelope {
-	e := envelope{name: str(m["name"])}
-	if f, ok := num(m["code"]); ok && f == math.Trunc(f) && f >= 100 && f <= 599 {
+	e := envelope{name: lenient.String(m["name"])}
+	if f, ok := lenient.Number(m["code"]); ok && f == math.Trunc(f) && f >= 100 && f <= 599 {
 		e.code = int(f)
-	} else if f, ok := num(m["status"]); ok && f == math.Trunc(f) && f >= 10000 && f <= 59999 {
+	} else if f, ok := lenient.Number(m["status"]); ok && f == math.Trunc(f) && f >= 10000 && f <= 59999 {
 		e.code = int(f) / 100
 	}
-	e.message = str(m["message"])
+	e.message = lenient.String(m["message"])
 	if e.message == "" {
-		e.message = str(m["readableMessage"])
+		e.message = lenient.String(m["readableMessage"])
 	}
-	if s, ok := num(m["retryAfter"]); ok && s > 0 && s <= 86400 {
+	if s, ok := lenient.Number(m["retryAfter"]); ok && s > 0 && s <= 86400 {
 		e.retryAfter = time.Duration(s * float64(time.Second))
-	} else if d := str(m["retryAfterDate"]); d != "" {
+	} else if d := lenient.String(m["retryAfterDate"]); d != "" {
 		if t, err := time.Parse(time.RFC3339Nano, d); err == nil && t.After(now) {
 			e.retryAfter = t.Sub(now)
 		}
@@ -171,7 +163,7 @@ func noResults(body []byte) bool {
 	if json.Unmarshal(body, &m) != nil || m == nil {
 		return false
 	}
-	return str(m["name"]) == nameAssertionFailure
+	return lenient.String(m["name"]) == nameAssertionFailure
 }
 
 // scrub removes k's value from every text field of e that comes from the
@@ -210,7 +202,7 @@ func decodeReader(body []byte, respondWith string) (*provider.Page, *provider.Er
 		return nil, env.failure(opExtract, 0)
 	}
 	raw, ok := m["data"]
-	if !ok || isNull(raw) {
+	if !ok || lenient.IsNull(raw) {
 		return nil, &provider.Error{Kind: provider.KindUnsupported, Message: "no content returned for the URL"}
 	}
 	var d object
@@ -225,16 +217,16 @@ func decodeReader(body []byte, respondWith string) (*provider.Page, *provider.Er
 		field = "html"
 	}
 	p := &provider.Page{
-		URL:     str(d["url"]),
-		Title:   str(d["title"]),
-		Content: strings.TrimSpace(rawStr(d[field])),
+		URL:     lenient.String(d["url"]),
+		Title:   lenient.String(d["title"]),
+		Content: strings.TrimSpace(lenient.RawString(d[field])),
 	}
 	if n, ok := tokensOf(d); ok {
 		p.Usage = &provider.Usage{Tokens: n}
 	} else if n, ok := usageTokens(m["meta"]); ok {
 		p.Usage = &provider.Usage{Tokens: n}
 	}
-	return checkPage(p, strings.Split(rawStr(d["warning"]), "\n"))
+	return checkPage(p, strings.Split(lenient.RawString(d["warning"]), "\n"))
 }
 
 // checkPage fails a decoded page whose warnings say the target failed, or
@@ -314,7 +306,7 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 		return nil, env.failure(opSearch, 0)
 	}
 	var items []json.RawMessage
-	if raw, ok := m["data"]; ok && !isNull(raw) {
+	if raw, ok := m["data"]; ok && !lenient.IsNull(raw) {
 		if json.Unmarshal(raw, &items) != nil {
 			return nil, malformed(`"data" is not a list`)
 		}
@@ -330,11 +322,11 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 			hitTokens, hitsReport = hitTokens+n, true
 		}
 		r := provider.Result{
-			URL:       str(it["url"]),
-			Title:     str(it["title"]),
-			Snippet:   str(it["description"]),
-			Content:   strings.TrimSpace(rawStr(it["content"])),
-			Published: parseDate(str(it["date"]), now),
+			URL:       lenient.String(it["url"]),
+			Title:     lenient.String(it["title"]),
+			Snippet:   lenient.String(it["description"]),
+			Content:   strings.TrimSpace(lenient.RawString(it["content"])),
+			Published: lenient.ParseDateAt(lenient.String(it["date"]), now),
 		}
 		if r.URL == "" {
 			continue
@@ -371,7 +363,7 @@ func tokensOf(o object) (int64, bool) {
 	if json.Unmarshal(o["usage"], &u) != nil || u == nil {
 		return 0, false
 	}
-	f, ok := num(u["tokens"])
+	f, ok := lenient.Number(u["tokens"])
 	if !ok || f < 0 || f > maxTokens || f != math.Trunc(f) {
 		return 0, false
 	}
@@ -390,101 +382,4 @@ func headerTokens(h http.Header) (int64, bool) {
 
 func malformed(msg string) *provider.Error {
 	return &provider.Error{Kind: provider.KindUnknown, Message: "malformed response: " + msg}
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// rawStr returns raw as a string when it is a JSON string, untrimmed, and
-// "" otherwise.
-func rawStr(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// str returns raw as a trimmed string when it is a JSON string, and ""
-// otherwise.
-func str(raw json.RawMessage) string { return strings.TrimSpace(rawStr(raw)) }
-
-// num reads a finite number written as a JSON number or a numeric string.
-func num(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return 0, false
-		}
-		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
-			return 0, false
-		}
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// dateLayouts are the absolute forms of a search hit's "date": ISO 8601
-// and the short English dates search engines print ("Mar 5, 2024").
-var dateLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05",
-	"2006-01-02",
-	"Jan 2, 2006",
-	"January 2, 2006",
-	"2 Jan 2006",
-	"2 January 2006",
-	time.RFC1123Z,
-	time.RFC1123,
-}
-
-var relativeDate = regexp.MustCompile(`^(\d{1,4}|an?)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago$`)
-
-// parseDate parses a search hit's date: an absolute form, or a relative
-// one ("3 days ago") counted back from now. It returns the zero time for
-// anything else, and for dates before 1970 or more than two days after
-// now.
-func parseDate(s string, now time.Time) time.Time {
-	if s == "" || len(s) > 64 {
-		return time.Time{}
-	}
-	var t time.Time
-	for _, l := range dateLayouts {
-		if p, err := time.Parse(l, s); err == nil {
-			t = p
-			break
-		}
-	}
-	if t.IsZero() {
-		if m := relativeDate.FindStringSubmatch(strings.ToLower(s)); m != nil {
-			n := 1
-			if m[1] != "a" && m[1] != "an" {
-				n, _ = strconv.Atoi(m[1])
-			}
-			unit := map[string]time.Duration{
-				"minute": time.Minute, "min": time.Minute, "hour": time.Hour, "hr": time.Hour,
-				"day": 24 * time.Hour, "week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour, "year": 365 * 24 * time.Hour,
-			}[strings.TrimSuffix(m[2], "s")]
-			if float64(n)*float64(unit) < float64(100*365*24*time.Hour) {
-				t = now.Add(-time.Duration(n) * unit)
-			}
-		}
-	}
-	if t.IsZero() || t.Year() < 1970 || t.After(now.Add(48*time.Hour)) {
-		return time.Time{}
-	}
-	return t.UTC()
 }

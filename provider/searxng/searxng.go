@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -171,7 +172,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		Results:  []provider.Result{},
 		Ignored:  provider.IgnoredBy(Name, c.Ignores(q)),
 	}
-	include, exclude := domains(q.IncludeDomains), domains(q.ExcludeDomains)
+	include, exclude := backend.Domains(q.IncludeDomains), backend.Domains(q.ExcludeDomains)
 	want := q.MaxResults
 	if want <= 0 {
 		want = c.cfg.MaxResults
@@ -218,7 +219,7 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		return nil, badRequest("query text is empty")
 	}
 	v := url.Values{}
-	v.Set("q", text+siteOperators(domains(q.IncludeDomains), domains(q.ExcludeDomains)))
+	v.Set("q", text+siteOperators(backend.Domains(q.IncludeDomains), backend.Domains(q.ExcludeDomains)))
 	v.Set("format", "json")
 	v.Set("pageno", "1")
 	switch q.TimeRange {
@@ -283,30 +284,6 @@ func siteOperators(include, exclude []string) string {
 		b.WriteString(d)
 	}
 	return b.String()
-}
-
-// domains normalises domain filters: lower case, with blanks, a scheme, a
-// path, a port and a leading "*." or "." removed, so "https://Go.dev/doc"
-// becomes "go.dev".
-func domains(in []string) []string {
-	var out []string
-	for _, d := range in {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		if i := strings.IndexAny(d, "/?#"); i >= 0 {
-			d = d[:i]
-		}
-		if h, _, ok := strings.Cut(d, ":"); ok {
-			d = h
-		}
-		d = strings.TrimPrefix(strings.TrimPrefix(d, "*"), ".")
-		if d != "" && !strings.ContainsAny(d, " \t\"") {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // allowed reports whether a result URL passes the domain filters: its host

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // This file decodes SearXNG's answers. The JSON of GET /search is
@@ -23,7 +21,7 @@ import (
 // body that is not a JSON object, or a "results" that is not a list, is
 // malformed.
 
-type object = map[string]json.RawMessage
+type object = lenient.Object
 
 // jsonDisabled is the message of the 403 an instance answers when its
 // settings.yml does not list json under search.formats.
@@ -64,7 +62,7 @@ func checkStatus(r *provider.Response) *provider.Error {
 func errorMessage(body []byte) string {
 	var m object
 	if json.Unmarshal(body, &m) == nil && m != nil {
-		return provider.Message(str(m["error"]))
+		return provider.Message(lenient.String(m["error"]))
 	}
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 || t[0] == '<' || t[0] == '{' || t[0] == '[' || !utf8.Valid(t) {
@@ -98,7 +96,7 @@ func decodeSearch(body []byte) (*decodedSearch, *provider.Error) {
 		return nil, malformed(msg)
 	}
 	var items []json.RawMessage
-	if raw, ok := m["results"]; ok && !isNull(raw) {
+	if raw, ok := m["results"]; ok && !lenient.IsNull(raw) {
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return nil, malformed(`"results" is not a list`)
 		}
@@ -120,19 +118,19 @@ func decodeSearch(body []byte) (*decodedSearch, *provider.Error) {
 			continue
 		}
 		r := provider.Result{
-			URL:     str(it["url"]),
-			Title:   str(it["title"]),
-			Snippet: str(it["content"]),
+			URL:     lenient.String(it["url"]),
+			Title:   lenient.String(it["title"]),
+			Snippet: lenient.String(it["content"]),
 		}
 		if r.URL == "" {
 			continue
 		}
-		if s, ok := num(it["score"]); ok {
+		if s, ok := lenient.Number(it["score"]); ok {
 			r.Score = s
 		}
-		r.Published = parseDate(str(it["publishedDate"]))
+		r.Published = lenient.ParseDate(lenient.String(it["publishedDate"]))
 		if r.Published.IsZero() {
-			r.Published = parseDate(str(it["pubdate"]))
+			r.Published = lenient.ParseDate(lenient.String(it["pubdate"]))
 		}
 		d.Results = append(d.Results, r)
 	}
@@ -151,14 +149,14 @@ func unresponsive(raw json.RawMessage) []string {
 	for _, it := range items {
 		var pair []json.RawMessage
 		if json.Unmarshal(it, &pair) != nil {
-			if s := str(it); s != "" {
+			if s := lenient.String(it); s != "" {
 				out = append(out, s)
 			}
 			continue
 		}
 		var parts []string
 		for _, p := range pair {
-			if s := str(p); s != "" {
+			if s := lenient.String(p); s != "" {
 				parts = append(parts, s)
 			}
 		}
@@ -182,12 +180,12 @@ func answer(raw json.RawMessage) string {
 		return ""
 	}
 	for _, it := range items {
-		if s := str(it); s != "" {
+		if s := lenient.String(it); s != "" {
 			return s
 		}
 		var o object
 		if json.Unmarshal(it, &o) == nil && o != nil {
-			if s := str(o["answer"]); s != "" {
+			if s := lenient.String(o["answer"]); s != "" {
 				return s
 			}
 		}
@@ -197,68 +195,4 @@ func answer(raw json.RawMessage) string {
 
 func malformed(msg string) *provider.Error {
 	return &provider.Error{Kind: provider.KindUnknown, Message: "malformed response: " + msg}
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// str returns raw as a trimmed string when it is a JSON string, and ""
-// otherwise.
-func str(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return strings.TrimSpace(s)
-}
-
-// num reads a finite number written as a JSON number or a numeric string.
-func num(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return 0, false
-		}
-		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
-			return 0, false
-		}
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// dateLayouts are the forms of publishedDate: ISO 8601, usually without a
-// zone ("2025-03-04T00:00:00"), read as UTC.
-var dateLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02",
-}
-
-// parseDate parses a result date; it returns the zero time for an empty or
-// unparseable value.
-func parseDate(s string) time.Time {
-	if s == "" || len(s) > 64 {
-		return time.Time{}
-	}
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC()
-		}
-	}
-	return time.Time{}
 }

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -138,9 +138,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("tavily: base_url %q is not an http(s) URL", c.BaseURL)
+	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+		return nil, err
 	}
 	if c.SearchDepth == "" {
 		c.SearchDepth = DefaultSearchDepth

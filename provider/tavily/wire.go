@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // searchRequest is the body of POST /search.
@@ -349,52 +350,10 @@ func hasResults(body []byte) bool {
 	return json.Unmarshal(body, &probe) == nil && len(probe.Results) > 0 && probe.Results[0] == '['
 }
 
-// text decodes a JSON string, number or boolean as a string, and null or
-// any other shape as "". Tavily's fields are nullable and some change type
-// between versions, so reading them never fails.
-type text string
+// text is a string field read leniently ([lenient.Text]). Tavily's fields
+// are nullable and some change type between versions, so reading them
+// never fails.
+type text = lenient.Text
 
-func (t *text) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		*t = ""
-		return nil
-	}
-	switch b[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*t = text(s)
-	case 't', 'f':
-		*t = text(b)
-	case 'n', '{', '[':
-		*t = ""
-	default:
-		*t = text(b)
-	}
-	return nil
-}
-
-// float decodes a JSON number or a numeric string; null and anything else
-// decode as 0.
-type float float64
-
-func (f *float) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || v != v { // NaN
-		*f = 0
-		return nil
-	}
-	*f = float(v)
-	return nil
-}
+// float is a number field read leniently ([lenient.Float]).
+type float = lenient.Float

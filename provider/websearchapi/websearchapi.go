@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Name is the backend's name, as [Client.Name] returns it.
@@ -180,14 +181,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		}
 	}
 
-	attempt := c.HTTP.AttemptTimeout
-	if attempt <= 0 {
-		attempt = provider.DefaultAttemptTimeout
-	}
-	st := c.ScrapeTimeout
-	if limit := attempt - time.Second; st > limit {
-		st = limit
-	}
+	st := backend.ServerTimeout(c.HTTP, c.ScrapeTimeout)
 	return &Client{
 		keys:          keys,
 		cfg:           c,

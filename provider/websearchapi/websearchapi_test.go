@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 const testKey = "wsa-secret-key-0123456789"
@@ -612,8 +613,8 @@ func TestParseDate_ReadsCommonFormatsAndIgnoresTheRest(t *testing.T) {
 		{`true`, time.Time{}},
 		{`""`, time.Time{}},
 	} {
-		if got := parseDate(json.RawMessage(tc.raw), now); !got.Equal(tc.want) {
-			t.Errorf("parseDate(%s) = %v, want %v", tc.raw, got, tc.want)
+		if got := lenient.DateAt(json.RawMessage(tc.raw), now); !got.Equal(tc.want) {
+			t.Errorf("lenient.DateAt(%s) = %v, want %v", tc.raw, got, tc.want)
 		}
 	}
 }

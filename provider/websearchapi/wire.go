@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
 // This file decodes WebSearchAPI.ai responses. Almost nothing about them is
@@ -20,7 +19,7 @@ import (
 // anywhere, ignores unknown fields, and never trusts a 200 that carries an
 // error.
 
-type object = map[string]json.RawMessage
+type object = lenient.Object
 
 // statusKind classifies an HTTP status, or a status-like "code" in a body,
 // for one operation. For /scrape, statuses that describe the target page
@@ -28,14 +27,6 @@ type object = map[string]json.RawMessage
 // /ai-search they can only mean the request was wrong.
 func statusKind(op string, status int) provider.Kind {
 	switch status {
-	case http.StatusBadRequest:
-		return provider.KindBadRequest
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return provider.KindAuth
-	case http.StatusPaymentRequired:
-		return provider.KindQuota
-	case http.StatusTooManyRequests:
-		return provider.KindRateLimited
 	case http.StatusNotFound, http.StatusGone, http.StatusUnsupportedMediaType,
 		http.StatusUnprocessableEntity, http.StatusUnavailableForLegalReasons:
 		if op == opExtract {
@@ -57,7 +48,7 @@ func checkStatus(r *provider.Response, op string) *provider.Error {
 	if json.Unmarshal(r.Body, &m) == nil && m != nil {
 		e.Message = envelopeMessage(m)
 		e.Tag = envelopeTag(m)
-		e.RequestID = str(m["requestId"], m["request_id"])
+		e.RequestID = lenient.String(m["requestId"], m["request_id"])
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(r.Status)
@@ -81,7 +72,7 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 	}
 	var items []json.RawMessage
 	raw, ok := m["organic"]
-	hasPayload := ok && !isNull(raw)
+	hasPayload := ok && !lenient.IsNull(raw)
 	if hasPayload {
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return nil, malformed(`"organic" is not a list`)
@@ -91,8 +82,8 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 		return nil, e
 	}
 	res := &provider.Results{
-		Answer:    str(m["answer"]),
-		RequestID: str(m["requestId"], m["request_id"]),
+		Answer:    lenient.String(m["answer"]),
+		RequestID: lenient.String(m["requestId"], m["request_id"]),
 		Results:   []provider.Result{},
 	}
 	for i, raw := range items {
@@ -101,24 +92,24 @@ func decodeSearch(body []byte, now time.Time) (*provider.Results, *provider.Erro
 			continue
 		}
 		r := provider.Result{
-			URL:     str(it["url"], it["link"]),
-			Title:   str(it["title"]),
-			Snippet: str(it["description"], it["snippet"]),
-			Content: str(it["content"]),
+			URL:     lenient.String(it["url"], it["link"]),
+			Title:   lenient.String(it["title"]),
+			Snippet: lenient.String(it["description"], it["snippet"]),
+			Content: lenient.String(it["content"]),
 		}
 		if r.URL == "" {
 			continue
 		}
-		if s, ok := num(it["score"]); ok {
+		if s, ok := lenient.Number(it["score"]); ok {
 			r.Score = s
-		} else if p, ok := num(it["position"]); ok && p >= 1 {
+		} else if p, ok := lenient.Number(it["position"]); ok && p >= 1 {
 			r.Score = 1 / p
 		} else {
 			r.Score = 1 / float64(i+1)
 		}
-		r.Published = parseDate(it["date"], now)
+		r.Published = lenient.DateAt(it["date"], now)
 		if r.Published.IsZero() {
-			r.Published = parseDate(it["publishedDate"], now)
+			r.Published = lenient.DateAt(it["publishedDate"], now)
 		}
 		res.Results = append(res.Results, r)
 	}
@@ -139,21 +130,21 @@ func decodeScrape(body []byte) (*provider.Page, *provider.Error) {
 	if e != nil {
 		return nil, e
 	}
-	p := &provider.Page{RequestID: str(m["requestId"], m["request_id"])}
+	p := &provider.Page{RequestID: lenient.String(m["requestId"], m["request_id"])}
 	data := m
-	if raw, ok := m["data"]; ok && !isNull(raw) {
+	if raw, ok := m["data"]; ok && !lenient.IsNull(raw) {
 		var d object
 		if json.Unmarshal(raw, &d) == nil && d != nil {
 			data = d
-		} else if s := str(raw); s != "" {
+		} else if s := lenient.String(raw); s != "" {
 			data = object{"content": raw}
 		} else {
 			data = object{}
 		}
 	}
-	p.Content = str(data["content"], data["text"])
-	p.Title = str(data["title"])
-	p.URL = str(data["url"])
+	p.Content = lenient.String(data["content"], data["text"])
+	p.Title = lenient.String(data["title"])
+	p.URL = lenient.String(data["url"])
 	if e := bodyFailure(m, opExtract, p.Content != ""); e != nil {
 		return nil, e
 	}
@@ -219,7 +210,7 @@ func bodyCode(m object) int {
 	}
 	for _, o := range sources {
 		for _, k := range []string{"code", "status", "statusCode"} {
-			if f, ok := num(o[k]); ok && f == math.Trunc(f) && f >= 100 && f <= 599 {
+			if f, ok := lenient.Number(o[k]); ok && f == math.Trunc(f) && f >= 100 && f <= 599 {
 				return int(f)
 			}
 		}
@@ -257,21 +248,21 @@ func hasError(m object) bool {
 // string or as an object's "message"/"error"/"detail", else "message",
 // else "detail".
 func envelopeMessage(m object) string {
-	if s := str(m["error"]); s != "" {
+	if s := lenient.String(m["error"]); s != "" {
 		return s
 	}
 	var inner object
 	if json.Unmarshal(m["error"], &inner) == nil && inner != nil {
-		if s := str(inner["message"], inner["error"], inner["detail"]); s != "" {
+		if s := lenient.String(inner["message"], inner["error"], inner["detail"]); s != "" {
 			return s
 		}
 	}
-	if s := str(m["message"], m["detail"]); s != "" {
+	if s := lenient.String(m["message"], m["detail"]); s != "" {
 		return s
 	}
 	var detail object
 	if json.Unmarshal(m["detail"], &detail) == nil && detail != nil {
-		return str(detail["message"], detail["error"])
+		return lenient.String(detail["message"], detail["error"])
 	}
 	return ""
 }
@@ -279,183 +270,14 @@ func envelopeMessage(m object) string {
 // envelopeTag returns a machine-readable error tag when the body has one:
 // a string "tag", or a string "code"/"type" inside an "error" object.
 func envelopeTag(m object) string {
-	if s := str(m["tag"]); s != "" {
+	if s := lenient.String(m["tag"]); s != "" {
 		return provider.Message(s)
 	}
 	var inner object
 	if json.Unmarshal(m["error"], &inner) == nil && inner != nil {
-		if s := str(inner["code"], inner["type"]); s != "" {
+		if s := lenient.String(inner["code"], inner["type"]); s != "" {
 			return provider.Message(s)
 		}
 	}
 	return ""
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// str returns the first of raws that is a non-blank JSON string, trimmed;
-// other JSON types are ignored.
-func str(raws ...json.RawMessage) string {
-	for _, raw := range raws {
-		if len(raw) == 0 {
-			continue
-		}
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			if s = strings.TrimSpace(s); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// num reads a finite number written as a JSON number or a numeric string.
-func num(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return 0, false
-		}
-		var err error
-		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
-			return 0, false
-		}
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// dateLayouts are the absolute date forms seen in search results: ISO 8601
-// variants, RFC 1123/822 (HTTP and feed dates) and the short English forms
-// search engines print ("Mar 5, 2024").
-var dateLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02T15:04:05Z0700",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02 15:04:05 -0700 MST",
-	"2006-01-02 15:04",
-	"2006-01-02",
-	"2006/01/02",
-	"2006.01.02",
-	"20060102",
-	time.RFC1123Z,
-	time.RFC1123,
-	"Mon, 2 Jan 2006 15:04:05 -0700",
-	"Mon, 2 Jan 2006 15:04:05 MST",
-	time.RFC850,
-	time.RFC822Z,
-	time.RFC822,
-	time.ANSIC,
-	time.UnixDate,
-	"Jan 2, 2006",
-	"January 2, 2006",
-	"Jan 2 2006",
-	"January 2 2006",
-	"Mon, Jan 2, 2006",
-	"Monday, January 2, 2006",
-	"2 Jan 2006",
-	"2 January 2006",
-	"2 Jan, 2006",
-	"Jan 2006",
-	"January 2006",
-	"2006-01",
-}
-
-var relativeDate = regexp.MustCompile(`^(\d{1,4}|an?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago$`)
-
-// parseDate parses a result's date: any of dateLayouts, a relative date
-// ("3 days ago", "yesterday") counted back from now, or a Unix time in
-// seconds or milliseconds. It returns the zero time for anything else,
-// and for dates before 1970 or more than two days after now.
-func parseDate(raw json.RawMessage, now time.Time) time.Time {
-	if len(raw) == 0 {
-		return time.Time{}
-	}
-	var t time.Time
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		t = parseDateString(strings.TrimSpace(s), now)
-	} else if f, ok := num(raw); ok {
-		t = unixTime(f)
-	}
-	if t.IsZero() || t.Year() < 1970 || t.After(now.Add(48*time.Hour)) {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
-func parseDateString(s string, now time.Time) time.Time {
-	if s == "" || len(s) > 64 {
-		return time.Time{}
-	}
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t
-		}
-	}
-	lower := strings.ToLower(s)
-	switch lower {
-	case "today", "just now":
-		return now
-	case "yesterday":
-		return now.Add(-24 * time.Hour)
-	}
-	if m := relativeDate.FindStringSubmatch(lower); m != nil {
-		n := 1
-		if m[1] != "a" && m[1] != "an" {
-			n, _ = strconv.Atoi(m[1])
-		}
-		var unit time.Duration
-		switch u := strings.TrimSuffix(m[2], "s"); u {
-		case "second", "sec":
-			unit = time.Second
-		case "minute", "min":
-			unit = time.Minute
-		case "hour", "hr":
-			unit = time.Hour
-		case "day":
-			unit = 24 * time.Hour
-		case "week":
-			unit = 7 * 24 * time.Hour
-		case "month":
-			unit = 30 * 24 * time.Hour
-		case "year":
-			unit = 365 * 24 * time.Hour
-		}
-		if float64(n)*float64(unit) > float64(200*365*24*time.Hour) {
-			return time.Time{} // would overflow time.Duration
-		}
-		return now.Add(-time.Duration(n) * unit)
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && len(s) >= 9 {
-		return unixTime(f)
-	}
-	return time.Time{}
-}
-
-// unixTime reads f as Unix seconds, or milliseconds when it is too large
-// to be seconds.
-func unixTime(f float64) time.Time {
-	if f <= 0 || f > 1e15 {
-		return time.Time{}
-	}
-	if f > 1e11 {
-		return time.UnixMilli(int64(f))
-	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9))
 }

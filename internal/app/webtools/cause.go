@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -26,9 +27,9 @@ func causeOf(err error) string {
 	var skip *memory.SkipError
 	if errors.As(err, &skip) {
 		if skip.Until.IsZero() {
-			return shorten("skipped: "+skip.Why, maxCause)
+			return textfmt.Shorten("skipped: "+skip.Why, maxCause)
 		}
-		return shorten(fmt.Sprintf("skipped until %s: %s", skip.Until.Local().Format("15:04:05"), skip.Why), maxCause)
+		return textfmt.Shorten(fmt.Sprintf("skipped until %s: %s", skip.Until.Local().Format("15:04:05"), skip.Why), maxCause)
 	}
-	return shorten(provider.NetworkCause(err), maxCause)
+	return textfmt.Shorten(provider.NetworkCause(err), maxCause)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/webpage"
 )
 
@@ -22,7 +22,7 @@ const snippetChars = 500
 // reminder to cite sources.
 func (r *SearchResult) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Web search results for %q (via %s%s):\n", r.Query, r.Provider, memory.CachedAgo(r.Cached, time.Now()))
+	fmt.Fprintf(&b, "Web search results for %q (via %s%s):\n", r.Query, r.Provider, textfmt.CachedAgo(r.Cached, time.Now()))
 	if len(r.LocalDocs) > 0 {
 		b.WriteString("\nNote: this query matches local documentation. Search it as well, with its MCP tool:\n")
 		for _, d := range r.LocalDocs {
@@ -39,7 +39,7 @@ func (r *SearchResult) Text() string {
 			fmt.Fprintf(&b, "   Published: %s\n", h.Published)
 		}
 		if h.Snippet != "" {
-			fmt.Fprintf(&b, "   %s\n", shorten(h.Snippet, snippetChars))
+			fmt.Fprintf(&b, "   %s\n", textfmt.Shorten(h.Snippet, snippetChars))
 		}
 	}
 	b.WriteString("\n")
@@ -83,7 +83,7 @@ func ignoredLine(ignored map[string][]string) string {
 // for an agent.
 func (r *SearchResult) HumanText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Web search results for %q (via %s%s):\n", r.Query, r.Provider, memory.CachedAgo(r.Cached, time.Now()))
+	fmt.Fprintf(&b, "Web search results for %q (via %s%s):\n", r.Query, r.Provider, textfmt.CachedAgo(r.Cached, time.Now()))
 	for _, d := range r.LocalDocs {
 		fmt.Fprintf(&b, "Also in local documentation: %s (MCP tool %s)\n", d.Description, d.MCPTool)
 	}
@@ -94,7 +94,7 @@ func (r *SearchResult) HumanText() string {
 		}
 		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, title, h.URL)
 		if h.Snippet != "" {
-			fmt.Fprintf(&b, "   %s\n", shorten(h.Snippet, snippetChars))
+			fmt.Fprintf(&b, "   %s\n", textfmt.Shorten(h.Snippet, snippetChars))
 		}
 		var meta []string
 		if h.Published != "" {
@@ -162,7 +162,7 @@ func (r *FetchResult) Summary() string {
 	case PathReadableFallback:
 		how = "converted from the page's own HTML as a fallback (the page " + r.Why + ")"
 	}
-	return verdict + "; " + how + memory.CachedAgo(r.Cached, time.Now())
+	return verdict + "; " + how + textfmt.CachedAgo(r.Cached, time.Now())
 }
 
 // Rendering is a fetch result rendered as text by [FetchResult.Render],
@@ -194,7 +194,7 @@ func (r *FetchResult) Header() string {
 	}
 	var h strings.Builder
 	if r.Title != "" {
-		fmt.Fprintf(&h, "Title: %s\n", shorten(r.Title, 200))
+		fmt.Fprintf(&h, "Title: %s\n", textfmt.Shorten(r.Title, 200))
 	}
 	u := r.FinalURL
 	if u == "" {
@@ -206,7 +206,7 @@ func (r *FetchResult) Header() string {
 	}
 	fmt.Fprintf(&h, "Read: %s\n", r.Summary())
 	if r.Prompt != "" {
-		fmt.Fprintf(&h, "Request: %s\n", shorten(r.Prompt, 400))
+		fmt.Fprintf(&h, "Request: %s\n", textfmt.Shorten(r.Prompt, 400))
 	}
 	if r.Note != "" {
 		fmt.Fprintf(&h, "Note: %s\n", r.Note)

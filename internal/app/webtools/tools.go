@@ -11,6 +11,7 @@ import (
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
@@ -526,7 +527,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 	var e *webpage.Error
 	if !errors.As(err, &e) {
-		return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + shorten(err.Error(), 200) + "."}
+		return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + textfmt.Shorten(err.Error(), 200) + "."}
 	}
 	switch e.Kind {
 	case webpage.KindBadURL:
@@ -555,7 +556,7 @@ func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 		}
 		return &Error{Reason: PageUnavailable, Message: "The page had not been read yet.", TimedOut: true}
 	}
-	return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + shorten(e.Error(), 200) + "."}
+	return &Error{Reason: PageUnavailable, Message: "Could not read " + raw + ": " + textfmt.Shorten(e.Error(), 200) + "."}
 }
 
 // extractionError is the [ProviderFailed] error of a page that needed
@@ -627,23 +628,8 @@ func joinSentences(parts ...string) string {
 	return strings.Join(out, " ")
 }
 
-func shorten(s string, max int) string {
-	s = sanitize.Line(s)
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
-}
-
-// redact replaces every configured secret in s.
-func (t *Tools) redact(s string) string {
-	for _, sec := range t.Secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
-}
+// redact replaces every configured secret in s ([textfmt.Scrub]).
+func (t *Tools) redact(s string) string { return textfmt.Scrub(s, t.Secrets...) }
 
 // redactErr gives an error's message the terminal rule on one line (it
 // may echo remote text) and scrubs the secrets from it.

@@ -1,0 +1,67 @@
+// Package backend holds what the provider backends' constructors and
+// requests share: checking a base URL, the timeout to ask a server for so
+// that it gives up before the client does, and reading a query's domain
+// filters as host names.
+package backend
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// CheckBaseURL returns an error naming the backend when raw is not an
+// absolute http(s) URL with a host and without a query or fragment (the
+// backends append paths to it).
+func CheckBaseURL(name, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, raw)
+	}
+	return nil
+}
+
+// ServerTimeout returns want, the time a backend asks its server to spend
+// on a request, cut to one second below the attempt timeout of hc (the
+// default when unset), so that the server gives up before the client does.
+func ServerTimeout(hc provider.HTTPConfig, want time.Duration) time.Duration {
+	attempt := hc.AttemptTimeout
+	if attempt <= 0 {
+		attempt = provider.DefaultAttemptTimeout
+	}
+	return min(want, attempt-time.Second)
+}
+
+// Domains reads domain filters as lower-case host names: a scheme, user
+// information, a path, query or fragment, a port, a leading "*." and
+// leading or trailing dots are removed, and blank entries, entries with
+// white space, quotes or parentheses, and repeats are dropped. So
+// "https://Go.dev/doc" and "*.go.dev" become "go.dev".
+func Domains(ds []string) []string {
+	var out []string
+	for _, d := range ds {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if i := strings.Index(d, "://"); i >= 0 {
+			d = d[i+3:]
+		}
+		if i := strings.IndexAny(d, "/?#"); i >= 0 {
+			d = d[:i]
+		}
+		if i := strings.LastIndexByte(d, '@'); i >= 0 {
+			d = d[i+1:]
+		}
+		if i := strings.IndexByte(d, ':'); i >= 0 {
+			d = d[:i]
+		}
+		d = strings.Trim(strings.TrimPrefix(d, "*"), ".")
+		if d == "" || strings.ContainsAny(d, " \t\r\n\"()") || slices.Contains(out, d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package backend
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/webgate-dev/webgate/provider"
+)
+
+func TestDomains_ReadsFiltersAsHostNames(t *testing.T) {
+	got := Domains([]string{
+		" https://Go.dev/doc ", "*.example.org", ".news.example.com.", "user:pw@host.example:8443",
+		"go.dev", "", "  ", "bad domain", `"quoted"`, "a(b)", "http://x.example?q=1#f",
+	})
+	want := []string{"go.dev", "example.org", "news.example.com", "host.example", "x.example"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Domains = %q, want %q", got, want)
+	}
+}
+
+func TestCheckBaseURL(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"https://api.example.com":       true,
+		"http://127.0.0.1:8080/v1":      true,
+		"api.example.com":               false,
+		"ftp://api.example.com":         false,
+		"https://api.example.com/?a=b":  false,
+		"https://api.example.com/#frag": false,
+		"https://":                      false,
+		"":                              false,
+	} {
+		if err := CheckBaseURL("x", raw); (err == nil) != ok {
+			t.Errorf("CheckBaseURL(%q) = %v, want ok %v", raw, err, ok)
+		}
+	}
+}
+
+func TestServerTimeout_StaysASecondBelowTheAttempt(t *testing.T) {
+	if got := ServerTimeout(provider.HTTPConfig{AttemptTimeout: 10 * time.Second}, 30*time.Second); got != 9*time.Second {
+		t.Errorf("ServerTimeout = %v, want 9s", got)
+	}
+	if got := ServerTimeout(provider.HTTPConfig{AttemptTimeout: 10 * time.Second}, 5*time.Second); got != 5*time.Second {
+		t.Errorf("ServerTimeout = %v, want 5s", got)
+	}
+	if got := ServerTimeout(provider.HTTPConfig{}, time.Hour); got != provider.DefaultAttemptTimeout-time.Second {
+		t.Errorf("ServerTimeout with the default attempt = %v", got)
+	}
+}
