@@ -11,7 +11,6 @@ import (
 	"github.com/webgate-dev/webgate/routing"
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/webpage"
-	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
 // Search modes (search.mode).
@@ -369,7 +368,7 @@ func Default() *Config {
 			},
 		},
 	}
-	c.Fetch = FetchConfig{Order: string(webpage.LocalFirst), Browser: "auto", RenderTimeout: browser.DefaultTimeout}
+	c.Fetch = FetchConfig{Order: string(webpage.LocalFirst), Browser: "auto", RenderTimeout: webpage.DefaultRenderTimeout}
 	c.Store = StoreConfig{Timeout: memory.DefaultOpTimeout, OpenTimeout: store.DefaultOpenTimeout}
 	c.Cache = memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL, FetchTTL: memory.DefaultFetchTTL, MaxEntries: memory.DefaultCacheEntries}
 	c.Health = memory.HealthConfig{AuthPark: memory.DefaultAuthPark, QuotaPark: memory.DefaultQuotaPark,

@@ -1,11 +1,9 @@
 package config_test
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/provider"
 )
 
 // A hook loads the configuration, reports what is wrong and carries on with
@@ -37,26 +35,6 @@ func ExampleLoad() {
 	// tavily keys: 2
 	// search with: [tavily]
 	// sources: [defaults env CLAUDE_WEB_HOOKS_SEARCH_MODE env CLAUDE_WEB_HOOKS_SEARCH_TIMEOUT env TAVILY_API_KEY env WEBGATE_HOOKS_WEBSEARCH_BUDGET]
-}
-
-// Searcher builds the configured search policy over the providers that have
-// keys; with none, the hook steps aside.
-func ExampleConfig_Searcher() {
-	cfg, _ := config.Load(config.LoadOptions{Env: []string{
-		"TAVILY_API_KEY=tvly-one",
-		"WEBSEARCHAPI_API_KEY=wsa-one",
-	}})
-	s, err := cfg.Searcher()
-	if errors.Is(err, config.ErrNoProviders) {
-		fmt.Println("no provider configured: let the agent's own tool run")
-		return
-	}
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(provider.NameOf(s))
-	// Output: parallel(tavily,websearchapi)
 }
 
 // A frontend names the environment variable of a setting.

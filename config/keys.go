@@ -114,6 +114,17 @@ func (c *Config) KeyCount(name string) int {
 	return len((*st).values)
 }
 
+// KeyValues returns the named provider's keys, or nil. It is for what
+// names keys by a salted fingerprint (the memory's key health); never
+// print them.
+func (c *Config) KeyValues(name string) []string {
+	_, st, _ := c.providerKeys(name)
+	if st == nil || *st == nil {
+		return nil
+	}
+	return (*st).values
+}
+
 // Pool returns a new key pool for the named provider, ordered as its
 // key_order says, or nil when the provider is unknown or has no keys. Each
 // call returns a new pool; build each backend once and keep it.

@@ -1,13 +1,10 @@
 package config
 
 import (
-	"fmt"
-	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/webgate-dev/webgate/memory"
-	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/brave"
 	"github.com/webgate-dev/webgate/provider/exa"
 	"github.com/webgate-dev/webgate/provider/firecrawl"
@@ -135,9 +132,6 @@ type Backend struct {
 	section func(c *ProvidersConfig) section
 	// defaults fills the section with the backend's defaults.
 	defaults func(c *ProvidersConfig)
-	// build makes the backend from c's section with keys and an optional
-	// HTTP client.
-	build func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error)
 }
 
 // section is what config needs of every provider section: its Access.
@@ -163,7 +157,7 @@ type Registry struct {
 // Register adds b. It panics when b's name is empty or already
 // registered: a registry is built once, by code.
 func (r *Registry) Register(b Backend) {
-	if b.Name == "" || b.section == nil || b.build == nil || b.defaults == nil {
+	if b.Name == "" || b.section == nil || b.defaults == nil {
 		panic("config: incomplete provider registration " + b.Name)
 	}
 	if _, dup := r.Lookup(b.Name); dup {
@@ -230,11 +224,6 @@ func Providers() *Registry {
 		},
 		section:  func(c *ProvidersConfig) section { return &c.Tavily },
 		defaults: func(c *ProvidersConfig) { c.Tavily.Config = tavily.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.Tavily.Config
-			cfg.HTTP.Client = hc
-			return tavily.New(keys, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: Exa, Title: "Exa", Search: true, Extract: true, KeyEnv: "EXA_API_KEY",
@@ -251,11 +240,6 @@ func Providers() *Registry {
 		},
 		section:  func(c *ProvidersConfig) section { return &c.Exa },
 		defaults: func(c *ProvidersConfig) { c.Exa.Config = exa.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.Exa.Config
-			cfg.HTTP.Client = hc
-			return exa.New(keys, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: WebSearchAPI, Title: "WebSearchAPI.ai", Search: true, Extract: true, KeyEnv: "WEBSEARCHAPI_API_KEY",
@@ -272,11 +256,6 @@ func Providers() *Registry {
 		},
 		section:  func(c *ProvidersConfig) section { return &c.WebSearchAPI },
 		defaults: func(c *ProvidersConfig) { c.WebSearchAPI.Config = websearchapi.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.WebSearchAPI.Config
-			cfg.HTTP.Client = hc
-			return websearchapi.New(keys, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: Brave, Title: "Brave Search", Search: true, KeyEnv: "BRAVE_API_KEY",
@@ -288,11 +267,6 @@ func Providers() *Registry {
 		},
 		section:  func(c *ProvidersConfig) section { return &c.Brave },
 		defaults: func(c *ProvidersConfig) { c.Brave.Config = brave.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.Brave.Config
-			cfg.HTTP.Client = hc
-			return brave.New(keys, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: SearXNG, Title: "SearXNG", Search: true, NoKey: true,
@@ -306,11 +280,6 @@ func Providers() *Registry {
 		usable:   func(c *ProvidersConfig) bool { return c.SearXNG.BaseURL != "" },
 		section:  func(c *ProvidersConfig) section { return &c.SearXNG },
 		defaults: func(c *ProvidersConfig) { c.SearXNG.Config = searxng.DefaultConfig() },
-		build: func(c *ProvidersConfig, _ provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.SearXNG.Config
-			cfg.HTTP.Client = hc
-			return searxng.New(nil, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: Jina, Title: "Jina Reader and Search", Search: true, Extract: true, KeyEnv: "JINA_API_KEY",
@@ -329,11 +298,6 @@ func Providers() *Registry {
 		searchNeedsKey: true,
 		section:        func(c *ProvidersConfig) section { return &c.Jina },
 		defaults:       func(c *ProvidersConfig) { c.Jina.Config = jina.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.Jina.Config
-			cfg.HTTP.Client = hc
-			return jina.New(keys, &cfg)
-		},
 	})
 	r.Register(Backend{
 		Name: Firecrawl, Title: "Firecrawl", Search: true, Extract: true, KeyEnv: "FIRECRAWL_API_KEY",
@@ -347,11 +311,6 @@ func Providers() *Registry {
 		},
 		section:  func(c *ProvidersConfig) section { return &c.Firecrawl },
 		defaults: func(c *ProvidersConfig) { c.Firecrawl.Config = firecrawl.DefaultConfig() },
-		build: func(c *ProvidersConfig, keys provider.KeySource, hc *http.Client) (any, error) {
-			cfg := c.Firecrawl.Config
-			cfg.HTTP.Client = hc
-			return firecrawl.New(keys, &cfg)
-		},
 	})
 	return r
 }
@@ -417,18 +376,87 @@ func (c *Config) registry() *Registry {
 // Registry returns the providers the configuration knows.
 func (c *Config) Registry() *Registry { return c.registry() }
 
-// backend builds the named backend with its key pool.
-func (c *Config) backend(name string, hc *http.Client, mem *memory.Memory) (any, error) {
+// ProviderAccess returns the named provider's keys and budget section
+// ([Access]), or nil for an unknown provider.
+func (c *Config) ProviderAccess(name string) *Access { return c.sectionOf(name) }
+
+// UsableWithoutKeys reports whether the named provider can be used without
+// keys as configured (a SearXNG instance with a base URL; Jina Reader
+// with keyless set).
+func (c *Config) UsableWithoutKeys(name string) bool {
+	b, ok := c.registry().Lookup(name)
+	return ok && b.usable != nil && b.usable(&c.Providers)
+}
+
+// BaseURL returns the address the named provider is reached at: the
+// string setting base_url (reader_url for Jina) of its section, or "".
+func (c *Config) BaseURL(name string) string {
 	b, ok := c.registry().Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("config: unknown provider %s", name)
+		return ""
 	}
-	pool := c.Pool(name)
-	if pool == nil {
-		if b.usable == nil || !b.usable(&c.Providers) {
-			return nil, fmt.Errorf("config: %s has no keys", name)
+	return baseURL(reflect.ValueOf(b.section(&c.Providers)))
+}
+
+// baseURL returns the address a provider section reads pages at: its
+// string field tagged koanf:"base_url" (or "reader_url", Jina's) in the
+// struct v points to or its embedded structs, or "".
+func baseURL(v reflect.Value) string {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
 		}
-		return b.build(&c.Providers, nil, hc)
+		v = v.Elem()
 	}
-	return b.build(&c.Providers, mem.Keys(name, pool), hc)
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		switch {
+		case (f.Tag.Get("koanf") == "base_url" || f.Tag.Get("koanf") == "reader_url") && f.Type.Kind() == reflect.String:
+			return v.Field(i).String()
+		case f.Anonymous:
+			if s := baseURL(v.Field(i)); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// SearchProviders returns the search order ([SearchConfig.Order]) less the
+// providers that cannot be used ([Config.Usable]).
+func (c *Config) SearchProviders() []string { return c.usable(c.Search.Order(), true) }
+
+// ExtractProviders returns the extraction order ([ExtractConfig.Order])
+// less the providers that cannot be used ([Config.Usable]).
+func (c *Config) ExtractProviders() []string { return c.usable(c.Extract.Order(), false) }
+
+// usable returns the names of names that can be used for a search
+// (search) or an extraction: those with keys, and those that need none
+// ([Config.Usable]).
+func (c *Config) usable(names []string, search bool) []string {
+	var out []string
+	for _, n := range names {
+		if c.Usable(n, search) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Usable reports whether the named provider can be used for a search
+// (search true) or an extraction: it has keys, or it needs none (a
+// SearXNG instance with a base URL; Jina Reader with keyless set, for
+// extraction only).
+func (c *Config) Usable(name string, search bool) bool {
+	if c.KeyCount(name) > 0 {
+		return true
+	}
+	b, ok := c.registry().Lookup(name)
+	if !ok || b.usable == nil || (search && b.searchNeedsKey) {
+		return false
+	}
+	return b.usable(&c.Providers)
 }

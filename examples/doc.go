@@ -2,7 +2,7 @@
 // package in its own directory:
 //
 //   - embed: load the configuration, build the search policy and the page
-//     reader from it in one call (config.Config.Build), search the web and
+//     reader from it in one call (assemble.Build), search the web and
 //     read a page with them.
 //   - custom-provider: add a search backend of your own by implementing
 //     provider.Searcher, classify its failures into provider kinds, and

@@ -22,7 +22,7 @@ import (
 type WebFetchEnv struct {
 	// Reader reads pages: its probe, its classifier and its Extractor,
 	// usually a policy over every extraction provider that has keys
-	// (config.Stack's Reader). Nil means the probe's defaults and no
+	// (assemble.Stack's Reader). Nil means the probe's defaults and no
 	// extraction provider.
 	Reader *webpage.Reader
 	// Providers name the providers of Reader's Extractor, in order, and

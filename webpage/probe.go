@@ -30,6 +30,11 @@ const (
 	MaxRedirects            = 5
 )
 
+// DefaultRenderTimeout bounds one rendering by a [Renderer], start and
+// cleanup included, unless configured otherwise (fetch.render_timeout); it
+// is package webpage/browser's default too.
+const DefaultRenderTimeout = 30 * time.Second
+
 // ProbeConfig configures how the web fetch hook reads a page itself before
 // deciding whether the native tool can handle it. The zero value means the
 // defaults.

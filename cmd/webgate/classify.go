@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/safefile"
@@ -124,9 +125,9 @@ func isWebURL(s string) bool {
 // configured probe settings (allow_private, size, time), classifying with
 // c.
 func classifyReader(c *classify.Classifier) *webpage.Reader {
-	probe := config.Default().ProbeConfig()
+	probe := assemble.ProbeConfig(config.Default())
 	if cfg, _ := currentHost().loadConfig(""); cfg != nil {
-		probe = cfg.ProbeConfig()
+		probe = assemble.ProbeConfig(cfg)
 	}
 	return &webpage.Reader{Probe: probe, Classify: func(html []byte) classify.Result {
 		res, _ := c.Classify(bytes.NewReader(html))

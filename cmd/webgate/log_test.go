@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 )
 
@@ -21,7 +22,7 @@ func TestLog_AnEmptyLogSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := cfg.OpenMemory(context.Background())
+	m, err := assemble.OpenMemory(context.Background(), cfg)
 	if err != nil || m == nil {
 		t.Fatalf("open memory: %v", err)
 	}

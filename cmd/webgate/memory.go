@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/sanitize"
@@ -98,7 +99,7 @@ func openMemory(ctx context.Context, cfg *config.Config, timeout time.Duration) 
 	c.Store.OpenTimeout = max(cfg.Store.OpenTimeout, timeout)
 	octx, cancel := context.WithTimeout(ctx, c.Store.OpenTimeout)
 	defer cancel()
-	m, err := c.OpenMemory(octx)
+	m, err := assemble.OpenMemory(octx, &c)
 	if err == nil && m == nil {
 		err = errors.New("the store did not open")
 	}
@@ -320,7 +321,7 @@ func memoryNotes(ctx context.Context, cfg *config.Config, p *hooks.Plan, mem *cl
 	var out []memoryNote
 	for _, name := range p.Providers {
 		// The memory's own judgement, as the guard would make it now.
-		if se := m.Skip(ctx, cfg.MemoryBackend(name), "search"); se != nil {
+		if se := m.Skip(ctx, assemble.MemoryBackend(cfg, name), "search"); se != nil {
 			note := memoryNote{Provider: name, Skipped: true, Why: sanitize.Line(se.Why)}
 			if !se.Until.IsZero() {
 				until := se.Until

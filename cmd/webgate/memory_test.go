@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/memory"
@@ -114,7 +115,7 @@ func (h *memHost) memory() *memory.Memory {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	m, err := cfg.OpenMemory(context.Background())
+	m, err := assemble.OpenMemory(context.Background(), cfg)
 	if err != nil || m == nil {
 		h.t.Fatalf("open memory: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/app/setup"
 	"github.com/webgate-dev/webgate/internal/sanitize"
@@ -837,7 +838,7 @@ func (s *setupRun) check(b config.Backend, value string) (verdict, string) {
 	}
 	set("providers."+b.Name+".http.max_attempts", "1")
 	cfg, _ := s.loadConfig(extra)
-	st, err := cfg.Build(&config.BuildOptions{SearchProviders: []string{b.Name}, ExtractProviders: []string{}, NoReader: true})
+	st, err := assemble.Build(cfg, &assemble.Options{SearchProviders: []string{b.Name}, ExtractProviders: []string{}, NoReader: true})
 	if st == nil || st.Searcher == nil {
 		msg := "webgate could not build " + b.Title
 		if err != nil {

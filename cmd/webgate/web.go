@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/app/webtools"
@@ -82,7 +83,7 @@ const storeOpenTimeout = 2 * time.Second
 
 // loadTools loads the configuration from h, applies o, and builds the
 // webtools.Tools every web command uses through the one construction path
-// (config.Config.Build) with the configured docs and tool routes.
+// (assemble.Build) with the configured docs and tool routes.
 // Configuration problems are returned as warnings: unlike the hooks, which
 // step aside, the commands carry on with what is valid. A provider named
 // by o that cannot be used is a warning too, saying what to set.
@@ -96,12 +97,12 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 	// store that cannot be opened is a warning, and the command works
 	// without it. The process's exit closes it.
 	mctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
-	mem, merr := cfg.OpenMemory(mctx)
+	mem, merr := assemble.OpenMemory(mctx, cfg)
 	cancel()
 	if merr != nil {
 		warnings = append(warnings, "the store is not usable, going on without it: "+merr.Error())
 	}
-	st, err := cfg.Build(&config.BuildOptions{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem, Browsers: o.browsers})
+	st, err := assemble.Build(cfg, &assemble.Options{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem, Browsers: o.browsers})
 	warnings = append(warnings, buildProblems(err)...)
 	searchOrder, extractOrder := cfg.Search.Order(), cfg.Extract.Order()
 	if o.searchProviders != nil {
@@ -138,7 +139,7 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 	return t, cfg, out
 }
 
-// buildProblems splits what config.Config.Build could not build into one
+// buildProblems splits what assemble.Build could not build into one
 // warning each.
 func buildProblems(err error) []string {
 	if err == nil {

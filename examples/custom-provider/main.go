@@ -10,7 +10,7 @@
 // "quota_exceeded" is a quota failure, not a rejected key).
 //
 // The program puts DocsSearch next to webgate's configured web search (built
-// with the config package as every frontend does, config.Config.Build, from
+// with the config package as every frontend does, assemble.Build, from
 // the providers' key variables such as TAVILY_API_KEY, their base URL
 // overrides, or the configuration file) in a policy.Parallel (-mode
 // parallel: ask both, merge the lists) or a policy.Fallback (-mode
@@ -53,6 +53,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
@@ -141,7 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "custom-provider: the configuration has problems:\n "+strings.ReplaceAll(err.Error(), "\n", "\n "))
 		return exitFailed
 	}
-	stack, err := cfg.Build(nil)
+	stack, err := assemble.Build(cfg, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "custom-provider:", err)
 		return exitFailed
@@ -167,9 +168,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		provider.Namer
 	}
 	if m == policy.ModeFallback {
-		search, err = policy.NewFallback(providers, cfg.SearchPolicyConfig())
+		search, err = policy.NewFallback(providers, assemble.SearchPolicyConfig(cfg))
 	} else {
-		search, err = policy.NewParallel(providers, cfg.SearchPolicyConfig())
+		search, err = policy.NewParallel(providers, assemble.SearchPolicyConfig(cfg))
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "custom-provider:", err)

@@ -9,7 +9,7 @@
 // URL (TAVILY_BASE_URL, …), and WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=1 to let
 // the page reader reach loopback and private networks.
 //
-// config.Config.Build returns a Stack: the configured search policy over
+// assemble.Build returns a Stack: the configured search policy over
 // every provider with a key (Stack.Searcher) and the page reader
 // (Stack.Reader), which probes a page safely, classifies it, converts it
 // locally when it can and asks the extraction policy otherwise.
@@ -39,6 +39,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/webpage"
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "embed: the configuration has problems:\n  %s\n", strings.Join(config.Problems(err), "\n  "))
 		return exitFailed
 	}
-	stack, err := cfg.Build(nil)
+	stack, err := assemble.Build(cfg, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "embed:", err)
 		return exitFailed
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // search runs q through the configured search policy and prints the
 // results and the providers that failed.
-func search(ctx context.Context, stack *config.Stack, cfg *config.Config, q string, w io.Writer) error {
+func search(ctx context.Context, stack *assemble.Stack, cfg *config.Config, q string, w io.Writer) error {
 	if stack.Searcher == nil {
 		var vars []string
 		for _, b := range cfg.Registry().All() {

@@ -20,7 +20,8 @@
 // This package must stay light: it imports only the standard library
 // (encoding, os, path, syscall and hash packages, no net), and
 // internal/safefile (standard library only) to read the configuration
-// file.
+// file, and internal/buildinfo (standard library only) for the version it
+// prints.
 package gate
 
 import (
@@ -34,11 +35,12 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
 // The hooks a front can be.
@@ -352,22 +354,6 @@ func workerEnv(start time.Time) []string {
 	return append(env, FrontEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 }
 
-// Version is the release version printed by --version; release builds set
-// it with -ldflags "-X github.com/webgate-dev/webgate/hooks/gate.Version=v1.2.3".
-// When it is "dev", the module version recorded in the binary is used if
-// there is one.
-var Version = "dev"
-
-// VersionString returns the version to print for a hook binary.
-func VersionString() string {
-	if Version == "dev" {
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
-		}
-	}
-	return Version
-}
-
 // Main is the whole body of a front binary for hook: it reads the payload,
 // returns at once when the hook ignores it, and otherwise hands it to the
 // warm worker, when one is up, or runs the worker with the payload on its
@@ -378,7 +364,7 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	start := time.Now()
 	if len(args) > 0 {
 		if args[0] == "--version" || args[0] == "-version" {
-			fmt.Fprintf(stdout, "%s (webgate) %s\n", hook, VersionString())
+			fmt.Fprintf(stdout, "%s (webgate) %s\n", hook, buildinfo.Version())
 			return 0
 		}
 		fmt.Fprintf(stderr, "webgate: %s takes no arguments (it reads a hook payload on stdin); ignoring %q\n", hook, args[0])

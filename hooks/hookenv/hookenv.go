@@ -1,7 +1,7 @@
 // Package hookenv builds the environments of webgate's hook handlers from
 // the configuration (package config): settings, tool names, the docs and
 // tool routes ([Routes], [HookRoutes]), and, through the one construction
-// path [config.Config.Build], the search policy and the page reader with
+// path [assemble.Build], the search policy and the page reader with
 // its extraction policy over every provider that has keys.
 //
 // It is what the hook worker hooks/webgate-hook runs for the websearch and
@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
@@ -289,7 +290,7 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 // WebSearch returns the web search hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the docs routes
 // ([HookRoutes]; the hook's own call keeps their state in the store when
-// it opened, see [RouteState]); its Searcher is the search policy [config.Config.Build]
+// it opened, see [RouteState]); its Searcher is the search policy [assemble.Build]
 // makes, observed for the debug trace. Without search keys the environment
 // has no Searcher (the hook steps aside after the routes).
 func WebSearch(cfg *config.Config, loadErr error) *hooks.WebSearchEnv {
@@ -314,7 +315,7 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 	}
 	// The search hook builds no extraction provider and no page reader.
 	env.Answers = sess.answers()
-	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{ExtractProviders: []string{}, NoReader: true})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &assemble.Options{ExtractProviders: []string{}, NoReader: true})
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "search providers with keys: "+describe(cfg, st.SearchProviders)+"; mode "+cfg.Search.Mode)
 	}
@@ -330,7 +331,7 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 
 // WebFetch returns the web fetch hook's environment for cfg; loadErr is
 // the error config.Load returned with it. Its Routes hold the tool routes
-// ([HookRoutes]); its Reader is the page reader [config.Config.Build]
+// ([HookRoutes]); its Reader is the page reader [assemble.Build]
 // makes (the probe and classifier settings, and the extraction policy,
 // observed for the debug trace). Without extraction keys the Reader has no
 // Extractor (PreToolUse steps aside after the routes).
@@ -351,7 +352,7 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 	}
 	// The fetch hook builds no search provider.
 	env.Answers = sess.answers()
-	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &config.BuildOptions{SearchProviders: []string{}, Browsers: sess.browsersKept()})
+	st, err := build(cfg, &env.Settings, &env.DebugLines, sess, &assemble.Options{SearchProviders: []string{}, Browsers: sess.browsersKept()})
 	env.Reader = st.Reader
 	if env.Settings.Debug {
 		env.Settings.Trace = append(env.Settings.Trace, "extraction providers with keys: "+describe(cfg, st.ExtractProviders))
@@ -366,10 +367,10 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 	return env
 }
 
-// build builds the providers of cfg ([config.Config.Build]) with opts and
+// build builds the providers of cfg ([assemble.Build]) with opts and
 // the call's memory; in debug mode the policies' traces are collected into
 // debugLines.
-func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, sess *session, opts *config.BuildOptions) (*config.Stack, error) {
+func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, sess *session, opts *assemble.Options) (*assemble.Stack, error) {
 	if s.Debug {
 		var t traces
 		opts.Observer = t.observe
@@ -379,7 +380,7 @@ func build(cfg *config.Config, s *hooks.Settings, debugLines *func() []string, s
 		opts.Memory = sess.mem
 		opts.Observer = sess.observe(opts.Observer)
 	}
-	return cfg.Build(opts)
+	return assemble.Build(cfg, opts)
 }
 
 // extractionOrder says in which order the extraction policy tries names:

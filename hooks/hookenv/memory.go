@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/memory"
@@ -64,7 +65,7 @@ func openStore(ctx context.Context, cfg *config.Config, kept *warmKept) (m *memo
 			return st, err
 		}
 	}
-	m, err = cfg.OpenMemoryWith(octx, open)
+	m, err = assemble.OpenMemoryWith(octx, cfg, open)
 	if err == nil && m == nil {
 		err = errors.New("the store did not open")
 	}

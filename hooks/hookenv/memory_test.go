@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/memory"
@@ -41,7 +42,7 @@ func readMemory(t *testing.T, cfg *config.Config) *memory.Memory {
 	t.Helper()
 	c := *cfg
 	c.Store.Timeout, c.Store.OpenTimeout = 30*time.Second, 30*time.Second
-	m, err := c.OpenMemory(context.Background())
+	m, err := assemble.OpenMemory(context.Background(), &c)
 	if err != nil || m == nil {
 		t.Fatalf("open the store to read it: %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
 func main() {
@@ -60,7 +61,7 @@ func main() {
 	case "serve":
 		os.Exit(serve(os.Args[2:]))
 	case "--version", "-version":
-		fmt.Printf("webgate-hook (webgate) %s\n", gate.VersionString())
+		fmt.Printf("webgate-hook (webgate) %s\n", buildinfo.Version())
 		os.Exit(0)
 	default:
 		fmt.Fprintf(os.Stderr, "webgate: webgate-hook needs websearch or webfetch as its argument, not %q; passing through\n", hook)

@@ -1,6 +1,7 @@
 package buildinfo
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRelease_AgreesWithThePluginManifest keeps the one version in step
@@ -81,3 +83,44 @@ func TestVersion_IsStampedByTheLinker(t *testing.T) {
 // pseudoVersion matches the version the Go toolchain derives from a commit
 // with no release tag, with "+dirty" for uncommitted changes.
 var pseudoVersion = regexp.MustCompile(`^v0\.0\.0-\d{14}-[0-9a-f]{12}(\+dirty)?$`)
+
+// TestBinaries_ReportTheStampedVersion builds webgate's four binaries as
+// make install does, with the version stamped, and checks that each one's
+// --version reports that version: there is one version, not one per
+// binary.
+func TestBinaries_ReportTheStampedVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
+	const stamp = "v9.8.7-test"
+	dir := t.TempDir()
+	bins := []string{"cmd/webgate", "hooks/websearch", "hooks/webfetch", "hooks/webgate-hook"}
+	args := []string{"build", "-buildvcs=false", "-trimpath", "-ldflags", "-X github.com/webgate-dev/webgate/internal/buildinfo.version=" + stamp, "-o", dir + string(filepath.Separator)}
+	for _, b := range bins {
+		args = append(args, "./"+b)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, b := range bins {
+		name := filepath.Base(b)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, filepath.Join(dir, name), "--version")
+		// A fresh home and an empty stdin: --version reads neither.
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			t.Errorf("%s --version: %v", name, err)
+			continue
+		}
+		line := strings.TrimSpace(string(out))
+		if fields := strings.Fields(line); !strings.HasPrefix(line, name+" ") || len(fields) == 0 || fields[len(fields)-1] != stamp {
+			t.Errorf("%s --version printed %q, want %q ending in %s", name, line, name+" …", stamp)
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 
 // Defaults of [Config].
 const (
-	DefaultTimeout           = 30 * time.Second
+	DefaultTimeout           = webpage.DefaultRenderTimeout
 	DefaultNavigationTimeout = 15 * time.Second
 	DefaultSettleTimeout     = 5 * time.Second
 	DefaultQuietWindow       = 500 * time.Millisecond

@@ -1,7 +1,7 @@
 // Package webtools is what webgate's MCP server and its search and fetch
 // commands share: one web search and one page read, built from the same
 // pieces the hooks use (the search policy and the page reader that
-// config.Config.Build returns), returning typed results with a text
+// assemble.Build returns), returning typed results with a text
 // rendering for agents and terminals.
 //
 // # Search

@@ -299,20 +299,20 @@ func ptr[T any](v T) *T { return &v }
 func (r *FetchResult) about() string {
 	var parts []string
 	if r.Byline != "" {
-		by := shorten(r.Byline, 120)
+		by := textfmt.Shorten(r.Byline, 120)
 		if !strings.HasPrefix(strings.ToLower(by), "by ") {
 			by = "By " + by
 		}
 		parts = append(parts, by)
 	}
 	if r.SiteName != "" {
-		parts = append(parts, shorten(r.SiteName, 80))
+		parts = append(parts, textfmt.Shorten(r.SiteName, 80))
 	}
 	if !r.Published.IsZero() {
 		parts = append(parts, "published "+r.Published.UTC().Format("2006-01-02"))
 	}
 	if r.Language != "" {
-		parts = append(parts, "language "+shorten(r.Language, 20))
+		parts = append(parts, "language "+textfmt.Shorten(r.Language, 20))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -44,7 +44,7 @@ type Tools struct {
 	Searcher provider.Searcher
 	// Reader reads pages: the SSRF-protected probe, the classifier, the
 	// local tiers and the extraction policy, usually the one
-	// config.Config.Build returns. Nil means a zero [webpage.Reader]: no
+	// assemble.Build returns. Nil means a zero [webpage.Reader]: no
 	// extraction provider, default probe settings.
 	Reader *webpage.Reader
 	// Docs routes documentation queries to local indexes; nil means none.

@@ -1,14 +1,14 @@
-package config
+package assemble
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
-	"reflect"
 	"strings"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
@@ -16,15 +16,14 @@ import (
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
-// ErrNoProviders is returned (wrapped) by [Config.Searcher] and
-// [Config.Extractor] when no provider of the configured order has keys.
+// ErrNoProviders is returned (wrapped) by [Searcher] and [Extractor] when no provider of the configured order has keys.
 // Hooks then step aside and let the agent's own tool run.
 var ErrNoProviders = errors.New("no provider in the configured order has keys")
 
-// BuildOptions are what a frontend adds to the configuration when it
+// Options are what a frontend adds to the configuration when it
 // builds: its own HTTP client and an observer of the policies. The zero
 // value, and nil, mean none.
-type BuildOptions struct {
+type Options struct {
 	// HTTPClient, when set, is used by every backend (a proxy, a custom
 	// transport, a test server's client).
 	HTTPClient *http.Client
@@ -36,7 +35,7 @@ type BuildOptions struct {
 	SearchProviders, ExtractProviders []string
 	// Memory, when set, remembers across calls: parked keys and open
 	// breakers skip providers, usage and budgets are counted, and search
-	// results and page reads are cached ([Config.OpenMemory]).
+	// results and page reads are cached ([OpenMemory]).
 	Memory *memory.Memory
 	// NoReader leaves the page reader out (Stack.Reader is nil): a caller
 	// that only searches does not pay for the classifier's set-up or the
@@ -49,7 +48,7 @@ type BuildOptions struct {
 }
 
 // Stack is what a frontend needs to answer searches and read pages, built
-// from the configuration in one place ([Config.Build]).
+// from the configuration in one place ([Build]).
 type Stack struct {
 	// Searcher is the search policy over every search provider with keys;
 	// nil when none has keys.
@@ -59,7 +58,7 @@ type Stack struct {
 	Extractor provider.Extractor
 	// Reader reads pages: the probe and classifier as configured, with
 	// Extractor for the pages that need it; nil with
-	// [BuildOptions.NoReader].
+	// [Options.NoReader].
 	Reader *webpage.Reader
 	// SearchProviders and ExtractProviders name the providers in use, in
 	// order.
@@ -67,12 +66,12 @@ type Stack struct {
 }
 
 // Build builds the search policy, the extraction policy and the page
-// reader from c. Providers without keys are left out; a policy with no
+// reader from c, the one construction path of every frontend. Providers without keys are left out; a policy with no
 // provider is nil. The error lists what could not be built (an invalid
 // mode, a backend option its constructor refuses); what could be built is
 // returned with it.
-func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
-	var o BuildOptions
+func Build(c *config.Config, opts *Options) (*Stack, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -85,17 +84,17 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	if o.ExtractProviders != nil {
 		extractOrder = o.ExtractProviders
 	}
-	st.SearchProviders = c.usable(searchOrder, true)
-	st.ExtractProviders = c.usable(extractOrder, false)
+	st.SearchProviders = usable(c, searchOrder, true)
+	st.ExtractProviders = usable(c, extractOrder, false)
 	if len(st.SearchProviders) > 0 {
-		s, err := c.searcher(st.SearchProviders, o)
+		s, err := searcher(c, st.SearchProviders, o)
 		if err != nil {
 			errs = append(errs, err)
 		}
 		st.Searcher = s
 	}
 	if len(st.ExtractProviders) > 0 {
-		x, err := c.extractor(st.ExtractProviders, o)
+		x, err := extractor(c, st.ExtractProviders, o)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -103,9 +102,9 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 	}
 	st.Searcher = o.Memory.CacheSearcher(st.Searcher, append([]string{c.Search.Mode}, st.SearchProviders...))
 	if !o.NoReader {
-		r, err := c.reader(st.Extractor, o.Memory, o.Browsers)
+		r, err := reader(c, st.Extractor, o.Memory, o.Browsers)
 		if r != nil {
-			r.PrivateExtractor = c.selfHosted(st.ExtractProviders)
+			r.PrivateExtractor = selfHosted(c, st.ExtractProviders)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -121,16 +120,12 @@ func (c *Config) Build(opts *BuildOptions) (*Stack, error) {
 // which can read pages at private addresses and tells no third party
 // their URLs ([webpage.Reader.PrivateExtractor]). A provider at its
 // public address, or at a name that may resolve anywhere, is not.
-func (c *Config) selfHosted(names []string) bool {
+func selfHosted(c *config.Config, names []string) bool {
 	if len(names) == 0 {
 		return false
 	}
 	for _, n := range names {
-		b, ok := c.registry().Lookup(n)
-		if !ok {
-			return false
-		}
-		base := baseURL(reflect.ValueOf(b.section(&c.Providers)))
+		base := c.BaseURL(n)
 		u, err := webpage.CheckURL(base)
 		if err != nil {
 			return false
@@ -145,38 +140,11 @@ func (c *Config) selfHosted(names []string) bool {
 	return true
 }
 
-// baseURL returns the address a provider section reads pages at: its
-// string field tagged koanf:"base_url" (or "reader_url", Jina's) in the
-// struct v points to or its embedded structs, or "".
-func baseURL(v reflect.Value) string {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return ""
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return ""
-	}
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		switch {
-		case (f.Tag.Get("koanf") == "base_url" || f.Tag.Get("koanf") == "reader_url") && f.Type.Kind() == reflect.String:
-			return v.Field(i).String()
-		case f.Anonymous:
-			if s := baseURL(v.Field(i)); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
 // reader builds the page reader over x (nil for none) with the memory's
 // page cache: the probe, the classifier, the reading order, the PDF reader
 // and the local browser as configured, kept in browsers when set.
-func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *browser.Pool) (*webpage.Reader, error) {
-	r := &webpage.Reader{Probe: c.ProbeConfig(), Extractor: x, Order: webpage.Order(c.Fetch.Order)}
+func reader(c *config.Config, x provider.Extractor, mem *memory.Memory, browsers *browser.Pool) (*webpage.Reader, error) {
+	r := &webpage.Reader{Probe: ProbeConfig(c), Extractor: x, Order: webpage.Order(c.Fetch.Order)}
 	if mb := c.Hooks.WebFetch.MaxBytes; mb > 0 {
 		cl := classify.New(&classify.Options{MaxBytes: int64(mb)})
 		r.Classify = cl.ClassifyBytes
@@ -184,7 +152,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *brow
 	r.Cache = mem.PageCache()
 	r.PDF.Pdftotext = c.Fetch.Pdftotext
 	r.RenderTemplateHeavy = c.Fetch.RenderTemplateHeavy
-	rend, err := c.renderer(browsers)
+	rend, err := renderer(c, browsers)
 	switch {
 	case err == nil:
 		r.Renderer = rend
@@ -197,7 +165,7 @@ func (c *Config) reader(x provider.Extractor, mem *memory.Memory, browsers *brow
 // renderer returns the browser of the render tier, or an error wrapping
 // browser.ErrDisabled (fetch.browser is off) or browser.ErrNotFound (no
 // browser on PATH).
-func (c *Config) renderer(browsers *browser.Pool) (webpage.Renderer, error) {
+func renderer(c *config.Config, browsers *browser.Pool) (webpage.Renderer, error) {
 	path, err := browser.Find(c.Fetch.Browser)
 	if err != nil {
 		return nil, err
@@ -211,54 +179,54 @@ func (c *Config) renderer(browsers *browser.Pool) (webpage.Renderer, error) {
 	}}, nil
 }
 
-// ProbeConfig returns the settings of the page probe.
-func (c *Config) ProbeConfig() webpage.ProbeConfig {
+// ProbeConfig returns the settings of the page probe in c.
+func ProbeConfig(c *config.Config) webpage.ProbeConfig {
 	wf := c.Hooks.WebFetch
 	return webpage.ProbeConfig{MaxBytes: int64(wf.MaxBytes), Timeout: wf.ProbeTimeout, AllowPrivate: wf.AllowPrivate}
 }
 
-func (c *Config) searcher(names []string, o BuildOptions) (provider.Searcher, error) {
+func searcher(c *config.Config, names []string, o Options) (provider.Searcher, error) {
 	var ss []provider.Searcher
 	for _, n := range names {
-		b, err := c.backend(n, o.HTTPClient, o.Memory)
+		b, err := backend(c, n, o.HTTPClient, o.Memory)
 		if err != nil {
 			return nil, err
 		}
 		s, ok := b.(provider.Searcher)
 		if !ok {
-			return nil, fmt.Errorf("config: %s cannot search", n)
+			return nil, fmt.Errorf("assemble: %s cannot search", n)
 		}
-		ss = append(ss, o.Memory.Searcher(c.MemoryBackend(n), s))
+		ss = append(ss, o.Memory.Searcher(MemoryBackend(c, n), s))
 	}
 	mode, err := policy.ParseMode(c.Search.Mode)
 	if err != nil {
 		return nil, err
 	}
-	pc := c.SearchPolicyConfig()
+	pc := SearchPolicyConfig(c)
 	pc.Observer = o.Observer
 	return policy.NewSearch(mode, ss, pc)
 }
 
-func (c *Config) extractor(names []string, o BuildOptions) (provider.Extractor, error) {
+func extractor(c *config.Config, names []string, o Options) (provider.Extractor, error) {
 	var es []provider.Extractor
 	for _, n := range names {
-		b, err := c.backend(n, o.HTTPClient, o.Memory)
+		b, err := backend(c, n, o.HTTPClient, o.Memory)
 		if err != nil {
 			return nil, err
 		}
 		e, ok := b.(provider.Extractor)
 		if !ok {
-			return nil, fmt.Errorf("config: %s cannot extract", n)
+			return nil, fmt.Errorf("assemble: %s cannot extract", n)
 		}
-		es = append(es, o.Memory.Extractor(c.MemoryBackend(n), e))
+		es = append(es, o.Memory.Extractor(MemoryBackend(c, n), e))
 	}
-	pc := c.extractPolicyConfig(names)
+	pc := extractPolicyConfig(c, names)
 	pc.Observer = o.Observer
 	return policy.NewExtraction(es, pc)
 }
 
-// SearchPolicyConfig returns the configuration of the search policy.
-func (c *Config) SearchPolicyConfig() *policy.SearchConfig {
+// SearchPolicyConfig returns the configuration of the search policy in c.
+func SearchPolicyConfig(c *config.Config) *policy.SearchConfig {
 	return &policy.SearchConfig{
 		Budget:      c.Search.Timeout,
 		PerProvider: c.Search.ProviderTimeout,
@@ -271,7 +239,7 @@ func (c *Config) SearchPolicyConfig() *policy.SearchConfig {
 // over names. Primary is the first name when a primary is configured, so
 // that the order stays the configured one; empty means a random first
 // provider per extraction.
-func (c *Config) extractPolicyConfig(names []string) *policy.ExtractConfig {
+func extractPolicyConfig(c *config.Config, names []string) *policy.ExtractConfig {
 	primary := ""
 	if c.Extract.Primary != "" && len(names) > 0 {
 		primary = names[0]
@@ -284,18 +252,9 @@ func (c *Config) extractPolicyConfig(names []string) *policy.ExtractConfig {
 	}
 }
 
-// SearchProviders returns the search order ([SearchConfig.Order]) less the
-// providers that cannot be used ([Config.Usable]).
-func (c *Config) SearchProviders() []string { return c.usable(c.Search.Order(), true) }
-
-// ExtractProviders returns the extraction order ([ExtractConfig.Order])
-// less the providers that cannot be used ([Config.Usable]).
-func (c *Config) ExtractProviders() []string { return c.usable(c.Extract.Order(), false) }
-
 // usable returns the names of names that can be used for a search
-// (search) or an extraction: those with keys, and those that need none
-// ([Config.Usable]).
-func (c *Config) usable(names []string, search bool) []string {
+// (search) or an extraction ([config.Config.Usable]).
+func usable(c *config.Config, names []string, search bool) []string {
 	var out []string
 	for _, n := range names {
 		if c.Usable(n, search) {
@@ -305,50 +264,31 @@ func (c *Config) usable(names []string, search bool) []string {
 	return out
 }
 
-// Usable reports whether the named provider can be used for a search
-// (search true) or an extraction: it has keys, or it needs none (a
-// SearXNG instance with a base URL; Jina Reader with keyless set, for
-// extraction only).
-func (c *Config) Usable(name string, search bool) bool {
-	if c.KeyCount(name) > 0 {
-		return true
-	}
-	b, ok := c.registry().Lookup(name)
-	if !ok || b.usable == nil || (search && b.searchNeedsKey) {
-		return false
-	}
-	return b.usable(&c.Providers)
-}
-
-// Searcher returns the configured search policy (search.mode) over the
+// Searcher returns the search policy c configures (search.mode) over the
 // search providers with keys. It fails (wrapping [ErrNoProviders]) when no
 // provider of the order has keys.
-func (c *Config) Searcher() (provider.Searcher, error) {
-	st, err := c.Build(nil)
+func Searcher(c *config.Config) (provider.Searcher, error) {
+	st, err := Build(c, &Options{NoReader: true})
 	if st.Searcher == nil && err == nil {
-		err = fmt.Errorf("config: search: %w (order: %v)", ErrNoProviders, c.Search.Order())
+		err = fmt.Errorf("assemble: search: %w (order: %v)", ErrNoProviders, c.Search.Order())
 	}
 	return st.Searcher, err
 }
 
 // Extractor returns the extraction policy over the extraction providers
-// with keys. It fails (wrapping [ErrNoProviders]) when no provider of the
-// order has keys.
-func (c *Config) Extractor() (provider.Extractor, error) {
-	st, err := c.Build(nil)
+// with keys that c configures. It fails (wrapping [ErrNoProviders]) when no
+// provider of the order has keys.
+func Extractor(c *config.Config) (provider.Extractor, error) {
+	st, err := Build(c, &Options{NoReader: true})
 	if st.Extractor == nil && err == nil {
-		err = fmt.Errorf("config: extract: %w (order: %v)", ErrNoProviders, c.Extract.Order())
+		err = fmt.Errorf("assemble: extract: %w (order: %v)", ErrNoProviders, c.Extract.Order())
 	}
 	return st.Extractor, err
 }
 
-// MemoryBackend describes the named provider to the memory
+// MemoryBackend describes the named provider of c to the memory
 // ([memory.Memory.Searcher], [memory.Memory.Skip]): its name and its keys,
 // which the memory names by fingerprint only and never stores.
-func (c *Config) MemoryBackend(name string) memory.Backend {
-	b := memory.Backend{Name: name}
-	if _, st, _ := c.providerKeys(name); st != nil && *st != nil {
-		b.Keys = (*st).values
-	}
-	return b
+func MemoryBackend(c *config.Config, name string) memory.Backend {
+	return memory.Backend{Name: name, Keys: c.KeyValues(name)}
 }

@@ -1,4 +1,4 @@
-package config
+package assemble
 
 import (
 	"context"
@@ -12,82 +12,56 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/provider"
-	"github.com/webgate-dev/webgate/provider/exa"
-	"github.com/webgate-dev/webgate/provider/tavily"
-	"github.com/webgate-dev/webgate/provider/websearchapi"
 )
 
-func enumOf(t *testing.T, key string) []string {
+// mustLoad loads the configuration from env alone, with home as the home
+// directory (a new empty one when "").
+func mustLoad(t *testing.T, home string, env ...string) *config.Config {
 	t.Helper()
-	for _, s := range Settings() {
-		if s.Key == key {
-			return s.Enum
+	if home == "" {
+		home = t.TempDir()
+	}
+	c, err := config.Load(config.LoadOptions{Env: env, HomeDir: home})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return c
+}
+
+// TestBuilders_BuildEveryRegisteredProvider keeps the build functions in
+// step with the configuration's registry: every provider it knows can be
+// built, and nothing else.
+func TestBuilders_BuildEveryRegisteredProvider(t *testing.T) {
+	names := config.Providers().Names()
+	for _, n := range names {
+		if builders[n] == nil {
+			t.Errorf("provider %s is registered in config.Providers but has no build function", n)
 		}
 	}
-	t.Fatalf("no setting %s", key)
-	return nil
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
-func TestSettings_AcceptExactlyTheValuesTheBackendsAccept(t *testing.T) {
-	modes := make([]string, len(policy.Modes))
-	for i, m := range policy.Modes {
-		modes[i] = string(m)
-	}
-	tests := []struct {
-		key  string
-		want []string
-	}{
-		{"search.mode", modes},
-		{"providers.tavily.search_depth", tavily.SearchDepths},
-		{"providers.tavily.topic", tavily.Topics},
-		{"providers.tavily.extract_depth", tavily.ExtractDepths},
-		{"providers.exa.search_type", exa.Types},
-		{"providers.exa.category", append([]string{""}, exa.Categories...)},
-		{"providers.tavily.key_order", []string{string(provider.Shuffle), string(provider.RoundRobin)}},
-	}
-	for _, tt := range tests {
-		if got := enumOf(t, tt.key); !sameSet(got, tt.want) {
-			t.Errorf("%s accepts %v, the backend %v", tt.key, got, tt.want)
+	for n := range builders {
+		if !slices.Contains(names, n) {
+			t.Errorf("build function for %s, which config.Providers does not register", n)
 		}
 	}
 }
 
-func TestDefault_MatchesTheBackendDefaults(t *testing.T) {
-	d := Default()
-	p := d.Providers
-	if p.Tavily.BaseURL != tavily.DefaultBaseURL || p.Tavily.SearchDepth != tavily.DefaultSearchDepth ||
-		p.Tavily.Topic != tavily.DefaultTopic || p.Tavily.MaxResults != tavily.DefaultMaxResults ||
-		p.Tavily.ExtractDepth != tavily.DefaultExtractDepth {
-		t.Errorf("tavily defaults %+v differ from the backend's", p.Tavily)
-	}
-	if p.Exa.BaseURL != exa.DefaultBaseURL || p.Exa.Type != exa.DefaultType || p.Exa.NumResults != exa.DefaultNumResults {
-		t.Errorf("exa defaults %+v differ from the backend's", p.Exa)
-	}
-	if p.WebSearchAPI.BaseURL != websearchapi.DefaultBaseURL || p.WebSearchAPI.MaxResults != websearchapi.DefaultMaxResults ||
-		p.WebSearchAPI.ScrapeEngine != websearchapi.DefaultScrapeEngine {
-		t.Errorf("websearchapi defaults %+v differ from the backend's", p.WebSearchAPI)
-	}
-	if d.Search.Mode != string(policy.DefaultSearchMode) || d.Search.Timeout != policy.DefaultBudget {
-		t.Errorf("search defaults %+v differ from the policy's", d.Search)
+func TestBuild_UsesJinaReaderWithoutAKeyWhenEnabled(t *testing.T) {
+	c := mustLoad(t, "", "WEBGATE_PROVIDERS_JINA_KEYLESS=1")
+	st, err := Build(c, nil)
+	if err != nil || st.Extractor == nil || st.Reader.Extractor == nil {
+		t.Fatalf("Build = %+v, %v; want a keyless Jina extractor", st, err)
 	}
 }
 
 func TestSearcher_FailsWithErrNoProvidersWhenNoProviderHasKeys(t *testing.T) {
 	c := mustLoad(t, "", "EXA_API_KEY=e1", "WEBGATE_SEARCH_PROVIDERS=tavily,websearchapi")
-	if _, err := c.Searcher(); !errors.Is(err, ErrNoProviders) {
+	if _, err := Searcher(c); !errors.Is(err, ErrNoProviders) {
 		t.Errorf("Searcher error = %v, want ErrNoProviders", err)
 	}
 	c = mustLoad(t, "")
-	if _, err := c.Extractor(); !errors.Is(err, ErrNoProviders) {
+	if _, err := Extractor(c); !errors.Is(err, ErrNoProviders) {
 		t.Errorf("Extractor error = %v, want ErrNoProviders", err)
 	}
 }
@@ -95,10 +69,10 @@ func TestSearcher_FailsWithErrNoProvidersWhenNoProviderHasKeys(t *testing.T) {
 func TestSearcher_CombinesOnlyTheProvidersWithKeysInOrder(t *testing.T) {
 	c := mustLoad(t, "", "TAVILY_API_KEY=t1", "EXA_API_KEY=e1", "CLAUDE_WEB_HOOKS_SEARCH_MODE=fallback",
 		"CLAUDE_WEB_HOOKS_SEARCH_PRIMARY=exa")
-	if got := c.SearchProviders(); !slices.Equal(got, []string{Exa, Tavily}) {
+	if got := c.SearchProviders(); !slices.Equal(got, []string{config.Exa, config.Tavily}) {
 		t.Errorf("SearchProviders = %v, want exa, tavily", got)
 	}
-	s, err := c.Searcher()
+	s, err := Searcher(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +84,13 @@ func TestSearcher_CombinesOnlyTheProvidersWithKeysInOrder(t *testing.T) {
 func TestExtractor_KeepsTheConfiguredOrderWhenThePrimaryHasNoKeys(t *testing.T) {
 	c := mustLoad(t, "", "TAVILY_API_KEY=t1", "WEBSEARCHAPI_API_KEY=w1",
 		"CLAUDE_WEB_HOOKS_WEBFETCH_EXTRACT_PRIMARY=exa")
-	if got := c.ExtractProviders(); !slices.Equal(got, []string{WebSearchAPI, Tavily}) {
+	if got := c.ExtractProviders(); !slices.Equal(got, []string{config.WebSearchAPI, config.Tavily}) {
 		t.Errorf("ExtractProviders = %v", got)
 	}
-	if got := c.extractPolicyConfig(c.ExtractProviders()).Primary; got != WebSearchAPI {
+	if got := extractPolicyConfig(c, c.ExtractProviders()).Primary; got != config.WebSearchAPI {
 		t.Errorf("policy primary = %q, want the first provider with keys", got)
 	}
-	e, err := c.Extractor()
+	e, err := Extractor(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +98,7 @@ func TestExtractor_KeepsTheConfiguredOrderWhenThePrimaryHasNoKeys(t *testing.T) 
 		t.Errorf("extractor = %s", got)
 	}
 	c = mustLoad(t, "", "TAVILY_API_KEY=t1", "WEBSEARCHAPI_API_KEY=w1")
-	if got := c.extractPolicyConfig(c.ExtractProviders()).Primary; got != "" {
+	if got := extractPolicyConfig(c, c.ExtractProviders()).Primary; got != "" {
 		t.Errorf("policy primary = %q, want empty (random start) without a configured primary", got)
 	}
 }
@@ -153,7 +127,7 @@ func TestSearcher_SearchesThroughTheConfiguredBaseURLWithEveryKey(t *testing.T) 
 
 	c := mustLoad(t, "", "TAVILY_API_KEY=key-a|key-b", "TAVILY_BASE_URL="+srv.URL, "TAVILY_TOPIC=news",
 		"WEBGATE_PROVIDERS_TAVILY_KEY_ORDER=round-robin", "WEBGATE_SEARCH_PROVIDERS=tavily")
-	s, err := c.Searcher()
+	s, err := Searcher(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +164,7 @@ func TestBuild_SendsPrivatePagesOnlyToASelfHostedExtractor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := mustLoad(t, "", tt.env...)
-		st, err := c.Build(nil)
+		st, err := Build(c, nil)
 		if err != nil || st.Reader == nil {
 			t.Fatalf("%v: Build = %+v, %v", tt.env, st, err)
 		}

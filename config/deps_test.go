@@ -1,0 +1,31 @@
+package config
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDeps_ReadingASettingLinksNoBrowser keeps building out of config: a
+// program that only reads settings must not link what assemble builds
+// with. The local browser's driver is checked; SQLite and Redis are still
+// linked through the defaults config reads from memory and store.
+func TestDeps_ReadingASettingLinksNoBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/chromedp/", "github.com/webgate-dev/webgate/webpage/browser", "github.com/webgate-dev/webgate/assemble"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("config links %s", dep)
+			}
+		}
+	}
+}
