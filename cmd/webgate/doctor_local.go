@@ -71,6 +71,9 @@ func programVersion(ctx context.Context, path, arg string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, localVersionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, arg)
+	// A program that leaves a child holding its output open must not keep
+	// doctor waiting past the timeout.
+	cmd.WaitDelay = time.Second
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &limitedBuilder{b: &out}, &limitedBuilder{b: &errb}
 	err := cmd.Run()

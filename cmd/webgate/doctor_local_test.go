@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestDoctor_ReportsTheLocalBrowserAndPdftotextWithTheirVersions(t *testing.T) {
@@ -75,4 +77,27 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A program whose child keeps its output open (here a background sleep)
+// does not keep doctor waiting: its version is read, and the wait ends
+// about a second after the program exits.
+func TestProgramVersion_AChildHoldingTheOutputDoesNotHang(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nsleep 60 &\necho 'prog 1.2.3'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		v, _ := programVersion(context.Background(), prog, "-v")
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		if v != "prog 1.2.3" {
+			t.Errorf("version %q", v)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("programVersion still waiting 30 s after the program printed its version")
+	}
 }
