@@ -144,7 +144,7 @@ func skipWithoutUserNamespaces(t *testing.T, err error) {
 // worker that serves the environment worker (its socket and key), in dir
 // (the worker's own when empty), with env and with attr. It returns the
 // replies.
-func askWarmAs(t *testing.T, worker, env []string, dir string, attr *syscall.SysProcAttr) []gate.WarmReply {
+func askWarmAs(t *testing.T, worker, env []string, dir string, attr *syscall.SysProcAttr, wrap ...string) []gate.WarmReply {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
@@ -154,7 +154,8 @@ func askWarmAs(t *testing.T, worker, env []string, dir string, attr *syscall.Sys
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0])
+	argv := append(slices.Clip(wrap), os.Args[0])
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(slices.Clip(env), warmCallerEnv+"="+socket, "WEBGATE_TEST_WARM_KEY="+key)
 	cmd.Dir = dir
 	cmd.SysProcAttr = attr
@@ -194,6 +195,7 @@ func TestWarmWorker_ServesOnlyCallersOfItsOwnWorld(t *testing.T) {
 		name    string
 		env     []string
 		dir     string
+		wrap    []string // a program the caller runs under
 		attr    func() *syscall.SysProcAttr
 		refused []string // what the refusal names; none: served
 	}{
@@ -202,6 +204,10 @@ func TestWarmWorker_ServesOnlyCallersOfItsOwnWorld(t *testing.T) {
 			refused: []string{"user namespace", "network namespace"}},
 		{name: "another working directory, with the worker's key", env: env, dir: t.TempDir(),
 			refused: []string{"working directory"}},
+		// A Landlock or seccomp sandbox shares every namespace, but not
+		// what no_new_privs (which Landlock needs) marks.
+		{name: "a caller under no_new_privs", env: env, wrap: []string{"setpriv", "--no-new-privs"},
+			refused: []string{"confinement"}},
 		// Where fetch.pdftotext and every program a call names are found.
 		{name: "another PATH, with the worker's key", env: append(slices.Clip(env), "PATH=/tmp/elsewhere:/usr/bin:/bin"),
 			refused: []string{"process environment"}},
@@ -213,7 +219,12 @@ func TestWarmWorker_ServesOnlyCallersOfItsOwnWorld(t *testing.T) {
 				attr = c.attr()
 			}
 			before := f.Count()
-			replies := askWarmAs(t, env, c.env, c.dir, attr)
+			if len(c.wrap) > 0 {
+				if _, err := exec.LookPath(c.wrap[0]); err != nil {
+					t.Skip(c.wrap[0], "is not installed")
+				}
+			}
+			replies := askWarmAs(t, env, c.env, c.dir, attr, c.wrap...)
 			if len(replies) == 0 {
 				t.Fatal("no reply from the warm worker")
 			}

@@ -26,7 +26,7 @@ import (
 // own environment, from which the warm worker loads the configuration, so
 // an answer is the one the exec'd worker would give. Front and warm worker
 // deal only with each other in one [World] (user, namespaces, root and
-// working directory): a front sends a call to no listener of another, and
+// working directory, confinement): a front sends a call to no listener of another, and
 // the warm worker refuses a caller of another, whose front then runs the
 // worker itself in its own world. It exits when idle
 // (hooks.worker_idle), when its socket is removed, or when the worker

@@ -17,6 +17,11 @@ type FileID struct{ Dev, Ino uint64 }
 type World struct {
 	User, Mnt, Net, PID FileID
 	Root, Cwd           FileID
+	// Confinement is what the kernel holds the process to beyond its
+	// namespaces: the NoNewPrivs, Seccomp and Seccomp_filters lines of
+	// /proc/PID/status (a Landlock or seccomp sandbox sets them); "" when
+	// unreadable.
+	Confinement string
 }
 
 // Diff returns what differs between the world w and other, or "" when
@@ -38,6 +43,9 @@ func (w World) Diff(other World) string {
 		if p.a != p.b || p.a == (FileID{}) {
 			diff = append(diff, p.name)
 		}
+	}
+	if w.Confinement != other.Confinement || w.Confinement == "" {
+		diff = append(diff, "confinement (no_new_privs, seccomp)")
 	}
 	return strings.Join(diff, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -32,7 +33,28 @@ func ProcWorld(dir string) (World, error) {
 		}
 		*p.to = FileID{Dev: uint64(st.Dev), Ino: st.Ino}
 	}
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return World{}, err
+	}
+	w.Confinement = confinement(string(status))
+	if w.Confinement == "" {
+		return World{}, fmt.Errorf("%s/status: no NoNewPrivs or Seccomp line", dir)
+	}
 	return w, nil
+}
+
+// confinement picks the NoNewPrivs, Seccomp and Seccomp_filters lines of a
+// /proc/PID/status text, as one string; "" when it has none of them.
+func confinement(status string) string {
+	var parts []string
+	for _, line := range strings.Split(status, "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if ok && (name == "NoNewPrivs" || name == "Seccomp" || name == "Seccomp_filters") {
+			parts = append(parts, name+"="+strings.TrimSpace(value))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // listenerInOurWorld reports whether the process listening at the other
