@@ -1,12 +1,14 @@
 package webpage
 
 import (
-	"github.com/webgate-dev/webgate/internal/lazyre"
 	"math"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/internal/lazyre"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // OmissionMark stands where [FitContent] left text out of content it kept
@@ -247,37 +249,11 @@ func words(s string) []string {
 
 // TextLen returns the length of s in UTF-16 code units, the unit in which
 // Claude Code (JavaScript) measures its 10,000-character output cap.
-func TextLen(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
+func TextLen(s string) int { return textfmt.Len(s) }
 
 // CutText returns the longest prefix of s that is at most max UTF-16 code
 // units long, cut at a rune boundary.
-func CutText(s string, max int) string {
-	if max <= 0 {
-		return ""
-	}
-	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > max {
-			return s[:i]
-		}
-		n += w
-	}
-	return s
-}
+func CutText(s string, max int) string { return textfmt.Cut(s, max) }
 
 // Window is one part of a long content, cut by position with [CutWindow].
 // Positions count UTF-16 code units, as [TextLen] does.
