@@ -84,6 +84,18 @@ type Config struct {
 	// customEndpoint is true when the environment says Claude Code talks
 	// to a custom endpoint (see [Config.AnswerStyle]).
 	customEndpoint bool
+	// claudeConfigDir and claudeProjectDir are Claude Code's settings
+	// directory and project root as the environment names them (see
+	// [Config.ClaudeDirs]).
+	claudeConfigDir, claudeProjectDir string
+}
+
+// ClaudeDirs returns the Claude Code settings directory (CLAUDE_CONFIG_DIR)
+// and project root (CLAUDE_PROJECT_DIR, which Claude Code gives its hooks)
+// of the environment the configuration was loaded from, each "" when
+// unset: where the permission rules that decide a replace answer live.
+func (c *Config) ClaudeDirs() (configDir, projectDir string) {
+	return c.claudeConfigDir, c.claudeProjectDir
 }
 
 // AnswerStyle returns hooks.answer with "auto" resolved: "deny" when the

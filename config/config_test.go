@@ -675,3 +675,18 @@ func TestSettings_DeriveVariableNamesFromKeys(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's settings directory and project root come from the
+// environment the hooks get; a relative path is no directory, "~/" is the
+// home directory.
+func TestLoad_ClaudeDirsComeFromTheEnvironment(t *testing.T) {
+	home := t.TempDir()
+	c := mustLoad(t, home, "CLAUDE_CONFIG_DIR=~/claude-config", "CLAUDE_PROJECT_DIR=/work/proj/")
+	if cd, pd := c.ClaudeDirs(); cd != filepath.Join(home, "claude-config") || pd != "/work/proj" {
+		t.Errorf("ClaudeDirs = %q, %q", cd, pd)
+	}
+	c = mustLoad(t, home, "CLAUDE_PROJECT_DIR=relative/proj")
+	if cd, pd := c.ClaudeDirs(); cd != "" || pd != "" {
+		t.Errorf("ClaudeDirs without absolute directories = %q, %q", cd, pd)
+	}
+}

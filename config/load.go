@@ -118,6 +118,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	l.finish()
 	l.cfg.origins = l.origins
 	l.cfg.customEndpoint = customEndpoint(l.env)
+	l.cfg.claudeConfigDir = l.absDir("CLAUDE_CONFIG_DIR")
+	l.cfg.claudeProjectDir = l.absDir("CLAUDE_PROJECT_DIR")
 	if err := l.cfg.ResolveKeys(l.home); err != nil {
 		l.problems = append(l.problems, err)
 	}
@@ -138,6 +140,23 @@ type loader struct {
 
 func (l *loader) problem(key, source, msg string, err error) {
 	l.problems = append(l.problems, &Problem{Key: key, Source: source, Message: msg, Err: err})
+}
+
+// absDir returns the directory the variable name holds, with a leading
+// "~/" expanded, when it is an absolute path; "" otherwise.
+func (l *loader) absDir(name string) string {
+	v, ok := l.lookup(name)
+	if !ok {
+		return ""
+	}
+	v = strings.TrimSpace(v)
+	if rest, ok := strings.CutPrefix(v, "~/"); ok && l.home != "" {
+		v = filepath.Join(l.home, rest)
+	}
+	if !filepath.IsAbs(v) {
+		return ""
+	}
+	return filepath.Clean(v)
 }
 
 // customEndpoint reports whether env says Claude Code talks to another

@@ -98,7 +98,7 @@ func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decisio
 	if d.Action != Deny {
 		return d
 	}
-	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, k.URL); ok {
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, k.URL); ok {
 		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r.Kind, r.Rule, r.File, in.ToolName))
 		return d
 	}
@@ -129,7 +129,7 @@ func (p *Plan) replaceNote(s Settings, a Answers, url string) string {
 	if !replacing(in, s, a) || in.Event != PreToolUse {
 		return ""
 	}
-	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), in.Cwd), in.ToolName, url); ok {
+	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, url); ok {
 		return fmt.Sprintf("; hooks.answer is replace, but the %s rule %q in %s stops the native %s, so the hook denies with the answer", r.Kind, r.Rule, r.File, in.ToolName)
 	}
 	p.Replaces = true
@@ -152,6 +152,15 @@ func claudeConfigDir(in *Input, s Settings) string {
 		return ""
 	}
 	return filepath.Dir(projects)
+}
+
+// claudeProjectDir returns the project root whose .claude settings apply
+// to the session: s.ClaudeProjectDir when set, else the payload's cwd.
+func claudeProjectDir(in *Input, s Settings) string {
+	if s.ClaudeProjectDir != "" {
+		return s.ClaudeProjectDir
+	}
+	return in.Cwd
 }
 
 // takeAnswer returns the answer kept for in's call, if any.

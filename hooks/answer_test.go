@@ -226,6 +226,33 @@ func TestReplace_AUserDenyOrAskRuleGetsTheDenyAnswer(t *testing.T) {
 	}
 }
 
+// After the agent changes directory the payload's cwd is no longer the
+// project root: the project's rules are read from the root the session
+// names (CLAUDE_PROJECT_DIR, Settings.ClaudeProjectDir), and a user
+// settings directory given in Settings counts without a transcript.
+func TestReplace_TheProjectRootsAndTheConfigDirectorysRulesCountFromASubdirectory(t *testing.T) {
+	for name, user := range map[string]bool{"project ask rule": false, "user ask rule": true} {
+		t.Run(name, func(t *testing.T) {
+			project, config := t.TempDir(), t.TempDir()
+			sub := filepath.Join(project, "cmd", "tool")
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if user {
+				writeClaudeSettings(t, config, true, `{"ask":["WebSearch"]}`)
+			} else {
+				writeClaudeSettings(t, project, false, `{"ask":["WebSearch"]}`)
+			}
+			b := &box{}
+			env := &WebSearchEnv{Searcher: okSearcher(1), Answers: b, Settings: Settings{Answer: AnswerReplace, ClaudeProjectDir: project, ClaudeConfigDir: config}}
+			in := claudeEvent(t, "PreToolUse", "WebSearch", `{"query":"go generics"}`, `,"cwd":`+strconv.Quote(sub))
+			if d := HandleWebSearch(context.Background(), in, env); d.Action != Deny || len(b.m) != 0 {
+				t.Fatalf("%+v (kept %d), want a deny with the results", d, len(b.m))
+			}
+		})
+	}
+}
+
 func TestReplace_RulesForOtherToolsOrDomainsStillAllow(t *testing.T) {
 	project := t.TempDir()
 	writeClaudeSettings(t, project, false, `{"deny":["WebFetch(domain:other.example)","Bash(curl:*)","WebSearchX"],"ask":["WebFetch(domain:*.internal.example)"]}`)

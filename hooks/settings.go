@@ -91,11 +91,16 @@ type Settings struct {
 	Answer AnswerStyle `koanf:"answer"`
 	// ClaudeConfigDir is the user's Claude Code settings directory
 	// (~/.claude, or CLAUDE_CONFIG_DIR). Under [AnswerReplace] its
-	// permission rules, with the managed policy's and the project's (the
-	// payload's cwd), decide whether the hook can let a native call run
+	// permission rules, with the managed policy's and the project's
+	// ([Settings.ClaudeProjectDir]), decide whether the hook can let a native call run
 	// ([StoppingRule]); empty means the directory the payload's
 	// transcript lives in, if any.
 	ClaudeConfigDir string `koanf:"-"`
+	// ClaudeProjectDir is the project root of the Claude Code session
+	// (CLAUDE_PROJECT_DIR), whose .claude settings hold the project's
+	// permission rules; empty means the payload's cwd, which is the root
+	// only until the agent changes directory.
+	ClaudeProjectDir string `koanf:"-"`
 	// Secrets are values (API keys) scrubbed from every output and
 	// diagnostic as a last line of defence.
 	Secrets []string `koanf:"-"`

@@ -281,6 +281,7 @@ func Settings(cfg *config.Config, budget time.Duration, searchTools, fetchTools 
 		SystemMessage:  cfg.Hooks.SystemMessage,
 		Tools:          hooks.ToolNames{WebSearch: searchTools, WebFetch: fetchTools},
 	}
+	s.ClaudeConfigDir, s.ClaudeProjectDir = cfg.ClaudeDirs()
 	if cfg.Debug {
 		s.Trace = append(s.Trace, "configuration: "+strings.Join(cfg.Sources, ", "))
 	}

@@ -134,3 +134,13 @@ func TestWebSearchHandler_StepsAsideWithoutKeys(t *testing.T) {
 		t.Errorf("decision = %+v", d)
 	}
 }
+
+// The hooks read the permission rules a replace answer depends on from
+// the Claude Code directories the hook's environment names.
+func TestSettings_CarryClaudeCodesDirectories(t *testing.T) {
+	cfg, _ := load(t, "CLAUDE_CONFIG_DIR=/home/u/.claude-work", "CLAUDE_PROJECT_DIR=/src/proj")
+	s := Settings(cfg, time.Second, nil, nil)
+	if s.ClaudeConfigDir != "/home/u/.claude-work" || s.ClaudeProjectDir != "/src/proj" {
+		t.Errorf("settings: config dir %q, project dir %q", s.ClaudeConfigDir, s.ClaudeProjectDir)
+	}
+}
