@@ -149,10 +149,7 @@ func (l *loader) absDir(name string) string {
 	if !ok {
 		return ""
 	}
-	v = strings.TrimSpace(v)
-	if rest, ok := strings.CutPrefix(v, "~/"); ok && l.home != "" {
-		v = filepath.Join(l.home, rest)
-	}
+	v = expandHome(strings.TrimSpace(v), l.home)
 	if !filepath.IsAbs(v) {
 		return ""
 	}
