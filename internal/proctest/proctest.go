@@ -18,16 +18,24 @@ import (
 // Running reports whether process pid exists and is not a zombie waiting
 // to be reaped.
 func Running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, ok := state("/proc/" + strconv.Itoa(pid) + "/stat")
+	return ok && st != 'Z'
+}
+
+// state returns the state letter of the stat file at path (R, S, T, Z,
+// …); 0 when the file is there but its state cannot be read, and false
+// when it cannot be read at all.
+func state(path string) (byte, bool) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	// The state follows the command's closing parenthesis.
 	s := string(b)
 	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
+		return s[i+2], true
 	}
-	return true
+	return 0, true
 }
 
 // Runs reports whether process pid's command line holds args, in order
@@ -68,13 +76,7 @@ func Stopped(pid int) bool {
 		return false
 	}
 	for _, task := range tasks {
-		b, err := os.ReadFile(dir + "/" + task.Name() + "/stat")
-		if err != nil {
-			return false
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) || s[i+2] != 'T' {
+		if st, _ := state(dir + "/" + task.Name() + "/stat"); st != 'T' {
 			return false
 		}
 	}
