@@ -185,18 +185,29 @@ func ProbeConfig(c *config.Config) webpage.ProbeConfig {
 	return webpage.ProbeConfig{MaxBytes: int64(wf.MaxBytes), Timeout: wf.ProbeTimeout, AllowPrivate: wf.AllowPrivate}
 }
 
-func searcher(c *config.Config, names []string, o Options) (provider.Searcher, error) {
-	var ss []provider.Searcher
+// backendsAs builds the named backends of c as T (a searcher or an
+// extractor), each watched by the memory through watch; a backend that is
+// not a T fails, saying it cannot do what.
+func backendsAs[T any](c *config.Config, names []string, o Options, what string, watch func(memory.Backend, T) T) ([]T, error) {
+	var ts []T
 	for _, n := range names {
 		b, err := backend(c, n, o.HTTPClient, o.Memory)
 		if err != nil {
 			return nil, err
 		}
-		s, ok := b.(provider.Searcher)
+		t, ok := b.(T)
 		if !ok {
-			return nil, fmt.Errorf("assemble: %s cannot search", n)
+			return nil, fmt.Errorf("assemble: %s cannot %s", n, what)
 		}
-		ss = append(ss, o.Memory.Searcher(MemoryBackend(c, n), s))
+		ts = append(ts, watch(MemoryBackend(c, n), t))
+	}
+	return ts, nil
+}
+
+func searcher(c *config.Config, names []string, o Options) (provider.Searcher, error) {
+	ss, err := backendsAs(c, names, o, "search", o.Memory.Searcher)
+	if err != nil {
+		return nil, err
 	}
 	mode, err := policy.ParseMode(c.Search.Mode)
 	if err != nil {
@@ -208,17 +219,9 @@ func searcher(c *config.Config, names []string, o Options) (provider.Searcher, e
 }
 
 func extractor(c *config.Config, names []string, o Options) (provider.Extractor, error) {
-	var es []provider.Extractor
-	for _, n := range names {
-		b, err := backend(c, n, o.HTTPClient, o.Memory)
-		if err != nil {
-			return nil, err
-		}
-		e, ok := b.(provider.Extractor)
-		if !ok {
-			return nil, fmt.Errorf("assemble: %s cannot extract", n)
-		}
-		es = append(es, o.Memory.Extractor(MemoryBackend(c, n), e))
+	es, err := backendsAs(c, names, o, "extract", o.Memory.Extractor)
+	if err != nil {
+		return nil, err
 	}
 	pc := extractPolicyConfig(c, names)
 	pc.Observer = o.Observer
