@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,35 @@ func TestWarmWorker_KeepsNoneOfItsCallersDescriptors(t *testing.T) {
 		if strings.HasPrefix(target, "pipe:") {
 			t.Errorf("the warm worker holds a pipe it did not open: descriptor %d, %s", fd, target)
 		}
+	}
+}
+
+// A warm worker started by something other than a hook worker (which
+// marks what it inherited close-on-exec) still holds none of its
+// starter's descriptors: serve closes them first thing.
+func TestWarmWorker_ServeClosesWhatItInherited(t *testing.T) {
+	state := shortDir(t)
+	socket := filepath.Join(state, "run", "t.sock")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(binary(t, "webgate-hook"), "serve", "--idle", "1m", socket, "test-key")
+	cmd.ExtraFiles = []*os.File{w} // descriptor 3, without close-on-exec
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	_ = r.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatalf("the inherited descriptor did not end: %v", err)
+	}
+	if !proctest.Running(cmd.Process.Pid) {
+		t.Fatal("the warm worker exited: its descriptors were not what ended the pipe")
 	}
 }

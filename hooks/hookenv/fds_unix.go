@@ -14,28 +14,27 @@ import (
 // (the warm worker, the local browser, pdftotext) get none of them. The
 // descriptors a hook's caller leaves open (the other end of a pipe it
 // waits on, make's jobserver) then close when the hook exits, whatever
-// it started. Go opens every descriptor of its own close-on-exec already.
-// The worker calls it first thing.
+// it started. A hook worker calls it first thing.
 func InheritNothing() {
-	for _, fd := range openFDs() {
-		if fd > 2 {
-			if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
-				_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
-			}
-		}
-	}
+	eachInherited(func(fd, flags int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC) })
 }
 
 // CloseInherited closes every descriptor above the standard streams that
-// this process did not open itself: those without close-on-exec, which
-// only the process that started it can have left. A warm worker calls it
-// first thing, since it outlives the call that started it and must hold
-// nothing its caller waits on.
+// this process did not open itself. A warm worker calls it first thing
+// (instead of [InheritNothing]), since it outlives the call that started
+// it and must hold nothing its caller waits on.
 func CloseInherited() {
+	eachInherited(func(fd, _ int) { _ = unix.Close(fd) })
+}
+
+// eachInherited calls f with every descriptor above the standard streams
+// that lacks close-on-exec, and its flags: one this process inherited, as
+// Go opens every descriptor of its own close-on-exec.
+func eachInherited(f func(fd, flags int)) {
 	for _, fd := range openFDs() {
 		if fd > 2 {
 			if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
-				_ = unix.Close(fd)
+				f(fd, flags)
 			}
 		}
 	}

@@ -36,9 +36,18 @@ import (
 
 func main() {
 	start := time.Now()
-	// What this process starts (a warm worker, the browser, pdftotext)
-	// gets only its standard streams of what the caller left open.
-	hookenv.InheritNothing()
+	hook := firstArg()
+	if hook == "serve" {
+		// A daemon keeps only what it opened itself: a descriptor its
+		// starter left open would keep that starter's caller waiting for
+		// EOF as long as this process runs.
+		hookenv.CloseInherited()
+	} else {
+		// What this process starts (a warm worker, the browser,
+		// pdftotext) gets only its standard streams of what the caller
+		// left open.
+		hookenv.InheritNothing()
+	}
 	// Run by a front, the budget counts from the front's start.
 	t, fronted := gate.FrontStart(os.LookupEnv)
 	if fronted && !t.IsZero() {
@@ -53,7 +62,7 @@ func main() {
 		loaded.Store(c)
 		return c, err
 	}
-	switch hook := firstArg(); hook {
+	switch hook {
 	case "websearch":
 		h = hookenv.WebSearchHandler(load)
 	case "webfetch":
@@ -111,10 +120,6 @@ func serve(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: webgate-hook serve [--idle DURATION] SOCKET KEY")
 		return 2
 	}
-	// A daemon keeps only what it opened itself: a descriptor its
-	// starter left open would keep that starter's caller waiting for EOF
-	// as long as this process runs.
-	hookenv.CloseInherited()
 	exe, _ := os.Executable()
 	// Asked to stop, it stops taking calls and finishes the ones under way.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
