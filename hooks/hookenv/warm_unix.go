@@ -487,6 +487,18 @@ const maxWarm = 8
 // ([stillNamed]).
 func sweep(dir string) (live int) {
 	seen := map[string]bool{}
+	// Markers first: a starting worker locks its lock file before it
+	// removes its marker, so one that moves from the one to the other
+	// while sweep looks is seen in either. Looked at the other way round,
+	// it could be in neither, and one more would start.
+	markers, _ := filepath.Glob(filepath.Join(dir, "*.sock.starting"))
+	for _, m := range markers {
+		if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > startingFresh {
+			_ = os.Remove(m)
+		} else if err == nil {
+			seen[strings.TrimSuffix(m, ".starting")] = true
+		}
+	}
 	locks, _ := filepath.Glob(filepath.Join(dir, "*.sock.lock"))
 	for _, l := range locks {
 		base := strings.TrimSuffix(l, ".lock")
@@ -505,14 +517,6 @@ func sweep(dir string) (live int) {
 			}
 		}
 		f.Close()
-	}
-	markers, _ := filepath.Glob(filepath.Join(dir, "*.sock.starting"))
-	for _, m := range markers {
-		if fi, err := os.Lstat(m); err == nil && time.Since(fi.ModTime()) > startingFresh {
-			_ = os.Remove(m)
-		} else if err == nil {
-			seen[strings.TrimSuffix(m, ".starting")] = true
-		}
 	}
 	return len(seen)
 }
