@@ -13,6 +13,7 @@ import (
 	"github.com/webgate-dev/webgate/internal/safefile"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // saltFile is the default name of the fingerprint salt in the state
@@ -28,10 +29,10 @@ const saltFile = "fingerprint-salt"
 // remembers nothing) and, for a store that failed, the error: callers go
 // on without memory. The caller closes the Memory's store.
 func OpenMemory(ctx context.Context, c *config.Config) (*memory.Memory, error) {
-	return OpenMemoryWith(ctx, c, store.Open)
+	return OpenMemoryWith(ctx, c, storeurl.Open)
 }
 
-// StoreOpener opens a store as [store.Open] does.
+// StoreOpener opens a store as [storeurl.Open] does.
 type StoreOpener func(ctx context.Context, url string, opts *store.Options) (*store.Store, error)
 
 // OpenMemoryWith is [OpenMemory] with the store opened by open: a

@@ -9,8 +9,7 @@ import (
 
 // TestDeps_ReadingASettingLinksNoBrowser keeps building out of config: a
 // program that only reads settings must not link what assemble builds
-// with. The local browser's driver is checked; SQLite and Redis are still
-// linked through the defaults config reads from memory and store.
+// with: not the local browser's driver, not SQLite, not Redis.
 func TestDeps_ReadingASettingLinksNoBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -22,7 +21,12 @@ func TestDeps_ReadingASettingLinksNoBrowser(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"github.com/chromedp/", "github.com/webgate-dev/webgate/webpage/browser", "github.com/webgate-dev/webgate/assemble"} {
+		for _, banned := range []string{
+			"github.com/chromedp/", "modernc.org/sqlite", "github.com/redis/go-redis/",
+			"github.com/webgate-dev/webgate/webpage/browser", "github.com/webgate-dev/webgate/assemble",
+			"github.com/webgate-dev/webgate/store/sqlitestore", "github.com/webgate-dev/webgate/store/redisstore",
+			"github.com/webgate-dev/webgate/store/storeurl",
+		} {
 			if strings.HasPrefix(dep, banned) {
 				t.Errorf("config links %s", dep)
 			}

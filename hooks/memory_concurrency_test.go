@@ -22,6 +22,7 @@ import (
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider/providertest"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // Many hook processes and an MCP server on one store, at the same time, as
@@ -168,7 +169,7 @@ type storeReport struct {
 func readStore(t *testing.T, url, state string) storeReport {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, url, &store.Options{DefaultPath: filepath.Join(state, config.StoreFile), Timeout: 10 * time.Second})
+	st, err := storeurl.Open(ctx, url, &store.Options{DefaultPath: filepath.Join(state, config.StoreFile), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("the store does not open: %v", err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider/providertest"
-	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // The tests below run the built hooks as separate processes over one
@@ -43,7 +43,7 @@ func saysCached(t *testing.T, r result) bool {
 func decisions(t *testing.T, state string) []memory.Decision {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(state, config.StoreFile), nil)
+	st, err := storeurl.Open(ctx, filepath.Join(state, config.StoreFile), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

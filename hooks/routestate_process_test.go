@@ -14,7 +14,7 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/routing"
-	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // The docs routes' escape hatch kept by the built hooks: in the store when
@@ -34,7 +34,7 @@ func storedRouteState(t *testing.T, state, session string, call routing.Call) bo
 	if err != nil {
 		t.Fatalf("no fingerprint salt: %v", err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(state, config.StoreFile), nil)
+	st, err := storeurl.Open(context.Background(), filepath.Join(state, config.StoreFile), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
-	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // A search asked twice within the TTL is answered once by the provider;
 // the second answer says when it was fetched.
 func ExampleMemory_CacheSearcher() {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "memory:", nil)
+	st, err := storeurl.Open(ctx, "memory:", nil)
 	if err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func ExampleMemory_CacheSearcher() {
 // A provider whose monthly budget is spent is skipped without a request.
 func ExampleMemory_Searcher() {
 	ctx := context.Background()
-	st, _ := store.Open(ctx, "memory:", nil)
+	st, _ := storeurl.Open(ctx, "memory:", nil)
 	defer st.Close()
 	m := memory.New(memory.Options{Store: st, Budgets: map[string]int64{"exa": 1}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }})
 	s := m.Searcher(memory.Backend{Name: "exa", Keys: []string{"k"}}, &searcher{name: "exa"})

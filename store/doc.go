@@ -29,13 +29,14 @@
 //
 // # Backends
 //
-// [Open] chooses a backend by URL: "off", "memory:" (package memstore),
-// "sqlite:///abs/path" or "" for the caller's default path (package
-// sqlitestore, the embedded default: one file shared by all processes),
-// "redis://host:port/db" or "rediss://…" (package redisstore, shared by
-// machines). [New] wraps any backend that implements the interfaces of
-// package driver; package storetest is the conformance suite all of them
-// pass.
+// Package storeurl opens a store by URL, with the backend the URL picks:
+// "off", "memory:" (package memstore), "sqlite:///abs/path" or "" for the
+// caller's default path (package sqlitestore, the embedded default: one
+// file shared by all processes), "redis://host:port/db" or "rediss://…"
+// (package redisstore, shared by machines). This package links none of
+// them: [New] wraps any backend that implements the interfaces of package
+// driver, and [OpenWith] opens a URL with the backends it is given;
+// package storetest is the conformance suite all of them pass.
 //
 // # Failing open
 //
@@ -58,5 +59,5 @@
 // This package does not inspect what it is given.
 //
 // The package never reads the environment: the frontends map their
-// settings (WEBGATE_STORE, store.url) onto [Open]'s arguments.
+// settings (WEBGATE_STORE, store.url) onto the opener's arguments.
 package store

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // A hook opens the store the user configured, gives it a small budget,
@@ -14,7 +15,7 @@ import (
 func ExampleOpen() {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	s, err := store.Open(ctx, "memory:", &store.Options{DefaultPath: "/home/me/.cache/webgate/store.db"})
+	s, err := storeurl.Open(ctx, "memory:", &store.Options{DefaultPath: "/home/me/.cache/webgate/store.db"})
 	if err != nil {
 		fmt.Println("no memory this time:", err)
 		return
@@ -33,7 +34,7 @@ func ExampleOpen() {
 // processes report failures at once. The key is named by its fingerprint.
 func ExampleStore_Update() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", nil)
+	s, _ := storeurl.Open(ctx, "memory:", nil)
 	defer s.Close()
 
 	type health struct {
@@ -69,7 +70,7 @@ func ExampleStore_Update() {
 // expire on their own.
 func ExampleStore_IncrMany() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", nil)
+	s, _ := storeurl.Open(ctx, "memory:", nil)
 	defer s.Close()
 	for _, results := range []int64{5, 3} {
 		_, err := s.IncrMany(ctx, map[string]int64{
@@ -90,7 +91,7 @@ func ExampleStore_IncrMany() {
 // The decision log keeps the newest records; List shows the last few.
 func ExampleStore_List() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", nil)
+	s, _ := storeurl.Open(ctx, "memory:", nil)
 	defer s.Close()
 	keep := store.Retention{MaxRecords: 1000, MaxAge: 7 * 24 * time.Hour}
 	for _, d := range []string{"search: tavily", "search: exa (tavily cooling down)", "fetch: cache hit"} {
@@ -110,7 +111,7 @@ func ExampleStore_List() {
 // A cache bounded to 2 entries keeps the newest.
 func ExampleBound() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", &store.Options{Bounds: []store.Bound{{Prefix: "cache/", MaxEntries: 2}}})
+	s, _ := storeurl.Open(ctx, "memory:", &store.Options{Bounds: []store.Bound{{Prefix: "cache/", MaxEntries: 2}}})
 	defer s.Close()
 	for _, q := range []string{"a", "b", "c"} {
 		s.Set(ctx, "cache/"+q, []byte("results for "+q), time.Hour)
@@ -129,7 +130,7 @@ func ExampleBound() {
 // without it, from its answers.
 func ExampleFailed() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", nil)
+	s, _ := storeurl.Open(ctx, "memory:", nil)
 	_, miss := s.Get(ctx, "cache/none")
 	s.Close()
 	_, closed := s.Get(ctx, "cache/none")
@@ -143,7 +144,7 @@ func ExampleFailed() {
 // Clear empties a namespace, as `webgate cache clear` does.
 func ExampleStore_Clear() {
 	ctx := context.Background()
-	s, _ := store.Open(ctx, "memory:", nil)
+	s, _ := storeurl.Open(ctx, "memory:", nil)
 	defer s.Close()
 	s.Set(ctx, "cache/search/1", []byte("…"), time.Hour)
 	s.Set(ctx, "cache/search/2", []byte("…"), time.Hour)

@@ -9,38 +9,29 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/store/driver"
-	"github.com/webgate-dev/webgate/store/memstore"
-	"github.com/webgate-dev/webgate/store/redisstore"
-	"github.com/webgate-dev/webgate/store/sqlitestore"
 )
 
-type (
-	// SQLiteConfig configures the SQLite backend; see package sqlitestore.
-	SQLiteConfig = sqlitestore.Config
-	// RedisConfig configures the Redis backend; see package redisstore.
-	RedisConfig = redisstore.Config
-)
+// Backend opens the backend of one kind [ParseURL] names ("memory",
+// "sqlite" or "redis") at its target, within ctx. [OpenWith] calls it
+// with the options it was given, defaults applied; package storeurl
+// gives the one that knows webgate's backends.
+type Backend func(ctx context.Context, kind, target string, opts *Options) (driver.Store, error)
 
-// Open opens the store rawURL names:
+// OpenWith opens the store rawURL names (see [ParseURL]) with the
+// backend that backend opens: "off" is the store that remembers nothing
+// (it finds nothing, accepts and drops every write, returns a counter's
+// delta as its value and keeps no log records, so that code using it
+// behaves as on its first call, without special cases); every other kind
+// is backend's. Package storeurl's Open is OpenWith over webgate's
+// backends; this package links none of them.
 //
-//	""                     SQLite at opts.DefaultPath (the frontend's default)
-//	"off"                  a store that remembers nothing (see below)
-//	"memory:"              in this process's memory (package memstore)
-//	"sqlite:///abs/path"   SQLite at /abs/path (package sqlitestore);
-//	                       a bare absolute path means the same
-//	"redis://host:port/db" a Redis server (package redisstore)
-//	"rediss://…"           a Redis server over TLS
-//
-// The "off" store finds nothing, accepts and drops every write, returns a
-// counter's delta as its value and keeps no log records, so that code
-// using it behaves as on its first call, without special cases.
-//
-// Open honours ctx's deadline (and opts.OpenTimeout when ctx has none): a
-// file that is corrupt or locked, or a server that is down or slow, fails
-// promptly with an [*Error] wrapping [ErrCorrupt], [ErrBusy],
-// [ErrTimeout] or [ErrUnavailable]; a malformed URL fails with
-// [ErrInvalid]. Errors never contain a password from the URL.
-func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
+// OpenWith honours ctx's deadline (and opts.OpenTimeout when ctx has
+// none, [DefaultOpenTimeout] when that is zero): a file that is corrupt
+// or locked, or a server that is down or slow, fails promptly with an
+// [*Error] wrapping [ErrCorrupt], [ErrBusy], [ErrTimeout] or
+// [ErrUnavailable]; a malformed URL fails with [ErrInvalid]. Errors never
+// contain a password from the URL, as long as backend's do not.
+func OpenWith(ctx context.Context, rawURL string, opts *Options, backend Backend) (*Store, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -48,11 +39,13 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	timeout := o.OpenTimeout
-	if timeout <= 0 {
-		timeout = DefaultOpenTimeout
+	if o.OpenTimeout <= 0 {
+		o.OpenTimeout = DefaultOpenTimeout
 	}
-	ctx, cancel := withTimeout(ctx, timeout)
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ctx, cancel := withTimeout(ctx, o.OpenTimeout)
 	defer cancel()
 
 	kind, target, err := ParseURL(rawURL, o.DefaultPath)
@@ -60,34 +53,16 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 		return nil, &Error{Op: "open", Driver: kind, Err: err}
 	}
 	var d driver.Store
-	switch kind {
-	case "off":
+	switch {
+	case kind == "off":
 		d = &off{}
-	case "memory":
-		d = memstore.New(nil)
-	case "sqlite":
-		var cfg sqlitestore.Config
-		if o.SQLite != nil {
-			cfg = *o.SQLite
+	case backend == nil:
+		err = fmt.Errorf("%w: no backend to open %s stores", ErrUnavailable, kind)
+	default:
+		d, err = backend(ctx, kind, target, &o)
+		if err == nil && d == nil {
+			err = fmt.Errorf("%w: the %s backend opened nothing", ErrUnavailable, kind)
 		}
-		cfg.Path = target
-		d, err = sqlitestore.Open(ctx, &cfg)
-	case "redis":
-		var cfg redisstore.Config
-		if o.Redis != nil {
-			cfg = *o.Redis
-		}
-		cfg.URL = target
-		if cfg.CallTimeout == 0 {
-			cfg.CallTimeout = o.Timeout
-			if cfg.CallTimeout <= 0 {
-				cfg.CallTimeout = DefaultTimeout
-			}
-		}
-		if cfg.OpenTimeout == 0 {
-			cfg.OpenTimeout = timeout
-		}
-		d, err = redisstore.Open(ctx, &cfg)
 	}
 	if err != nil {
 		return nil, &Error{Op: "open", Driver: kind, Err: classify(ctx, err)}
@@ -97,7 +72,7 @@ func Open(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 
 // ParseURL returns the backend a store URL names ("off", "memory",
 // "sqlite" or "redis") and its target: the SQLite file (defaultPath for
-// the URL ""), or the Redis URL itself. A URL [Open] would refuse is an
+// the URL ""), or the Redis URL itself. A URL [OpenWith] would refuse is an
 // error wrapping [ErrInvalid]; kind is still set when the scheme was
 // recognised. Frontends use it to show where the store is without opening
 // it.

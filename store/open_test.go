@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // slowRedis is a loopback server speaking RESP that answers PING after
@@ -84,7 +85,7 @@ func TestOpenHasItsOwnBoundApartFromTheCalls(t *testing.T) {
 	url := slowRedis(t, 200*time.Millisecond)
 	// Opening takes longer than a call may (Timeout) but less than the
 	// open bound: the store is opened, and its calls keep their bound.
-	s, err := store.Open(context.Background(), url, &store.Options{Timeout: 50 * time.Millisecond, OpenTimeout: 10 * time.Second})
+	s, err := storeurl.Open(context.Background(), url, &store.Options{Timeout: 50 * time.Millisecond, OpenTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("a store that opens within store.open_timeout: %v", err)
 	}
@@ -99,8 +100,26 @@ func TestOpenHasItsOwnBoundApartFromTheCalls(t *testing.T) {
 	}
 
 	// An open bound shorter than the opening fails it, as a timeout.
-	_, err = store.Open(context.Background(), url, &store.Options{Timeout: time.Minute, OpenTimeout: 20 * time.Millisecond})
+	_, err = storeurl.Open(context.Background(), url, &store.Options{Timeout: time.Minute, OpenTimeout: 20 * time.Millisecond})
 	if !errors.Is(err, store.ErrTimeout) {
 		t.Fatalf("opening past store.open_timeout: %v, want ErrTimeout", err)
+	}
+}
+
+// TestOpenWith_NoBackend: package store links no backend; asked to open
+// one without being given a way to, it fails as unavailable, and "off"
+// needs none.
+func TestOpenWith_NoBackend(t *testing.T) {
+	ctx := context.Background()
+	if _, err := store.OpenWith(ctx, "memory:", nil, nil); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("OpenWith(memory:, no backend) = %v, want ErrUnavailable", err)
+	}
+	s, err := store.OpenWith(ctx, "off", nil, nil)
+	if err != nil {
+		t.Fatalf("OpenWith(off) = %v", err)
+	}
+	defer s.Close()
+	if _, err := s.Get(ctx, "k"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("off store Get = %v, want ErrNotFound", err)
 	}
 }

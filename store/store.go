@@ -20,7 +20,7 @@ import (
 const (
 	// DefaultTimeout bounds a call whose context has no earlier deadline.
 	DefaultTimeout = time.Second
-	// DefaultOpenTimeout bounds [Open] when its context has no earlier
+	// DefaultOpenTimeout bounds [OpenWith] when its context has no earlier
 	// deadline: opening pays for what a call does not (a SQLite file's
 	// schema check, a Redis dial and TLS handshake), and a loaded machine
 	// stretches it to hundreds of milliseconds.
@@ -62,7 +62,7 @@ type Options struct {
 	// default [DefaultTimeout]. Callers on a latency budget, such as
 	// hooks, pass a context with a tighter deadline.
 	Timeout time.Duration `koanf:"timeout"`
-	// OpenTimeout bounds [Open] (a SQLite file opened and its schema
+	// OpenTimeout bounds [OpenWith] (a SQLite file opened and its schema
 	// checked, a Redis server dialled, its TLS handshake and first round
 	// trip) when its context has no earlier deadline; default
 	// [DefaultOpenTimeout]. It is apart from Timeout because opening costs
@@ -79,15 +79,9 @@ type Options struct {
 	// values under a prefix take.
 	Bounds []Bound `koanf:"bounds"`
 
-	// DefaultPath is the SQLite file [Open] uses for the URL "". Only Open
-	// reads it; the library never chooses a path itself.
+	// DefaultPath is the SQLite file [OpenWith] uses for the URL "". Only
+	// OpenWith reads it; the library never chooses a path itself.
 	DefaultPath string `koanf:"-"`
-	// SQLite is the base configuration for SQLite stores opened by [Open]
-	// (its Path is replaced by the URL's); nil means defaults.
-	SQLite *SQLiteConfig `koanf:"sqlite"`
-	// Redis is the base configuration for Redis stores opened by [Open]
-	// (its URL is replaced); nil means defaults.
-	Redis *RedisConfig `koanf:"redis"`
 }
 
 // Store is the memory webgate keeps across calls and processes: values
@@ -108,7 +102,8 @@ type Store struct {
 	closed   atomic.Bool
 }
 
-// New returns a Store over the backend d. Most callers use [Open]. A nil
+// New returns a Store over the backend d. Most callers open one by URL
+// (package storeurl). A nil
 // d gives a closed store.
 func New(d driver.Store, opts *Options) *Store {
 	var o Options

@@ -12,6 +12,7 @@ import (
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/driver"
 	"github.com/webgate-dev/webgate/store/memstore"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
@@ -34,7 +35,7 @@ func TestOpenChoosesTheBackendByURL(t *testing.T) {
 		{"sqlite://localhost" + filepath.Join(dir, "b.db"), "sqlite"},
 		{filepath.Join(dir, "c.db"), "sqlite"},
 	} {
-		s, err := store.Open(ctxFor(t, 5*time.Second), c.url, &store.Options{DefaultPath: def})
+		s, err := storeurl.Open(ctxFor(t, 5*time.Second), c.url, &store.Options{DefaultPath: def})
 		if err != nil {
 			t.Errorf("Open(%q): %v", c.url, err)
 			continue
@@ -51,19 +52,19 @@ func TestOpenChoosesTheBackendByURL(t *testing.T) {
 		"sqlite://relative/path.db", "sqlite:relative.db", "sqlite:///" + dir + "/x.db?mode=ro",
 		"ftp://host/x", "just-words", "memory:extra", "C:relative",
 	} {
-		_, err := store.Open(ctxFor(t, time.Second), url, nil)
+		_, err := storeurl.Open(ctxFor(t, time.Second), url, nil)
 		if !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("Open(%q): %v, want ErrInvalid", url, err)
 		}
 	}
-	if _, err := store.Open(ctxFor(t, time.Second), "", nil); !errors.Is(err, store.ErrInvalid) {
+	if _, err := storeurl.Open(ctxFor(t, time.Second), "", nil); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf(`Open("") without a default path: %v, want ErrInvalid`, err)
 	}
 }
 
 func TestOffStoreRemembersNothing(t *testing.T) {
 	ctx := ctxFor(t, time.Second)
-	s, err := store.Open(ctx, "off", nil)
+	s, err := storeurl.Open(ctx, "off", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
@@ -57,7 +58,7 @@ func openMemory(ctx context.Context, cfg *config.Config, kept *warmKept) *sessio
 func openStore(ctx context.Context, cfg *config.Config, kept *warmKept) (m *memory.Memory, pooled bool, err error) {
 	octx, cancel := context.WithTimeout(ctx, cfg.Store.OpenTimeout)
 	defer cancel()
-	open := store.Open
+	open := storeurl.Open
 	if kept != nil && kept.stores != nil {
 		open = func(ctx context.Context, url string, opts *store.Options) (*store.Store, error) {
 			st, p, err := kept.stores.open(ctx, url, opts)

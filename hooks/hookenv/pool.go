@@ -10,6 +10,7 @@ import (
 
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
@@ -71,7 +72,7 @@ func newStorePool() *storePool { return &storePool{stores: map[string]*pooledSto
 func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (st *store.Store, kept bool, err error) {
 	kind, target, err := store.ParseURL(url, opts.DefaultPath)
 	if err != nil || (kind != "sqlite" && !strings.HasPrefix(kind, "redis")) {
-		st, err := store.Open(ctx, url, opts)
+		st, err := storeurl.Open(ctx, url, opts)
 		return st, false, err
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%v\x00%v\x00%v", url, opts.DefaultPath, opts.Timeout, opts.OpenTimeout, opts.Bounds)
@@ -86,7 +87,7 @@ func (p *storePool) open(ctx context.Context, url string, opts *store.Options) (
 			return e.st, true, nil
 		}
 	}
-	st, err = store.Open(ctx, url, opts)
+	st, err = storeurl.Open(ctx, url, opts)
 	if err != nil {
 		return nil, false, err
 	}

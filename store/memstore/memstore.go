@@ -4,7 +4,7 @@
 // nothing is shared with other processes.
 //
 // Use it through package store: store.New(memstore.New(nil), nil), or the
-// URL "memory:" with store.Open.
+// URL "memory:" with storeurl.Open.
 package memstore
 
 import (

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // Several machines share one Redis database; each installation has its
@@ -13,7 +14,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	s, err := store.Open(ctx, "rediss://:password@redis.internal:6380/2?prefix=team-a:", nil)
+	s, err := storeurl.Open(ctx, "rediss://:password@redis.internal:6380/2?prefix=team-a:", nil)
 	if err != nil {
 		fmt.Println("carrying on without the store:", store.Failed(err))
 		return

@@ -3,7 +3,7 @@
 // together, through github.com/redis/go-redis/v9.
 //
 // Use it through package store: the URLs redis://[user:password@]host:port/db
-// and rediss://… (TLS) with store.Open. The URL may carry go-redis's
+// and rediss://… (TLS) with storeurl.Open. The URL may carry go-redis's
 // connection options (dial_timeout=, read_timeout=, …) and prefix=, the
 // namespace of every key (default "webgate:"), so that several webgate
 // installations, or other applications, can share one database.
@@ -91,7 +91,7 @@ type Config struct {
 	// at least as long, so that a caller who allows a slow server two
 	// seconds does not have its connection cut at the default.
 	CallTimeout time.Duration `koanf:"-"`
-	// OpenTimeout is the bound its caller sets on [Open] (the store's
+	// OpenTimeout is the bound its caller sets on opening (the store's
 	// open timeout): a dial timeout set neither here nor in the URL is at
 	// least as long, so that the connection Open makes, TLS handshake
 	// included, has the time opening is given rather than a call's.

@@ -16,6 +16,7 @@ import (
 	"github.com/webgate-dev/webgate/store/internal/redistest"
 	"github.com/webgate-dev/webgate/store/redisstore"
 	"github.com/webgate-dev/webgate/store/storetest"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 func ctxFor(t testing.TB, d time.Duration) context.Context {
@@ -74,7 +75,7 @@ func TestOpenFailsFastWhenTheServerIsDownOrTheURLIsBad(t *testing.T) {
 		"down with TLS": "rediss://" + addr + "/0",
 	} {
 		start := time.Now()
-		_, err := store.Open(ctxFor(t, 2*time.Second), url, nil)
+		_, err := storeurl.Open(ctxFor(t, 2*time.Second), url, nil)
 		if !errors.Is(err, store.ErrUnavailable) && !errors.Is(err, store.ErrTimeout) {
 			t.Errorf("%s: %v, want ErrUnavailable", name, err)
 		}
@@ -83,7 +84,7 @@ func TestOpenFailsFastWhenTheServerIsDownOrTheURLIsBad(t *testing.T) {
 		}
 	}
 	for _, url := range []string{"redis://user:hunter2-secret@" + addr + "/notanumber", "redis://:hunter2-secret@" + addr + "/0?bogus=1", "redis://:hunter2-secret@[::1"} {
-		_, err := store.Open(ctxFor(t, time.Second), url, nil)
+		_, err := storeurl.Open(ctxFor(t, time.Second), url, nil)
 		if !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("bad URL: %v, want ErrInvalid", err)
 		}
@@ -91,7 +92,7 @@ func TestOpenFailsFastWhenTheServerIsDownOrTheURLIsBad(t *testing.T) {
 			t.Errorf("error quotes the password: %v", err)
 		}
 	}
-	_, err := store.Open(ctxFor(t, time.Second), "redis://:hunter2-secret@"+addr+"/0", nil)
+	_, err := storeurl.Open(ctxFor(t, time.Second), "redis://:hunter2-secret@"+addr+"/0", nil)
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("connection error quotes the password, or none: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/sqlitestore"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // The tests below re-run this test binary as child processes: childEnv
@@ -47,7 +48,7 @@ func child(mode, path string) int {
 		fmt.Println("open_ns 0")
 		return 0
 	}
-	s, err := store.Open(ctx, "sqlite://"+path, &store.Options{Timeout: 60 * time.Second})
+	s, err := storeurl.Open(ctx, "sqlite://"+path, &store.Options{Timeout: 60 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		return 1
@@ -195,7 +196,7 @@ func TestAdversarialWriterKilledMidWriteLeavesAUsableStore(t *testing.T) {
 		}
 
 		start := time.Now()
-		s, err := store.Open(ctxFor(t, quick), "sqlite://"+path, nil)
+		s, err := storeurl.Open(ctxFor(t, quick), "sqlite://"+path, nil)
 		if err != nil {
 			t.Fatalf("round %d: Open after a killed writer: %v", round, err)
 		}

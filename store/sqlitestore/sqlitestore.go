@@ -3,7 +3,7 @@
 // modernc.org/sqlite (binaries stay free of cgo).
 //
 // Use it through package store: the URL sqlite:///abs/path (or the
-// default path a frontend passes for the URL "") with store.Open, or
+// default path a frontend passes for the URL "") with storeurl.Open, or
 // store.New(sqlitestore.Open(ctx, cfg)).
 //
 // # Durability and concurrency

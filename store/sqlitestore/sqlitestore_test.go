@@ -18,6 +18,7 @@ import (
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/driver"
 	"github.com/webgate-dev/webgate/store/sqlitestore"
+	"github.com/webgate-dev/webgate/store/storeurl"
 )
 
 // quick bounds a call that must fail fast; it is a hang detector, far
@@ -108,7 +109,7 @@ func TestAdversarialGarbageFileFailsFastAsCorrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			s, err := store.Open(ctxFor(t, quick), "sqlite://"+path, nil)
+			s, err := storeurl.Open(ctxFor(t, quick), "sqlite://"+path, nil)
 			if err == nil {
 				// SQLite may accept a damaged file until it reads the
 				// damage: then the first call must fail as corrupt.
@@ -204,7 +205,7 @@ func TestAdversarialExclusivelyLockedFileFailsOpenWithinTheDeadline(t *testing.T
 	}
 	const deadline = 150 * time.Millisecond
 	start := time.Now()
-	_, err := store.Open(ctxFor(t, deadline), "sqlite://"+path, nil)
+	_, err := storeurl.Open(ctxFor(t, deadline), "sqlite://"+path, nil)
 	elapsed := time.Since(start)
 	if !errors.Is(err, store.ErrBusy) && !errors.Is(err, store.ErrTimeout) {
 		t.Fatalf("Open of a locked file: %v, want ErrBusy or ErrTimeout", err)
@@ -243,7 +244,7 @@ func TestSizeCapFailsWritesWithErrFullAndClearFreesSpace(t *testing.T) {
 func TestReopenedStoreKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	ctx := ctxFor(t, 10*time.Second)
-	s, err := store.Open(ctx, "", &store.Options{DefaultPath: path})
+	s, err := storeurl.Open(ctx, "", &store.Options{DefaultPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestReopenedStoreKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	s, err = store.Open(ctx, "sqlite://"+path, nil)
+	s, err = storeurl.Open(ctx, "sqlite://"+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
