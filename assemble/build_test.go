@@ -23,7 +23,7 @@ func mustLoad(t *testing.T, home string, env ...string) *config.Config {
 	if home == "" {
 		home = t.TempDir()
 	}
-	c, err := config.Load(config.LoadOptions{Env: env, HomeDir: home})
+	c, err := config.Load(&config.LoadOptions{Env: env, HomeDir: home})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -15,7 +15,7 @@ import (
 // page reader. Options.Memory (from assemble.OpenMemory) adds the cache and
 // key health.
 func ExampleBuild() {
-	cfg, err := config.Load(config.LoadOptions{Env: []string{
+	cfg, err := config.Load(&config.LoadOptions{Env: []string{
 		"TAVILY_API_KEY=tvly-one",
 		"EXA_API_KEY=exa-one",
 		"WEBGATE_SEARCH_MODE=fallback",
@@ -40,7 +40,7 @@ func ExampleBuild() {
 // Searcher builds the configured search policy over the providers that have
 // keys; with none, the hook steps aside.
 func ExampleSearcher() {
-	cfg, _ := config.Load(config.LoadOptions{Env: []string{
+	cfg, _ := config.Load(&config.LoadOptions{Env: []string{
 		"TAVILY_API_KEY=tvly-one",
 		"WEBSEARCHAPI_API_KEY=wsa-one",
 	}})

@@ -70,7 +70,7 @@ func OpenMemoryWith(ctx context.Context, c *config.Config, open StoreOpener) (*m
 			budgets[b.Name] = a.Budget.Monthly
 		}
 	}
-	return memory.New(memory.Options{
+	return memory.New(&memory.Options{
 		Store: st, Salt: salt, Health: c.Health, Cache: c.Cache, Log: c.Log,
 		Budgets: budgets, OpTimeout: c.Store.Timeout,
 	}), nil

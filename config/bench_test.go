@@ -36,9 +36,9 @@ func BenchmarkLoad_LargeFile(b *testing.B) {
 		{"one-route", LoadOptions{Env: small}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			Load(c.opts) // writes the cache
+			Load(&c.opts) // writes the cache
 			for b.Loop() {
-				Load(c.opts)
+				Load(&c.opts)
 			}
 		})
 	}

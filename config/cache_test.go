@@ -41,8 +41,8 @@ func cacheFiles(t *testing.T, state string) []string {
 func loadBoth(t *testing.T, env []string, extra ...string) (*Config, error) {
 	t.Helper()
 	env = append(append([]string(nil), env...), extra...)
-	want, wantErr := Load(LoadOptions{Env: env})
-	got, gotErr := Load(LoadOptions{Env: env, Cache: true})
+	want, wantErr := Load(&LoadOptions{Env: env})
+	got, gotErr := Load(&LoadOptions{Env: env, Cache: true})
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("with the cache, error\n%v\nwant\n%v", gotErr, wantErr)
 	}
@@ -94,13 +94,13 @@ func TestLoad_CacheGivesWhatParsingGives(t *testing.T) {
 		t.Fatalf("no usable cache entry: %+v", fl)
 	}
 	// The environment still applies over a cached file.
-	c, _ := Load(LoadOptions{Env: append(env, "WEBGATE_DEBUG=0"), Cache: true})
+	c, _ := Load(&LoadOptions{Env: append(env, "WEBGATE_DEBUG=0"), Cache: true})
 	if c.Debug || c.Origin("debug") != "env WEBGATE_DEBUG" {
 		t.Errorf("debug %v from %s", c.Debug, c.Origin("debug"))
 	}
 	// Skipped tables are left out of a cached load too.
-	got, gotErr := Load(LoadOptions{Env: env, Cache: true, SkipTables: []string{"docs.databases"}})
-	want, wantErr := Load(LoadOptions{Env: env, SkipTables: []string{"docs.databases"}})
+	got, gotErr := Load(&LoadOptions{Env: env, Cache: true, SkipTables: []string{"docs.databases"}})
+	want, wantErr := Load(&LoadOptions{Env: env, SkipTables: []string{"docs.databases"}})
 	if configDiff(got, want) != "" || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || len(got.Docs.Databases) != 0 {
 		t.Errorf("skipping with the cache: %v / %v", gotErr, wantErr)
 	}
@@ -212,7 +212,7 @@ func TestLoad_CacheIgnoresFilesThatAreNotPrivate(t *testing.T) {
 	}
 	forge()
 	forged, _ := os.ReadFile(cached)
-	if c, _ := Load(LoadOptions{Env: env, Cache: true}); c.Search.Mode != "single" {
+	if c, _ := Load(&LoadOptions{Env: env, Cache: true}); c.Search.Mode != "single" {
 		t.Fatalf("the forged entry was not used: mode %q", c.Search.Mode)
 	}
 	for name, setup := range map[string]func(){
@@ -234,7 +234,7 @@ func TestLoad_CacheIgnoresFilesThatAreNotPrivate(t *testing.T) {
 			f.Close()
 			t.Errorf("%s: cache file opened", name)
 		}
-		if c, _ := Load(LoadOptions{Env: env, Cache: true}); c.Search.Mode != "fallback" {
+		if c, _ := Load(&LoadOptions{Env: env, Cache: true}); c.Search.Mode != "fallback" {
 			t.Errorf("%s: mode %q", name, c.Search.Mode)
 		}
 		os.Chmod(filepath.Dir(cached), 0o700)
@@ -256,7 +256,7 @@ func TestLoad_CacheNeedsAnAbsoluteStateDirectory(t *testing.T) {
 	file, _, _ := cacheSetup(t, "config.toml", "debug = true\n")
 	wd := t.TempDir()
 	t.Chdir(wd)
-	c, err := Load(LoadOptions{Env: []string{"WEBGATE_CONFIG=" + file, "WEBGATE_STATE_DIR=relative"}, Cache: true})
+	c, err := Load(&LoadOptions{Env: []string{"WEBGATE_CONFIG=" + file, "WEBGATE_STATE_DIR=relative"}, Cache: true})
 	if err != nil || !c.Debug {
 		t.Fatal(c.Debug, err)
 	}
@@ -264,7 +264,7 @@ func TestLoad_CacheNeedsAnAbsoluteStateDirectory(t *testing.T) {
 		t.Errorf("cache written under a relative state directory: %v", entries)
 	}
 	// No home and no state directory: no cache, no error.
-	if c, err := Load(LoadOptions{ConfigFile: file, Cache: true}); err != nil || !c.Debug {
+	if c, err := Load(&LoadOptions{ConfigFile: file, Cache: true}); err != nil || !c.Debug {
 		t.Fatal(c.Debug, err)
 	}
 }
@@ -272,7 +272,7 @@ func TestLoad_CacheNeedsAnAbsoluteStateDirectory(t *testing.T) {
 func TestPlainCodec_RoundTripsEveryTableAndSetting(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, filepath.Join(dir, "c.json"), `{"routes":{"tool_routes":[{"name":"a","tests":[]},{"name":"b"}]},"docs":{"databases":[{"keywords":[]}]}}`)
-	c, _ := Load(LoadOptions{ConfigFile: file})
+	c, _ := Load(&LoadOptions{ConfigFile: file})
 	for _, s := range settingsList {
 		v := s.field(c)
 		b, ok := appendPlain(nil, v)

@@ -34,7 +34,7 @@ func load(t *testing.T, home string, env ...string) (*Config, error) {
 	if home == "" {
 		home = t.TempDir()
 	}
-	return Load(LoadOptions{Env: env, HomeDir: home})
+	return Load(&LoadOptions{Env: env, HomeDir: home})
 }
 
 func mustLoad(t *testing.T, home string, env ...string) *Config {
@@ -315,7 +315,7 @@ func TestLoad_ConfigFileOptionBeatsWebgateConfig(t *testing.T) {
 	home := t.TempDir()
 	a := writeFile(t, filepath.Join(home, "a.toml"), `search.mode = "single"`)
 	b := writeFile(t, filepath.Join(home, "b.toml"), `search.mode = "fallback"`)
-	c, err := Load(LoadOptions{HomeDir: home, ConfigFile: a, Env: []string{"WEBGATE_CONFIG=" + b}})
+	c, err := Load(&LoadOptions{HomeDir: home, ConfigFile: a, Env: []string{"WEBGATE_CONFIG=" + b}})
 	if err != nil || c.Search.Mode != ModeSingle {
 		t.Errorf("mode %q, err %v: want the ConfigFile option's single", c.Search.Mode, err)
 	}

@@ -9,7 +9,7 @@ import (
 // A hook loads the configuration, reports what is wrong and carries on with
 // the rest: an invalid setting keeps its default.
 func ExampleLoad() {
-	cfg, err := config.Load(config.LoadOptions{
+	cfg, err := config.Load(&config.LoadOptions{
 		// LoadFromOS passes os.Environ() and the home directory instead.
 		Env: []string{
 			"TAVILY_API_KEY=tvly-one|tvly-two",

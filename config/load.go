@@ -70,19 +70,24 @@ type LoadOptions struct {
 // LoadFromOS loads the configuration from the process environment and the
 // user's home directory. It is for mains; everything else takes a Config.
 func LoadFromOS() (*Config, error) {
-	return LoadFromOSWith(LoadOptions{})
+	return LoadFromOSWith(nil)
 }
 
 // LoadFromOSWith is [LoadFromOS] with options: opts.Env and opts.HomeDir,
 // when empty, are the process environment and the user's home directory.
-func LoadFromOSWith(opts LoadOptions) (*Config, error) {
-	if opts.Env == nil {
-		opts.Env = os.Environ()
+// A nil opts means defaults, as for [LoadFromOS].
+func LoadFromOSWith(opts *LoadOptions) (*Config, error) {
+	var o LoadOptions
+	if opts != nil {
+		o = *opts
 	}
-	if opts.HomeDir == "" {
-		opts.HomeDir, _ = os.UserHomeDir()
+	if o.Env == nil {
+		o.Env = os.Environ()
 	}
-	return Load(opts)
+	if o.HomeDir == "" {
+		o.HomeDir, _ = os.UserHomeDir()
+	}
+	return Load(&o)
 }
 
 // Load reads the configuration: defaults, then the configuration file, then
@@ -98,7 +103,13 @@ func LoadFromOSWith(opts LoadOptions) (*Config, error) {
 // is reported in the returned error, an *[Error] listing every problem, so
 // that a caller can carry on with what is valid (hooks fail open) or stop
 // (the CLI's doctor).
-func Load(opts LoadOptions) (*Config, error) {
+//
+// A nil opts means defaults: the zero LoadOptions (no environment, no
+// home directory, no cache).
+func Load(opts *LoadOptions) (*Config, error) {
+	if opts == nil {
+		opts = &LoadOptions{}
+	}
 	l := &loader{
 		cfg:     Default(),
 		env:     envMap(opts.Env),

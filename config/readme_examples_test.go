@@ -49,7 +49,7 @@ func TestReadmeExamples_EveryTOMLBlockLoadsWithoutProblems(t *testing.T) {
 		if err := os.WriteFile(file, []byte(b), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := Load(LoadOptions{HomeDir: home, ConfigFile: file})
+		cfg, err := Load(&LoadOptions{HomeDir: home, ConfigFile: file})
 		if err != nil {
 			t.Errorf("toml block %d:\n%s\nproblems: %v", i+1, b, Problems(err))
 			continue

@@ -133,14 +133,14 @@ func largeFile(n, m int) string {
 func TestLoad_SkipTablesLeavesThemOutAndTheirProblemsWithThem(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, filepath.Join(dir, "config.toml"), "bogus = 1\n"+largeFile(3, 4)+"[[docs.databases]]\npaht = \"/typo\"\n")
-	full, err := Load(LoadOptions{ConfigFile: file})
+	full, err := Load(&LoadOptions{ConfigFile: file})
 	if len(full.Docs.Databases) != 0 || len(full.Routes.ToolRoutes) != 4 {
 		t.Fatalf("full load: %d databases, %d routes", len(full.Docs.Databases), len(full.Routes.ToolRoutes))
 	}
 	if msg := fmt.Sprint(err); !strings.Contains(msg, "docs.databases") || !strings.Contains(msg, "bogus (file") {
 		t.Fatalf("full load error: %v", err)
 	}
-	c, err := Load(LoadOptions{ConfigFile: file, SkipTables: []string{"docs.databases"}})
+	c, err := Load(&LoadOptions{ConfigFile: file, SkipTables: []string{"docs.databases"}})
 	if len(c.Docs.Databases) != 0 || len(c.Routes.ToolRoutes) != 4 || c.Routes.Config != "/nonexistent/routes.json" || !c.Debug {
 		t.Errorf("skipping docs: %+v", c.Routes)
 	}
@@ -150,7 +150,7 @@ func TestLoad_SkipTablesLeavesThemOutAndTheirProblemsWithThem(t *testing.T) {
 	if c.Origin("docs.databases") != "default" || !strings.HasPrefix(c.Origin("routes.tool_routes"), "file ") {
 		t.Errorf("origins: %q, %q", c.Origin("docs.databases"), c.Origin("routes.tool_routes"))
 	}
-	c, _ = Load(LoadOptions{ConfigFile: file, SkipTables: []string{"routes.tool_routes", "docs.databases"}})
+	c, _ = Load(&LoadOptions{ConfigFile: file, SkipTables: []string{"routes.tool_routes", "docs.databases"}})
 	if len(c.Routes.ToolRoutes) != 0 || c.Routes.Config != "/nonexistent/routes.json" || c.Search.Mode != "fallback" {
 		t.Errorf("skipping both: %+v", c.Routes)
 	}
@@ -187,7 +187,7 @@ func TestLoad_TakesPlainTablesOutWithoutChangingTheResult(t *testing.T) {
 	}
 	for name, content := range cases {
 		file := writeFile(t, filepath.Join(dir, name), content)
-		c, err := Load(LoadOptions{ConfigFile: file})
+		c, err := Load(&LoadOptions{ConfigFile: file})
 		if check, ok := want[name]; ok && !check(c) {
 			t.Errorf("%s: docs %+v routes %+v (%v)", name, c.Docs.Databases, c.Routes.ToolRoutes, err)
 		}

@@ -174,7 +174,7 @@ func readStore(t *testing.T, url, state string) storeReport {
 		t.Fatalf("the store does not open: %v", err)
 	}
 	defer st.Close()
-	m := memory.New(memory.Options{Store: st, OpTimeout: 10 * time.Second})
+	m := memory.New(&memory.Options{Store: st, OpTimeout: 10 * time.Second})
 	us, err := m.Usage(ctx, time.Time{})
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func decisions(t *testing.T, state string) []memory.Decision {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ds, err := memory.New(memory.Options{Store: st}).Decisions(ctx, 0, time.Time{})
+	ds, err := memory.New(&memory.Options{Store: st}).Decisions(ctx, 0, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

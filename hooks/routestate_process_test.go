@@ -39,7 +39,7 @@ func storedRouteState(t *testing.T, state, session string, call routing.Call) bo
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ok, err := memory.New(memory.Options{Store: st, Salt: salt}).RouteState(0).Remembered(session, call)
+	ok, err := memory.New(&memory.Options{Store: st, Salt: salt}).RouteState(0).Remembered(session, call)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func ExampleMemory_CacheSearcher() {
 		panic(err)
 	}
 	defer st.Close()
-	m := memory.New(memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL}})
+	m := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL}})
 
 	backend := &searcher{name: "tavily"}
 	s := m.CacheSearcher(m.Searcher(memory.Backend{Name: "tavily", Keys: []string{"tvly-…"}}, backend), []string{"tavily"})
@@ -39,7 +39,7 @@ func ExampleMemory_Searcher() {
 	ctx := context.Background()
 	st, _ := storeurl.Open(ctx, "memory:", nil)
 	defer st.Close()
-	m := memory.New(memory.Options{Store: st, Budgets: map[string]int64{"exa": 1}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }})
+	m := memory.New(&memory.Options{Store: st, Budgets: map[string]int64{"exa": 1}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }})
 	s := m.Searcher(memory.Backend{Name: "exa", Keys: []string{"k"}}, &searcher{name: "exa"})
 	s.Search(ctx, provider.Query{Text: "q"})
 	_, err := s.Search(ctx, provider.Query{Text: "q"})

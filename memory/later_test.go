@@ -57,7 +57,7 @@ func TestDeferWrites_KeepsTheWritesThatCanWaitUntilFlush(t *testing.T) {
 		t.Errorf("store calls after Flush: %+v, %v", days, err)
 	}
 	// The next call (another Memory over the same store) hits the cache.
-	next := memory.New(memory.Options{Store: m.Store(), Cache: memory.CacheConfig{SearchTTL: 10 * time.Minute}})
+	next := memory.New(&memory.Options{Store: m.Store(), Cache: memory.CacheConfig{SearchTTL: 10 * time.Minute}})
 	if _, err := next.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "go generics"}); err != nil || s.calls.Load() != 1 || next.CacheHits() != 1 {
 		t.Errorf("the next call: provider asked %d times, %d cache hits, %v", s.calls.Load(), next.CacheHits(), err)
 	}
@@ -129,7 +129,7 @@ func TestFlush_WritesAfterATimeoutAndStopsAtABrokenStore(t *testing.T) {
 			d := &slowGets{Store: memstore.New(nil), err: c.err}
 			st := store.New(d, nil)
 			defer st.Close()
-			m := memory.New(memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+			m := memory.New(&memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
 			m.DeferWrites()
 			s := &searcher{name: "tavily"}
 			if _, err := m.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "q"}); err != nil || s.calls.Load() != 1 {
@@ -215,7 +215,7 @@ func TestDeferWrites_ACacheEntryTheStoreIsTooSlowForIsWrittenAfterTheAnswer(t *t
 	ctx := context.Background()
 	st := store.New(&slowFirstPut{Store: memstore.New(nil)}, nil)
 	defer st.Close()
-	m := memory.New(memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+	m := memory.New(&memory.Options{Store: st, OpTimeout: 5 * time.Millisecond, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
 	m.DeferWrites()
 	s := &searcher{name: "tavily"}
 	if _, err := m.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "q"}); err != nil {
@@ -227,7 +227,7 @@ func TestDeferWrites_ACacheEntryTheStoreIsTooSlowForIsWrittenAfterTheAnswer(t *t
 	if err := m.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	next := memory.New(memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+	next := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
 	if _, err := next.CacheSearcher(s, []string{"tavily"}).Search(ctx, provider.Query{Text: "q"}); err != nil || next.CacheHits() != 1 {
 		t.Errorf("the next call: %d cache hits, %v", next.CacheHits(), err)
 	}

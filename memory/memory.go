@@ -72,8 +72,17 @@ func (m *Memory) CacheHits() int64 {
 	return m.hits.Load()
 }
 
-// New returns a Memory over opts.Store.
-func New(opts Options) *Memory {
+// New returns a Memory over opts.Store; a nil opts means defaults (a
+// Memory over no store, which remembers nothing).
+func New(opts *Options) *Memory {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return newMemory(o)
+}
+
+func newMemory(opts Options) *Memory {
 	if opts.OpTimeout <= 0 {
 		opts.OpTimeout = DefaultOpTimeout
 	}

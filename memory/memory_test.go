@@ -39,7 +39,7 @@ func newMemory(t *testing.T, opts memory.Options) (*memory.Memory, *clock) {
 	if opts.Salt == nil {
 		opts.Salt = []byte("test salt of sixteen bytes")
 	}
-	return memory.New(opts), c
+	return memory.New(&opts), c
 }
 
 // searcher is a backend fake: it answers with results or fails with err,
@@ -264,7 +264,7 @@ func TestHealth_RevokedKeyIsParkedAcrossMemories(t *testing.T) {
 	}
 	ks.(provider.ErrorReporter).ReportError(k1, &provider.Error{Provider: "tavily", Kind: provider.KindAuth, Status: 401})
 	// Another process: a fresh key source over the same store.
-	other := memory.New(memory.Options{Store: m.Store(), Salt: []byte("test salt of sixteen bytes"), Now: c.now})
+	other := memory.New(&memory.Options{Store: m.Store(), Salt: []byte("test salt of sixteen bytes"), Now: c.now})
 	for range 3 {
 		got := other.Keys("tavily", provider.NewPool([]string{"k1", "k2"}, nil)).Keys(context.Background())
 		if len(got) != 1 || got[0].Secret() != "k2" {
@@ -572,7 +572,7 @@ func TestRecord_RetentionBoundsTheLog(t *testing.T) {
 // brokenStore fails every call, as a corrupt or unreachable store does.
 func TestFailOpen_ABrokenStoreIsLeftAloneAfterItsFirstFailure(t *testing.T) {
 	st := store.New(nil, nil) // closed: every call fails
-	m := memory.New(memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
+	m := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Minute}})
 	s := &searcher{name: "tavily"}
 	g := m.CacheSearcher(m.Searcher(memory.Backend{Name: "tavily", Keys: []string{"k"}}, s), []string{"tavily"})
 	for range 2 {

@@ -116,7 +116,7 @@ func TestRouteState_KeepsNoSessionIDOrQueryInTheStore(t *testing.T) {
 	st := store.New(memstore.New(nil), nil)
 	defer st.Close()
 	salt := []byte("sixteen bytes of salt")
-	rs := memory.New(memory.Options{Store: st, Salt: salt}).RouteState(0)
+	rs := memory.New(&memory.Options{Store: st, Salt: salt}).RouteState(0)
 	session := "5e7d1c2a-SESSION-0007"
 	for _, q := range []string{"kubernetes QUERYTEXT ingress", "kubectl OTHERTEXT"} {
 		if err := rs.Remember(session, routing.Call{Query: q, AllowedDomains: []string{"DOMAINTEXT.io"}}); err != nil {
@@ -212,7 +212,7 @@ func TestRouteState_FailsWithoutAStoreSoTheRouteDoesNotDeny(t *testing.T) {
 	st.Close()
 	for name, m := range map[string]*memory.Memory{
 		"nil memory":   nilMemory,
-		"closed store": memory.New(memory.Options{Store: st}),
+		"closed store": memory.New(&memory.Options{Store: st}),
 	} {
 		rs := m.RouteState(0)
 		call := routing.Call{Query: "kubectl"}

@@ -49,7 +49,7 @@ func TestFailOpen_ALongLivedMemoryComesBackToTheStoreAfterStoreRetry(t *testing.
 	d := &flakyDriver{Store: memstore.New(&memstore.Config{Now: c.now})}
 	st := store.New(d, nil)
 	defer st.Close()
-	m := memory.New(memory.Options{Store: st, Now: c.now})
+	m := memory.New(&memory.Options{Store: st, Now: c.now})
 	rs := m.RouteState(time.Hour)
 	call := routing.Call{Query: "kubectl drain"}
 

@@ -43,7 +43,7 @@ func ExampleHTTP_Do() {
 	defer srv.Close()
 
 	keys := provider.NewPool([]string{"revoked-key", "good-key"}, &provider.PoolConfig{Order: provider.RoundRobin})
-	h := provider.NewHTTP(provider.HTTPConfig{})
+	h := provider.NewHTTP(nil)
 	resp, err := h.Do(context.Background(), keys, provider.Request{
 		Provider: "example", Op: "search", URL: srv.URL + "/search", Body: []byte(`{"query":"go"}`),
 		Auth: func(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) },

@@ -101,9 +101,17 @@ type HTTP struct {
 	jitter func(time.Duration) time.Duration
 }
 
-// NewHTTP returns an HTTP for cfg (see [HTTPConfig] for the defaults).
-func NewHTTP(cfg HTTPConfig) *HTTP {
-	cfg = cfg.withDefaults()
+// NewHTTP returns an HTTP for cfg (see [HTTPConfig] for the defaults); a
+// nil cfg means defaults.
+func NewHTTP(cfg *HTTPConfig) *HTTP {
+	var c HTTPConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	return newHTTP(c.withDefaults())
+}
+
+func newHTTP(cfg HTTPConfig) *HTTP {
 	client := &http.Client{}
 	if cfg.Client != nil {
 		c := *cfg.Client

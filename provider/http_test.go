@@ -75,7 +75,7 @@ func fastHTTP() provider.HTTPConfig {
 func bearerAuth(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
 
 func do(ctx context.Context, cfg provider.HTTPConfig, keys provider.KeySource, url string) (*provider.Response, error) {
-	return provider.NewHTTP(cfg).Do(ctx, keys, provider.Request{
+	return provider.NewHTTP(&cfg).Do(ctx, keys, provider.Request{
 		Provider: "fake", Op: "search", URL: url, Body: []byte(`{"q":1}`), Auth: bearerAuth,
 		RequestIDHeader: "X-Request-Id",
 	})
@@ -331,7 +331,7 @@ func TestHTTP_FailsAsAuthWithoutARequestWhenNoKeyIsConfigured(t *testing.T) {
 
 func TestHTTP_SendsAKeylessRequestOnceWithoutAuthorization(t *testing.T) {
 	srv := newRecorder(t, status(200))
-	resp, err := provider.NewHTTP(fastHTTP()).Do(context.Background(), nil, provider.Request{Provider: "fake", Method: http.MethodGet, URL: srv.URL})
+	resp, err := provider.NewHTTP(new(fastHTTP())).Do(context.Background(), nil, provider.Request{Provider: "fake", Method: http.MethodGet, URL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestHTTP_DoesNotFollowARedirectAndKeepsTheKeyAtHome(t *testing.T) {
 			w.Header().Set("Location", target)
 			w.WriteHeader(code)
 		})
-		_, err := provider.NewHTTP(fastHTTP()).Do(context.Background(), onePool(), provider.Request{
+		_, err := provider.NewHTTP(new(fastHTTP())).Do(context.Background(), onePool(), provider.Request{
 			Provider: "fake", Op: "search", URL: srv.URL, Body: []byte(`{}`),
 			Auth: func(h http.Header, k provider.Key) { h.Set("x-api-key", k.Secret()) },
 		})
@@ -449,7 +449,7 @@ func TestHTTP_ScrubsAnEchoedKeyFromEveryErrorField(t *testing.T) {
 		w.WriteHeader(401)
 		fmt.Fprintf(w, `{"error":"bad key %s"}`, key)
 	})
-	_, err := provider.NewHTTP(fastHTTP()).Do(context.Background(), onePool(), provider.Request{
+	_, err := provider.NewHTTP(new(fastHTTP())).Do(context.Background(), onePool(), provider.Request{
 		Provider: "fake", Op: "search", URL: srv.URL, Body: []byte(`{}`), Auth: bearerAuth, RequestIDHeader: "X-Request-Id",
 		Check: func(r *provider.Response) *provider.Error {
 			// A careless backend copying the body into every field.

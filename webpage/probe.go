@@ -115,9 +115,14 @@ var ErrUnsupportedURL = errors.New("unsupported URL")
 // checked on the address actually dialled, so neither DNS answers nor
 // redirects can reach a refused address (see [CheckAddress]). Proxy
 // settings are ignored for the same reason. A non-2xx status is not an
-// error: the result carries it.
-func Probe(ctx context.Context, rawURL string, cfg ProbeConfig) (*ProbeResult, error) {
-	return probe(ctx, rawURL, cfg, &probeTrail{})
+// error: the result carries it. A nil cfg means defaults (private
+// addresses refused).
+func Probe(ctx context.Context, rawURL string, cfg *ProbeConfig) (*ProbeResult, error) {
+	var c ProbeConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	return probe(ctx, rawURL, c, &probeTrail{})
 }
 
 // probeTrail is what a probe went through, kept even when it fails: the

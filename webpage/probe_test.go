@@ -82,11 +82,11 @@ func servePage(t *testing.T, h http.HandlerFunc) *httptest.Server {
 
 func TestProbe_RefusesLoopbackUnlessAllowed(t *testing.T) {
 	s := servePage(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>hi</html>")) })
-	_, err := Probe(context.Background(), s.URL, ProbeConfig{})
+	_, err := Probe(context.Background(), s.URL, &ProbeConfig{})
 	if !errors.Is(err, ErrBlockedAddress) {
 		t.Fatalf("err = %v, want ErrBlockedAddress", err)
 	}
-	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true})
+	r, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true})
 	if err != nil || r.Status != 200 || !r.HTML() {
 		t.Fatalf("r = %+v, err %v", r, err)
 	}
@@ -97,7 +97,7 @@ func TestProbe_ChecksTheAddressOfEveryRedirect(t *testing.T) {
 	// address, not on the name.
 	s := servePage(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("x")) })
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
-	_, err := Probe(context.Background(), "http://localhost:"+port+"/", ProbeConfig{})
+	_, err := Probe(context.Background(), "http://localhost:"+port+"/", &ProbeConfig{})
 	if !errors.Is(err, ErrBlockedAddress) {
 		t.Errorf("localhost: err = %v, want ErrBlockedAddress", err)
 	}
@@ -110,7 +110,7 @@ func TestProbe_SendsAnHonestUserAgentAndAcceptsHTML(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte("<p>x</p>"))
 	})
-	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); err != nil {
+	if _, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(ua, "webgate/") || !strings.Contains(ua, "(+https://github.com/webgate-dev/webgate)") || !strings.HasPrefix(accept, "text/html") {
@@ -125,7 +125,7 @@ func TestProbe_StopsAfterFiveRedirects(t *testing.T) {
 		_, _ = fmt.Sscan(r.URL.Query().Get("n"), &n)
 		http.Redirect(w, r, s.URL+"/?n="+strconv.Itoa(n+1), http.StatusFound)
 	})
-	_, err := Probe(context.Background(), s.URL+"/?n=0", ProbeConfig{AllowPrivate: true})
+	_, err := Probe(context.Background(), s.URL+"/?n=0", &ProbeConfig{AllowPrivate: true})
 	if err == nil || !strings.Contains(err.Error(), "redirects") {
 		t.Fatalf("err = %v, want a redirect limit error", err)
 	}
@@ -139,21 +139,21 @@ func TestProbe_StopsAfterFiveRedirects(t *testing.T) {
 		}
 		http.Redirect(w, r, "/?n="+strconv.Itoa(n+1), http.StatusFound)
 	})
-	if r, err := Probe(context.Background(), s2.URL+"/?n=0", ProbeConfig{AllowPrivate: true}); err != nil || !strings.HasSuffix(r.URL, "n=5") {
+	if r, err := Probe(context.Background(), s2.URL+"/?n=0", &ProbeConfig{AllowPrivate: true}); err != nil || !strings.HasSuffix(r.URL, "n=5") {
 		t.Fatalf("r = %+v, err = %v", r, err)
 	}
 }
 
 func TestProbe_RefusesNonHTTPSchemesAndRedirectsToThem(t *testing.T) {
 	for _, u := range []string{"file:///etc/passwd", "ftp://example.com/", "gopher://x", "javascript:alert(1)", "http://user:pw@example.com/", "/relative", "http://"} {
-		if _, err := Probe(context.Background(), u, ProbeConfig{}); !errors.Is(err, ErrUnsupportedURL) {
+		if _, err := Probe(context.Background(), u, &ProbeConfig{}); !errors.Is(err, ErrUnsupportedURL) {
 			t.Errorf("Probe(%q) err = %v, want ErrUnsupportedURL", u, err)
 		}
 	}
 	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
 	})
-	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrUnsupportedURL) {
+	if _, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrUnsupportedURL) {
 		t.Errorf("redirect to file: err = %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestProbe_ReadsAtMostMaxBytes(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(strings.Repeat("a", 10000)))
 	})
-	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true, MaxBytes: 1000})
+	r, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true, MaxBytes: 1000})
 	if err != nil || len(r.Body) != 1000 || !r.Truncated {
 		t.Fatalf("len %d truncated %v err %v", len(r.Body), r.Truncated, err)
 	}
@@ -174,7 +174,7 @@ func TestProbe_SniffsTheTypeWhenTheHeaderIsMissing(t *testing.T) {
 		w.Header()["Content-Type"] = nil
 		_, _ = w.Write([]byte("%PDF-1.4 binary"))
 	})
-	r, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true})
+	r, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true})
 	if err != nil || r.HTML() || r.ContentType != "application/pdf" {
 		t.Fatalf("type %q err %v", r.ContentType, err)
 	}
@@ -224,7 +224,7 @@ func TestProbe_RefusesInternalAddressesSpelledAsNames(t *testing.T) {
 	// Go's dialer takes these for names; the lookup would fail and the
 	// hook would hand the URL to an extraction provider.
 	for _, u := range []string{"http://127.1/", "http://0x7f000001/", "http://2130706433/", "http://017700000001/", "http://0/", "http://127.0.0.1./", "http://169.254.169.254./latest/meta-data/"} {
-		if _, err := Probe(context.Background(), u, ProbeConfig{}); !errors.Is(err, ErrBlockedAddress) {
+		if _, err := Probe(context.Background(), u, &ProbeConfig{}); !errors.Is(err, ErrBlockedAddress) {
 			t.Errorf("%s: err = %v, want ErrBlockedAddress", u, err)
 		}
 	}
@@ -233,7 +233,7 @@ func TestProbe_RefusesInternalAddressesSpelledAsNames(t *testing.T) {
 	s := servePage(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://0xa9fea9fe/latest/meta-data/", http.StatusFound)
 	})
-	if _, err := Probe(context.Background(), s.URL, ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrBlockedAddress) {
+	if _, err := Probe(context.Background(), s.URL, &ProbeConfig{AllowPrivate: true}); !errors.Is(err, ErrBlockedAddress) {
 		t.Errorf("redirect: err = %v, want ErrBlockedAddress", err)
 	}
 }
@@ -246,7 +246,7 @@ func TestProbe_RecordsTheRedirectsAndTheAddressesItDialled(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("x"))
 	})
-	res, err := Probe(context.Background(), s.URL+"/a", ProbeConfig{AllowPrivate: true})
+	res, err := Probe(context.Background(), s.URL+"/a", &ProbeConfig{AllowPrivate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

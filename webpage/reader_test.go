@@ -217,14 +217,14 @@ func TestProbe_ClassifiesItsFailuresByType(t *testing.T) {
 	// A server that never answers: a timeout.
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer hang.Close()
-	_, err := Probe(context.Background(), hang.URL, ProbeConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond})
+	_, err := Probe(context.Background(), hang.URL, &ProbeConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond})
 	if FailureOf(err) != ProbeTimeout {
 		t.Errorf("hanging server: %v (failure %q)", err, FailureOf(err))
 	}
 	// A TLS server whose certificate is not trusted.
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer tlsSrv.Close()
-	_, err = Probe(context.Background(), tlsSrv.URL, ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second})
+	_, err = Probe(context.Background(), tlsSrv.URL, &ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second})
 	if FailureOf(err) != ProbeTLS {
 		t.Errorf("untrusted certificate: %v (failure %q)", err, FailureOf(err))
 	}
@@ -235,7 +235,7 @@ func TestProbe_ClassifiesItsFailuresByType(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	_, err = Probe(context.Background(), "http://"+addr+"/", ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second})
+	_, err = Probe(context.Background(), "http://"+addr+"/", &ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second})
 	if FailureOf(err) != ProbeRefused {
 		t.Errorf("closed port: %v (failure %q)", err, FailureOf(err))
 	}

@@ -194,7 +194,7 @@ func (r *Reader) pdfTier(ctx context.Context, p *Plan, _ Request) (*Result, erro
 	if p.Truncated {
 		return nil, fmt.Errorf("the document is larger than the read limit")
 	}
-	doc, err := pdf.Read(ctx, p.body, r.PDF)
+	doc, err := pdf.Read(ctx, p.body, &r.PDF)
 	if err != nil {
 		return nil, err
 	}

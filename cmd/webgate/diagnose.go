@@ -61,7 +61,7 @@ func (h hostEnv) getenv(name string) string {
 // loadConfig loads the configuration from h (and file, when set, in place
 // of WEBGATE_CONFIG and the default locations).
 func (h hostEnv) loadConfig(file string) (*config.Config, error) {
-	return config.Load(config.LoadOptions{Env: h.Env, HomeDir: h.Home, ConfigFile: file})
+	return config.Load(&config.LoadOptions{Env: h.Env, HomeDir: h.Home, ConfigFile: file})
 }
 
 // hookBinary is where one hook binary was found.

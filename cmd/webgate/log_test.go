@@ -18,7 +18,7 @@ func TestLog_AnEmptyLogSaysSo(t *testing.T) {
 	for k, v := range h.env {
 		env = append(env, k+"="+v)
 	}
-	cfg, err := config.Load(config.LoadOptions{Env: env, HomeDir: h.home})
+	cfg, err := config.Load(&config.LoadOptions{Env: env, HomeDir: h.home})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func (h *memHost) noKeys(args []string, outputs ...string) {
 // settings, salt and store file.
 func (h *memHost) memory() *memory.Memory {
 	h.t.Helper()
-	cfg, err := config.Load(config.LoadOptions{Env: h.environ(), HomeDir: h.home})
+	cfg, err := config.Load(&config.LoadOptions{Env: h.environ(), HomeDir: h.home})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -348,7 +348,7 @@ func (s *setupRun) loadConfig(extra []string) (*config.Config, error) {
 		file = s.cfgPath
 	}
 	env := append(slices.Clone(s.host.Env), extra...)
-	cfg, err := config.Load(config.LoadOptions{Env: env, HomeDir: s.host.Home, ConfigFile: file})
+	cfg, err := config.Load(&config.LoadOptions{Env: env, HomeDir: s.host.Home, ConfigFile: file})
 	if cfg == nil {
 		cfg = config.Default()
 	}

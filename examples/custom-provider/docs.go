@@ -66,7 +66,7 @@ func NewDocsSearch(keys provider.KeySource, cfg *DocsConfig) (*DocsSearch, error
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%s: the base URL must be an absolute http or https URL", DocsName)
 	}
-	return &DocsSearch{keys: keys, base: strings.TrimRight(u.String(), "/"), http: provider.NewHTTP(cfg.HTTP)}, nil
+	return &DocsSearch{keys: keys, base: strings.TrimRight(u.String(), "/"), http: provider.NewHTTP(&cfg.HTTP)}, nil
 }
 
 // Name implements [provider.Namer].

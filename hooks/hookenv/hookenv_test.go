@@ -14,7 +14,7 @@ const testKey = "tvly-HOOKENV-TEST-1234567890"
 
 func load(t *testing.T, env ...string) (*config.Config, error) {
 	t.Helper()
-	return config.Load(config.LoadOptions{Env: env})
+	return config.Load(&config.LoadOptions{Env: env})
 }
 
 func TestWebSearch_HasNoSearcherWithoutKeys(t *testing.T) {
@@ -113,7 +113,7 @@ func TestHandlers_IgnoreToolsTheyDoNotHandle(t *testing.T) {
 	loads := 0
 	loader := func() (*config.Config, error) {
 		loads++
-		return config.Load(config.LoadOptions{Env: []string{"TAVILY_API_KEY=" + testKey}})
+		return config.Load(&config.LoadOptions{Env: []string{"TAVILY_API_KEY=" + testKey}})
 	}
 	in, _ := hooks.ParseInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}`))
 	for _, h := range []hooks.Handler{WebSearchHandler(loader), WebFetchHandler(loader)} {
@@ -127,7 +127,7 @@ func TestHandlers_IgnoreToolsTheyDoNotHandle(t *testing.T) {
 }
 
 func TestWebSearchHandler_StepsAsideWithoutKeys(t *testing.T) {
-	h := WebSearchHandler(func() (*config.Config, error) { return config.Load(config.LoadOptions{}) })
+	h := WebSearchHandler(func() (*config.Config, error) { return config.Load(&config.LoadOptions{}) })
 	in, _ := hooks.ParseInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"abc"}}`))
 	d := h(context.Background(), in)
 	if d.Action != hooks.Pass || !strings.Contains(d.SystemMessage, "no search provider has an API key") {

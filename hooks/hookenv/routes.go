@@ -37,7 +37,7 @@ func Routes(cfg *config.Config) (docs *routing.DocsRouter, tools *routing.ToolRo
 // configuration file (a thousand tool routes) is parsed once, not at
 // every hook call.
 func LoadCached() (*config.Config, error) {
-	return config.LoadFromOSWith(config.LoadOptions{Cache: true})
+	return config.LoadFromOSWith(&config.LoadOptions{Cache: true})
 }
 
 // RouteSet is the routing configuration as loaded by [LoadRoutes], with

@@ -80,7 +80,7 @@ func names(rs []routing.ToolRoute) string {
 
 func TestRoutes_LoadsInlineEntriesAndTheLegacyFilesNamedInTheEnvironment(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"docsearch-config.json": legacyDocs, "tool-routes.json": legacyRoutes, "config.toml": inlineConfig})
-	cfg, err := config.Load(config.LoadOptions{Env: []string{
+	cfg, err := config.Load(&config.LoadOptions{Env: []string{
 		"WEBGATE_CONFIG=" + filepath.Join(dir, "config.toml"),
 		"WEBGATE_DOCS_CONFIG=" + filepath.Join(dir, "docsearch-config.json"),
 		"WEBGATE_TOOL_ROUTES=" + filepath.Join(dir, "tool-routes.json"),
@@ -126,7 +126,7 @@ func TestRoutes_AnUnreadableOrMalformedFileLeavesTheOtherSourcesWorking(t *testi
 		"a directory": {[]string{"WEBGATE_DOCS_CONFIG=" + dir}, []string{"docs.config (env WEBGATE_DOCS_CONFIG): " + dir + ": "}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := config.Load(config.LoadOptions{Env: append(tc.env, "WEBGATE_CONFIG="+filepath.Join(dir, "config.toml"))})
+			cfg, err := config.Load(&config.LoadOptions{Env: append(tc.env, "WEBGATE_CONFIG="+filepath.Join(dir, "config.toml"))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func routedLoader(t *testing.T, extra ...string) (Loader, string) {
 		"WEBGATE_TOOL_ROUTES=" + filepath.Join(dir, "tool-routes.json"),
 		"WEBGATE_STATE_DIR=" + state,
 	}, extra...)
-	return func() (*config.Config, error) { return config.Load(config.LoadOptions{Env: env}) }, state
+	return func() (*config.Config, error) { return config.Load(&config.LoadOptions{Env: env}) }, state
 }
 
 func parse(t *testing.T, payload string) *hooks.Input {
@@ -253,7 +253,7 @@ func TestWebSearchHandler_SessionStartNeedsTheSwitch(t *testing.T) {
 		}
 	}
 	none := func() (*config.Config, error) {
-		return config.Load(config.LoadOptions{Env: []string{"WEBGATE_HOOKS_SESSION_START=true"}})
+		return config.Load(&config.LoadOptions{Env: []string{"WEBGATE_HOOKS_SESSION_START=true"}})
 	}
 	if d := WebSearchHandler(none)(context.Background(), in); d.Output(in) != nil {
 		t.Errorf("no routes: %+v", d)

@@ -39,7 +39,7 @@ func TestRouteState_IsTheStoreWhenItOpenedAndTheFilesOtherwise(t *testing.T) {
 	}
 	st := store.New(memstore.New(nil), nil)
 	defer st.Close()
-	rs := RouteState(cfg, memory.New(memory.Options{Store: st}))
+	rs := RouteState(cfg, memory.New(&memory.Options{Store: st}))
 	if _, ok := rs.(*routing.StateStore); ok || rs.Describe() != "the memory store" {
 		t.Errorf("with a memory: %#v (%q), want the store", rs, rs.Describe())
 	}
@@ -59,7 +59,7 @@ func TestRouteState_IsTheStoreWhenItOpenedAndTheFilesOtherwise(t *testing.T) {
 
 	// A memory whose store already failed gets the files.
 	broken := store.New(memstore.New(nil), nil)
-	m := memory.New(memory.Options{Store: broken})
+	m := memory.New(&memory.Options{Store: broken})
 	broken.Close()
 	_ = m.RouteState(0).Remember("s", call) // fails, and marks the store as failed
 	if m.Problem() == nil {
@@ -80,7 +80,7 @@ func TestRouteState_ADenialRecordedInTheFilesIsReleasedWhenTheStoreWorks(t *test
 	// Its retry, whose store opened, releases it once.
 	st := store.New(memstore.New(nil), nil)
 	defer st.Close()
-	rs := RouteState(cfg, memory.New(memory.Options{Store: st}))
+	rs := RouteState(cfg, memory.New(&memory.Options{Store: st}))
 	if ok, err := rs.Remembered("s", call); !ok || err != nil {
 		t.Errorf("Remembered = %v, %v; want the files' denial", ok, err)
 	}
@@ -98,7 +98,7 @@ func TestRouteState_ADenialRecordedInTheFilesIsReleasedWhenTheStoreWorks(t *test
 func TestRouteState_ADenialTheStoreCannotRecordGoesToTheFiles(t *testing.T) {
 	cfg := stateConfig(t)
 	st := store.New(memstore.New(nil), nil)
-	m := memory.New(memory.Options{Store: st})
+	m := memory.New(&memory.Options{Store: st})
 	rs := RouteState(cfg, m) // chosen while the store works
 	st.Close()               // and then it fails
 	call := routing.Call{Query: "terraform import"}
@@ -115,7 +115,7 @@ func TestRouteState_ADenialTheStoreCannotRecordGoesToTheFiles(t *testing.T) {
 
 	// With neither, the denial is not recorded, and the route does not deny.
 	cfg.StateDir = ""
-	rs = RouteState(cfg, memory.New(memory.Options{Store: st}))
+	rs = RouteState(cfg, memory.New(&memory.Options{Store: st}))
 	docs, _ := routing.NewDocsRouter([]routing.Database{{Keywords: []string{"terraform"}, Path: "/d", MCPToolName: "mcp__d__search", Description: "d"}})
 	if _, _, deny, err := docs.Route(rs, "s", call); deny || err == nil {
 		t.Errorf("Route deny = %v, err %v; want no denial and an error", deny, err)

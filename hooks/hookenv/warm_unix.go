@@ -266,7 +266,7 @@ func (s *warmServer) serveConn(ctx context.Context, c net.Conn) {
 	}
 	load := func() (*config.Config, error) {
 		home, _ := gate.EnvList(req.Env)("HOME")
-		return config.Load(config.LoadOptions{Env: req.Env, HomeDir: home, Cache: true})
+		return config.Load(&config.LoadOptions{Env: req.Env, HomeDir: home, Cache: true})
 	}
 	l, budget, stepAside := kind.load(ctx, load, start)
 	_ = c.SetWriteDeadline(start.Add(budget + 2*time.Second))

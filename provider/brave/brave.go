@@ -109,7 +109,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		cfg:  c,
 		base: strings.TrimRight(c.BaseURL, "/"),
 		keys: keys,
-		http: provider.NewHTTP(c.HTTP),
+		http: provider.NewHTTP(&c.HTTP),
 	}, nil
 }
 

@@ -182,7 +182,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	}
 	return &Client{
 		keys: keys,
-		http: provider.NewHTTP(c.HTTP),
+		http: provider.NewHTTP(&c.HTTP),
 		cfg:  c,
 		base: strings.TrimRight(c.BaseURL, "/"),
 	}, nil

@@ -168,8 +168,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		cfg:    c,
 		base:   base,
 		keys:   keys,
-		search: provider.NewHTTP(searchHTTP),
-		scrape: provider.NewHTTP(long),
+		search: provider.NewHTTP(&searchHTTP),
+		scrape: provider.NewHTTP(&long),
 	}, nil
 }
 

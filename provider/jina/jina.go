@@ -204,7 +204,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	return &Client{
 		keys:          keys,
 		cfg:           c,
-		http:          provider.NewHTTP(c.HTTP),
+		http:          provider.NewHTTP(&c.HTTP),
 		readerURL:     c.ReaderURL + "/",
 		searchURL:     c.SearchURL + "/",
 		readerTimeout: int(rt / time.Second),

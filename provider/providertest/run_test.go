@@ -84,7 +84,7 @@ func (c *ref) Extract(ctx context.Context, req provider.ExtractRequest) (*provid
 }
 
 func newRef(base string, keys provider.KeySource, hc provider.HTTPConfig) *ref {
-	return &ref{base: base, keys: keys, http: provider.NewHTTP(hc)}
+	return &ref{base: base, keys: keys, http: provider.NewHTTP(&hc)}
 }
 
 func refWire() providertest.Wire {

@@ -128,7 +128,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	}
 	return &Client{
 		cfg:       c,
-		http:      provider.NewHTTP(c.HTTP),
+		http:      provider.NewHTTP(&c.HTTP),
 		searchURL: c.BaseURL + "/search",
 	}, nil
 }

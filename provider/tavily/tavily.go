@@ -190,8 +190,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		cfg:     c,
 		base:    strings.TrimRight(c.BaseURL, "/"),
 		keys:    keys,
-		search:  provider.NewHTTP(c.HTTP),
-		extract: provider.NewHTTP(ehc),
+		search:  provider.NewHTTP(&c.HTTP),
+		extract: provider.NewHTTP(&ehc),
 	}, nil
 }
 

@@ -185,7 +185,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	return &Client{
 		keys:          keys,
 		cfg:           c,
-		http:          provider.NewHTTP(c.HTTP),
+		http:          provider.NewHTTP(&c.HTTP),
 		searchURL:     c.BaseURL + "/ai-search",
 		scrapeURL:     c.BaseURL + "/scrape",
 		scrapeTimeout: int(st / time.Second),

@@ -91,7 +91,7 @@ func BenchmarkRenderCold(b *testing.B) {
 	var start, settle time.Duration
 	n := 0
 	for b.Loop() {
-		p, err := Render(context.Background(), target, cfg)
+		p, err := Render(context.Background(), target, &cfg)
 		if sampler != nil {
 			rss, anon := sampler.peaks()
 			peakRSS, peakAnon = max(peakRSS, rss), max(peakAnon, anon)
@@ -125,13 +125,13 @@ func BenchmarkRenderWarm(b *testing.B) {
 	var sampler *groupSampler
 	testHookStarted = func(pgid int, _ string) { sampler = sampleGroup(pgid) }
 	defer func() { testHookStarted = nil }()
-	if _, err := Render(context.Background(), target, cfg); err != nil {
+	if _, err := Render(context.Background(), target, &cfg); err != nil {
 		b.Fatal(err)
 	}
 	var settle time.Duration
 	n := 0
 	for b.Loop() {
-		p, err := Render(context.Background(), target, cfg)
+		p, err := Render(context.Background(), target, &cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -225,7 +225,22 @@ func Find(path string) (string, error) {
 // package documentation). The browser and everything it started are
 // killed, and its temporary profile removed, before Render returns.
 // Failures are [*Error] values.
-func Render(ctx context.Context, rawURL string, cfg Config) (page *Page, err error) {
+//
+// A nil cfg means defaults, with the address rule of a page probe's
+// default: public addresses only ([webpage.CheckAddress] with private
+// addresses refused). A Config given without CheckAddress is refused
+// ([ErrNoAddressRule]).
+func Render(ctx context.Context, rawURL string, cfg *Config) (*Page, error) {
+	if cfg == nil {
+		return renderPage(ctx, rawURL, Config{CheckAddress: publicOnly})
+	}
+	return renderPage(ctx, rawURL, *cfg)
+}
+
+// publicOnly is the address rule of a nil Config: public addresses only.
+func publicOnly(a netip.Addr) error { return webpage.CheckAddress(a, false) }
+
+func renderPage(ctx context.Context, rawURL string, cfg Config) (page *Page, err error) {
 	start := time.Now()
 	cfg = cfg.withDefaults()
 	dl := &decisionLog{start: start}

@@ -108,7 +108,7 @@ func render(t *testing.T, ctx context.Context, rawURL string, cfg Config) (*Page
 	testHookStarted = func(p int, d string) { pgid, dir = p, d }
 	defer func() { testHookStarted = nil }()
 	start := time.Now()
-	p, err := Render(ctx, rawURL, cfg)
+	p, err := Render(ctx, rawURL, &cfg)
 	elapsed := time.Since(start)
 	if pgid > 1 {
 		if left := groupProcs(pgid); len(left) > 0 {
@@ -232,7 +232,7 @@ func TestRenderRefusedEarly(t *testing.T) {
 				tc.cfg(&cfg)
 			}
 			start := time.Now()
-			p, err := Render(ctx, tc.url, cfg)
+			p, err := Render(ctx, tc.url, &cfg)
 			if p != nil || KindOf(err) != tc.kind {
 				t.Fatalf("Render = %v, %v; want kind %s", p, err, tc.kind)
 			}
@@ -926,7 +926,7 @@ func TestRenderKilled(t *testing.T) {
 	}
 	testHookStarted = hook
 	start := time.Now()
-	p, err := Render(context.Background(), srv.URL+"/", cfg)
+	p, err := Render(context.Background(), srv.URL+"/", &cfg)
 	elapsed := time.Since(start)
 	testHookStarted = nil
 	if KindOf(err) != KindCrashed || !errors.Is(err, ErrCrashed) {
@@ -965,7 +965,7 @@ func TestRenderDeadline(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	testHookStarted = func(int, string) { cancel() }
 	start := time.Now()
-	p, err = Render(ctx, srv.URL+"/", cfg)
+	p, err = Render(ctx, srv.URL+"/", &cfg)
 	testHookStarted = nil
 	if KindOf(err) != KindCanceled {
 		t.Errorf("Render = %v, %v; want canceled", p, err)
@@ -995,7 +995,7 @@ func TestRenderBrokenBrowser(t *testing.T) {
 		cfg := testConfig()
 		cfg.Path = fakeBrowser(t, `echo "this browser is broken" >&2; exit 3`)
 		start := time.Now()
-		p, err := Render(context.Background(), "http://127.0.0.1:9/", cfg)
+		p, err := Render(context.Background(), "http://127.0.0.1:9/", &cfg)
 		if KindOf(err) != KindStart || p != nil {
 			t.Fatalf("Render = %v, %v; want a start error", p, err)
 		}
@@ -1011,7 +1011,7 @@ func TestRenderBrokenBrowser(t *testing.T) {
 sleep 60`)
 		cfg.Timeout = 2 * time.Second
 		start := time.Now()
-		p, err := Render(context.Background(), "http://127.0.0.1:9/", cfg)
+		p, err := Render(context.Background(), "http://127.0.0.1:9/", &cfg)
 		el := time.Since(start)
 		if KindOf(err) != KindTimeout || p != nil {
 			t.Fatalf("Render = %v, %v; want a timeout", p, err)

@@ -3,7 +3,7 @@
 // JavaScript runs. It needs no API key: only a Chromium on the machine
 // (Debian's chromium-headless-shell, chromium, or Google Chrome).
 //
-//	page, err := browser.Render(ctx, "https://example.com/app", browser.Config{
+//	page, err := browser.Render(ctx, "https://example.com/app", &browser.Config{
 //		CheckAddress: func(a netip.Addr) error { return webpage.CheckAddress(a, false) },
 //	})
 //

@@ -16,7 +16,7 @@ import (
 func ExampleRender() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	page, err := browser.Render(ctx, "https://example.com/", browser.Config{
+	page, err := browser.Render(ctx, "https://example.com/", &browser.Config{
 		Path: "auto",
 		CheckAddress: func(a netip.Addr) error {
 			return webpage.CheckAddress(a, false)
@@ -52,7 +52,7 @@ func ExamplePool() {
 	}
 	for _, u := range []string{"https://example.com/", "https://example.org/"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		page, err := browser.Render(ctx, u, cfg)
+		page, err := browser.Render(ctx, u, &cfg)
 		cancel()
 		if err != nil {
 			fmt.Println("render failed:", err)

@@ -34,7 +34,7 @@ func pooledRender(t *testing.T, rawURL string, cfg Config) (*Page, error, int) {
 	defer func() { testHookStarted = nil }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := Render(ctx, rawURL, cfg)
+	p, err := Render(ctx, rawURL, &cfg)
 	return p, err, pgid
 }
 

@@ -28,7 +28,7 @@ var _ webpage.Renderer = Renderer{}
 // Render renders rawURL and returns its DOM and its URL after redirects
 // and script navigation. Failures are the [*Error] values of [Render].
 func (r Renderer) Render(ctx context.Context, rawURL string) (*webpage.Rendered, error) {
-	p, err := Render(ctx, rawURL, r.Config)
+	p, err := Render(ctx, rawURL, &r.Config)
 	if err != nil {
 		return nil, err
 	}

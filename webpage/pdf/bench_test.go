@@ -20,7 +20,7 @@ func BenchmarkRead(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				start := cpuTime()
 				for b.Loop() {
-					doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: engine.setting})
+					doc, err := pdf.Read(context.Background(), data, &pdf.Options{Pdftotext: engine.setting})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -13,7 +13,7 @@ import (
 // does it, as on a machine without poppler-utils.
 func ExampleRead() {
 	data := buildPDF(pdfSpec{title: "Field notes", pages: []string{"Ice on the mill river.\nTwelve holes.", "Thin near the weir."}})
-	doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: "off"})
+	doc, err := pdf.Read(context.Background(), data, &pdf.Options{Pdftotext: "off"})
 	if err != nil {
 		fmt.Println(err)
 		return

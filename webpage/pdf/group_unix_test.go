@@ -31,7 +31,7 @@ func TestRead_SlowPdftotextIsKilledWithItsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), pdf.Options{Pdftotext: script, Timeout: 500 * time.Millisecond})
+	_, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), &pdf.Options{Pdftotext: script, Timeout: 500 * time.Millisecond})
 	if !errors.Is(err, pdf.ErrTimeout) {
 		t.Fatalf("error = %v, want a timeout", err)
 	}

@@ -56,7 +56,7 @@ func TestRead_PdftotextMemoryIsCapped(t *testing.T) {
 		t.Errorf("a child reached %d bytes resident, over the cap of %d", rss, limit)
 	}
 
-	doc, err := pdf.Read(ctx, data, pdf.Options{MaxMemoryBytes: limit, Timeout: 2 * time.Minute})
+	doc, err := pdf.Read(ctx, data, &pdf.Options{MaxMemoryBytes: limit, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -85,7 +85,7 @@ func TestRead_EndlessPdftotextOutputIsCutAndItsGroupKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without the kill, only the timeout would end the script.
-	doc, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), pdf.Options{Pdftotext: script, Timeout: time.Minute})
+	doc, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), &pdf.Options{Pdftotext: script, Timeout: time.Minute})
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}

@@ -171,8 +171,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // otherwise, or when pdftotext could not run or ran out of memory. Failures are [*Error] values: [ErrNotPDF],
 // [ErrEncrypted], [ErrMalformed], [ErrTooLarge], [ErrTimeout], and
 // [ErrNoText] (returned with the Document's title and page count). Read
-// never panics.
-func Read(ctx context.Context, data []byte, opts Options) (Document, error) {
+// never panics. A nil opts means defaults.
+func Read(ctx context.Context, data []byte, opts *Options) (Document, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return read(ctx, data, o)
+}
+
+func read(ctx context.Context, data []byte, opts Options) (Document, error) {
 	if len(data) > MaxInput {
 		return Document{}, &Error{Kind: ErrTooLarge, Err: fmt.Errorf("%d bytes, the limit is %d", len(data), MaxInput)}
 	}

@@ -78,7 +78,7 @@ func TestRead_FixturesWithBothEngines(t *testing.T) {
 	} {
 		for engine, setting := range engines(t) {
 			t.Run(tc.file+"/"+engine, func(t *testing.T) {
-				doc, err := pdf.Read(context.Background(), fixture(t, tc.file), pdf.Options{Pdftotext: setting})
+				doc, err := pdf.Read(context.Background(), fixture(t, tc.file), &pdf.Options{Pdftotext: setting})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,7 +105,7 @@ func TestRead_FixturesWithBothEngines(t *testing.T) {
 func TestRead_MaxPagesReadsTheFirstPagesAndCountsAll(t *testing.T) {
 	for engine, setting := range engines(t) {
 		t.Run(engine, func(t *testing.T) {
-			doc, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), pdf.Options{Pdftotext: setting, MaxPages: 2})
+			doc, err := pdf.Read(context.Background(), fixture(t, "pdflatex-4-pages.pdf"), &pdf.Options{Pdftotext: setting, MaxPages: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestRead_GeneratedDocumentKeepsPagesTitleAndSpecialCharacters(t *testing.T)
 	data := buildPDF(pdfSpec{title: "A & B", pages: []string{"First page: a < b & c > d.\nSecond line.", "Second page."}})
 	for engine, setting := range engines(t) {
 		t.Run(engine, func(t *testing.T) {
-			doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: setting})
+			doc, err := pdf.Read(context.Background(), data, &pdf.Options{Pdftotext: setting})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestRead_HostileDocumentsFailTypedWithinTheBound(t *testing.T) {
 			t.Run(tc.name+"/"+engine, func(t *testing.T) {
 				timeout := 2 * time.Second
 				start := time.Now()
-				doc, err := pdf.Read(context.Background(), tc.data, pdf.Options{Pdftotext: setting, Timeout: timeout})
+				doc, err := pdf.Read(context.Background(), tc.data, &pdf.Options{Pdftotext: setting, Timeout: timeout})
 				elapsed := time.Since(start)
 				limit := tc.maxTime
 				if limit == 0 {
@@ -206,7 +206,7 @@ func TestRead_ContextCancelledIsATimeout(t *testing.T) {
 	cancel()
 	for engine, setting := range engines(t) {
 		t.Run(engine, func(t *testing.T) {
-			_, err := pdf.Read(ctx, fixture(t, "multicolumn.pdf"), pdf.Options{Pdftotext: setting})
+			_, err := pdf.Read(ctx, fixture(t, "multicolumn.pdf"), &pdf.Options{Pdftotext: setting})
 			if !errors.Is(err, pdf.ErrTimeout) {
 				t.Errorf("error = %v", err)
 			}
@@ -231,7 +231,7 @@ func FuzzRead(f *testing.F) {
 		// the fuzzer keeps the input.
 		watchdog := time.AfterFunc(20*time.Second, func() { panic("a read ignored its timeout") })
 		defer watchdog.Stop()
-		doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: "off", Timeout: time.Second})
+		doc, err := pdf.Read(context.Background(), data, &pdf.Options{Pdftotext: "off", Timeout: time.Second})
 		if err != nil {
 			var pe *pdf.Error
 			if !errors.As(err, &pe) {
@@ -256,7 +256,7 @@ func TestRead_GoReaderBoundsToUnicodeCMaps(t *testing.T) {
 	data := buildPDF(pdfSpec{pages: []string{"Thin ice near the weir."}, toUnicode: cmap})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	doc, err := pdf.Read(context.Background(), data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+	doc, err := pdf.Read(context.Background(), data, &pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -290,7 +290,7 @@ func TestRead_GoReaderRefusesObjectStreamBombs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := pdf.Read(context.Background(), tc.data, pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
+			_, err := pdf.Read(context.Background(), tc.data, &pdf.Options{Pdftotext: "off", Timeout: 2 * time.Minute})
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("error = %v, want %v", err, tc.want)
