@@ -51,12 +51,14 @@ type configEntry struct {
 
 // NewConfigCache returns an empty cache that loads with load, or, when
 // load is nil, with [config.Load] of the environment (and the HOME it
-// names).
+// names) and the parsed file's cache on disk ([config.LoadOptions].Cache),
+// as the worker process loads it: a warm worker's first load then reads
+// what the worker that started it parsed.
 func NewConfigCache(load func(env []string) (*config.Config, error)) *ConfigCache {
 	if load == nil {
 		load = func(env []string) (*config.Config, error) {
 			home, _ := worker.EnvList(env)("HOME")
-			return config.Load(config.LoadOptions{Env: env, HomeDir: home})
+			return config.Load(config.LoadOptions{Env: env, HomeDir: home, Cache: true})
 		}
 	}
 	return &ConfigCache{load: load, entries: map[string]*configEntry{}}
