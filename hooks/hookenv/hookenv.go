@@ -10,6 +10,11 @@
 // loads the configuration, ignores tools and events the hook does not
 // handle before building any provider, and calls the hooks package's
 // handler. Package hooks itself stays free of configuration loading.
+//
+// For the warm worker (package hooks/worker, which serves calls and knows
+// nothing of hooks), [Warm] is the [worker.Handler]: it answers a call as
+// the worker process would, and keeps between calls the configuration
+// ([ConfigCache]), the stores and the local browsers.
 package hookenv
 
 import (
