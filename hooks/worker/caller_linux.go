@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
 )
 
 // The system calls and the socket option the caller check uses that the
@@ -46,14 +45,7 @@ func pidfdSignal(pidfd int, sig syscall.Signal) error {
 // peerPidfd returns a pidfd of the process at the other end of the Unix
 // socket fd (SO_PEERPIDFD, Linux 6.5).
 func peerPidfd(fd int) (int, error) {
-	var pidfd int32
-	size := uint32(unsafe.Sizeof(pidfd))
-	_, _, errno := syscall.Syscall6(syscall.SYS_GETSOCKOPT, uintptr(fd), syscall.SOL_SOCKET, soPeerPidfd,
-		uintptr(unsafe.Pointer(&pidfd)), uintptr(unsafe.Pointer(&size)), 0)
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(pidfd), nil
+	return syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, soPeerPidfd)
 }
 
 // ownWorld returns the warm worker's own world.

@@ -174,5 +174,3 @@ func socketFor(worker, cwd string, env Env) (socket, key string, err error) {
 	f, key, err := SocketFor(worker, cwd, env)
 	return f.Socket, key, err
 }
-
-func envOf(kv ...string) Env { return EnvList(kv) }

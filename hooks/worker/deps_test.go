@@ -36,3 +36,5 @@ func TestDeps_TheFrontsLinkTheStandardLibraryAndThisPackageOnly(t *testing.T) {
 		}
 	}
 }
+
+func envOf(kv ...string) Env { return EnvList(kv) }
