@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/worker"
 )
 
@@ -32,8 +33,10 @@ var configRacyWindow = 2 * time.Second
 // call of a session the same environment), and kept while the files it
 // was read from are unchanged: the configuration file (and the other
 // files of the configuration directory that would take its place, or the
-// file WEBGATE_CONFIG names) and the providers' key files, each by
-// device, inode, size, mode and modification time. A configuration whose
+// file WEBGATE_CONFIG names), the docs and tool routes files it names and
+// the providers' key files, each by device, inode, size, mode and
+// modification time. The routers built from a configuration it keeps are
+// kept with it ([HookRoutes]). A configuration whose
 // loading reported a problem, or read a file changed within two seconds,
 // is not kept.
 type ConfigCache struct {
@@ -41,13 +44,20 @@ type ConfigCache struct {
 	mu      sync.Mutex
 	entries map[string]*configEntry
 	loads   atomic.Int64
+	builds  atomic.Int64
 }
 
 type configEntry struct {
 	cfg   *config.Config
 	files []fileStamp
 	used  time.Time
+	// routes are the routers built for cfg, by what they hold.
+	routesMu sync.Mutex
+	routes   map[routesKey]hooks.Routes
 }
+
+// routesKey says which routers a [hooks.Routes] holds.
+type routesKey struct{ docs, tools bool }
 
 // NewConfigCache returns an empty cache that loads with load, or, when
 // load is nil, with [config.Load] of the environment (and the HOME it
@@ -109,6 +119,45 @@ func (c *ConfigCache) Load(env []string) (*config.Config, error) {
 	return cfg, nil
 }
 
+// RouteBuilds reports how many times the cache has built the routers of
+// a configuration it keeps.
+func (c *ConfigCache) RouteBuilds() int64 { return c.builds.Load() }
+
+// routes returns the routers and warnings of [HookRoutes] for cfg, built
+// once for a configuration the cache keeps (the routers are safe to share:
+// a tool route compiles its pattern once, when first needed), and false
+// when cfg is not one it keeps. The routes files it names are among the
+// files whose change makes the configuration load again
+// ([configFiles]).
+func (c *ConfigCache) routes(cfg *config.Config, withDocs, withTools bool) (hooks.Routes, bool) {
+	c.mu.Lock()
+	var e *configEntry
+	for _, x := range c.entries {
+		if x.cfg == cfg {
+			e = x
+			break
+		}
+	}
+	c.mu.Unlock()
+	if e == nil {
+		return hooks.Routes{}, false
+	}
+	key := routesKey{withDocs, withTools}
+	e.routesMu.Lock()
+	defer e.routesMu.Unlock()
+	if r, ok := e.routes[key]; ok {
+		return r, true
+	}
+	r := loadHookRoutes(cfg, withDocs, withTools)
+	r.Warnings = slices.Clip(r.Warnings) // a caller's append copies
+	c.builds.Add(1)
+	if e.routes == nil {
+		e.routes = map[routesKey]hooks.Routes{}
+	}
+	e.routes[key] = r
+	return r, true
+}
+
 func (c *ConfigCache) forget(key string) {
 	c.mu.Lock()
 	delete(c.entries, key)
@@ -128,7 +177,8 @@ func envKey(env []string) string {
 // would have been, read from: the file WEBGATE_CONFIG names, or each
 // default file name in the configuration directory (a file that appears
 // there changes the configuration too); the file the loader read; and
-// every provider key specification that may name a file.
+// the docs and tool routes files it names; and every provider key
+// specification that may name a file.
 func configFiles(env []string, cfg *config.Config) []string {
 	e := worker.EnvList(env)
 	home, _ := e("HOME")
@@ -150,6 +200,12 @@ func configFiles(env []string, cfg *config.Config) []string {
 	}
 	for _, s := range cfg.Sources {
 		if p, ok := strings.CutPrefix(s, "file "); ok {
+			files = append(files, p)
+		}
+	}
+	// The routes files, whose routers are kept with the configuration.
+	for _, p := range []string{cfg.Docs.Config, cfg.Routes.Config} {
+		if p = strings.TrimSpace(p); p != "" {
 			files = append(files, p)
 		}
 	}

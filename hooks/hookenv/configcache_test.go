@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,5 +144,43 @@ func TestWarm_AnswersWithTheNewConfigurationOnceTheFileChanges(t *testing.T) {
 	call()
 	if n := w.Configs().Loads(); n != 2 {
 		t.Errorf("%d loads for three calls and one change, want 2", n)
+	}
+}
+
+func TestWarm_KeepsTheRoutersUntilTheRoutesFileChanges(t *testing.T) {
+	noRacyWindow(t)
+	home := t.TempDir()
+	routes := filepath.Join(home, "tool-routes.json")
+	past := time.Now().Add(-time.Hour)
+	route := func(message string) string {
+		return `{"routes":{"github":{"pattern":"^https?://github\\.com/","message":"` + message + `"}}}`
+	}
+	rewrite(t, routes, route("Use gh."), past)
+	env := []string{"HOME=" + home, "WEBGATE_STATE_DIR=" + home, "WEBGATE_STORE_URL=off", "WEBGATE_TOOL_ROUTES=" + routes}
+	w := NewWarm()
+	defer w.Close()
+	reason := func() string {
+		t.Helper()
+		c := &worker.Call{Hook: "webfetch", Payload: []byte(`{"hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://github.com/a/b","prompt":"p"}}`), Env: env, Start: time.Now()}
+		a := w.ServeCall(context.Background(), c)
+		if a.After != nil {
+			a.After()
+		}
+		return string(a.Stdout)
+	}
+	for range 3 {
+		if got := reason(); !strings.Contains(got, "Use gh.") {
+			t.Fatalf("answer %s", got)
+		}
+	}
+	if n := w.Configs().RouteBuilds(); n != 1 {
+		t.Errorf("the routers were built %d times for three calls, want 1", n)
+	}
+	rewrite(t, routes, route("Use the GitHub CLI."), past.Add(time.Minute))
+	if got := reason(); !strings.Contains(got, "Use the GitHub CLI.") {
+		t.Errorf("after the routes file changed: %s", got)
+	}
+	if n := w.Configs().RouteBuilds(); n != 2 {
+		t.Errorf("the routers were built %d times, want 2", n)
 	}
 }

@@ -65,7 +65,7 @@ func webSearchBody(kept *warmKept) hookBody {
 				return hooks.Decision{}
 			}
 			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
+			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: hookRoutes(kept, cfg, true, true), SessionStart: true})
 		}
 		search, answer := hooks.WantsWebSearch(in, s.Tools), hooks.WantsAnswer(in, s, false)
 		if !search && !answer {
@@ -105,7 +105,7 @@ func webFetchBody(kept *warmKept) hookBody {
 		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
 		if hooks.WantsShell(in) {
 			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
+			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: hookRoutes(kept, cfg, false, true)})
 		}
 		fetch, answer := hooks.WantsWebFetch(in, s.Tools), hooks.WantsAnswer(in, s, true)
 		if !fetch && !answer {
@@ -312,7 +312,7 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 	}
 	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 	env.Settings.Secrets = cfg.Secrets()
-	env.Routes = HookRoutes(cfg, true, false)
+	env.Routes = hookRoutes(sess.keptOrNil(), cfg, true, false)
 	if sess != nil && sess.mem != nil {
 		env.Routes.State = RouteState(cfg, sess.mem)
 	}
@@ -352,7 +352,7 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 		Problems: config.Problems(loadErr),
 	}
 	env.Settings.Secrets = cfg.Secrets()
-	env.Routes = HookRoutes(cfg, false, true)
+	env.Routes = hookRoutes(sess.keptOrNil(), cfg, false, true)
 	if len(env.Problems) > 0 {
 		return env
 	}

@@ -19,17 +19,16 @@ import (
 // configuration ([ConfigCache]), the stores and the local browsers. Close
 // releases them.
 type Warm struct {
-	kept    *warmKept
-	configs *ConfigCache
+	kept *warmKept
 }
 
 // NewWarm returns a [Warm] with nothing kept yet.
 func NewWarm() *Warm {
-	return &Warm{kept: newWarmKept(), configs: NewConfigCache(nil)}
+	return &Warm{kept: newWarmKept()}
 }
 
 // Configs is the cache of the configurations w has loaded.
-func (w *Warm) Configs() *ConfigCache { return w.configs }
+func (w *Warm) Configs() *ConfigCache { return w.kept.configs }
 
 // Close closes the stores kept and stops the browsers.
 func (w *Warm) Close() { w.kept.close() }
@@ -53,7 +52,7 @@ func (w *Warm) ServeCall(ctx context.Context, c *worker.Call) worker.Answer {
 		return worker.Answer{Refused: "unknown hook"}
 	}
 	start := c.Start
-	load := func() (*config.Config, error) { return w.configs.Load(c.Env) }
+	load := func() (*config.Config, error) { return w.kept.configs.Load(c.Env) }
 	l, budget, stepAside := kind.load(ctx, load, start)
 	if err := c.SetBudget(budget); err != nil {
 		return worker.Answer{}
