@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -84,7 +84,7 @@ var programIdentity = func() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return fmt.Sprintf("%s|%d|%d|%d", exe, fi.Size(), fi.ModTime().UnixNano(), gate.FileIno(fi)), true
+	return fmt.Sprintf("%s|%d|%d|%d", exe, fi.Size(), fi.ModTime().UnixNano(), worker.FileIno(fi)), true
 }
 
 // openCache returns the cache of the configuration file at path, which fi

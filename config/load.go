@@ -18,7 +18,7 @@ import (
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 
-	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
@@ -216,7 +216,7 @@ func (l *loader) configDir() string {
 // stateDir returns $XDG_STATE_HOME/webgate or ~/.local/state/webgate, or "".
 func (l *loader) stateDir() string {
 	x, _ := l.lookup("XDG_STATE_HOME")
-	return gate.DefaultStateDir(x, l.home)
+	return worker.DefaultStateDir(x, l.home)
 }
 
 // DefaultFileNames are the file names looked for, in order, in the

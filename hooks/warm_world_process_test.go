@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/proctest"
 )
 
@@ -97,16 +98,16 @@ func warmCaller() int {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 	now := time.Now().UnixNano()
-	req := gate.WarmRequest{Version: gate.WarmVersion, Key: key, Hook: gate.WebSearch, Start: now, Sent: now, Env: env,
+	req := worker.Request{Version: worker.Version, Key: key, Hook: gate.WebSearch, Start: now, Sent: now, Env: env,
 		Payload: searchPayload("asked from elsewhere", goDomains, nil)}
-	if err := gate.WriteFrame(c, &req); err != nil {
+	if err := worker.WriteFrame(c, &req); err != nil {
 		fmt.Fprintln(os.Stderr, "write:", err)
 		return 1
 	}
 	out := json.NewEncoder(os.Stdout)
 	for {
-		var reply gate.WarmReply
-		if err := gate.ReadFrame(c, &reply); err != nil {
+		var reply worker.Reply
+		if err := worker.ReadFrame(c, &reply); err != nil {
 			if !errors.Is(err, io.EOF) {
 				fmt.Fprintln(os.Stderr, "read:", err)
 			}
@@ -141,22 +142,22 @@ func skipWithoutUserNamespaces(t *testing.T, err error) {
 }
 
 // askWarmAs runs this test binary as a caller ([warmCaller]) of the warm
-// worker that serves the environment worker (its socket and key), in dir
+// worker that serves the environment served (its socket and key), in dir
 // (the worker's own when empty), with env and with attr. It returns the
 // replies.
-func askWarmAs(t *testing.T, worker, env []string, dir string, attr *syscall.SysProcAttr, wrap ...string) []gate.WarmReply {
+func askWarmAs(t *testing.T, served, env []string, dir string, attr *syscall.SysProcAttr, wrap ...string) []worker.Reply {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	socket, key, err := gate.WarmSocket(binary(t, "webgate-hook"), wd, gate.EnvList(worker))
+	files, key, err := worker.SocketFor(binary(t, "webgate-hook"), wd, worker.EnvList(served))
 	if err != nil {
 		t.Fatal(err)
 	}
 	argv := append(slices.Clip(wrap), os.Args[0])
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(slices.Clip(env), warmCallerEnv+"="+socket, "WEBGATE_TEST_WARM_KEY="+key)
+	cmd.Env = append(slices.Clip(env), warmCallerEnv+"="+files.Socket, "WEBGATE_TEST_WARM_KEY="+key)
 	cmd.Dir = dir
 	cmd.SysProcAttr = attr
 	var out, errb bytes.Buffer
@@ -177,10 +178,10 @@ func askWarmAs(t *testing.T, worker, env []string, dir string, attr *syscall.Sys
 		<-done
 		t.Fatalf("the caller did not finish\n%s", errb.String())
 	}
-	var replies []gate.WarmReply
+	var replies []worker.Reply
 	dec := json.NewDecoder(&out)
 	for {
-		var r gate.WarmReply
+		var r worker.Reply
 		if err := dec.Decode(&r); err != nil {
 			break
 		}
@@ -287,7 +288,7 @@ func TestWarmWorker_AFrontInASandboxRunsTheWorkerInItsOwnWorld(t *testing.T) {
 }
 
 // describe shows a warm worker's replies for a test's message.
-func describe(replies []gate.WarmReply) string {
+func describe(replies []worker.Reply) string {
 	var b strings.Builder
 	for _, r := range replies {
 		fmt.Fprintf(&b, "\n{budget %v, refused %q, final %v, stdout %.200q, stderr %.200q}", r.Budget, r.Refused, r.Final, r.Stdout, r.Stderr)
@@ -305,7 +306,8 @@ func TestWarmWorker_AFrontSendsNothingToAListenerInAnotherNamespace(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	socket, _, err := gate.WarmSocket(binary(t, "webgate-hook"), wd, gate.EnvList(env))
+	files, _, err := worker.SocketFor(binary(t, "webgate-hook"), wd, worker.EnvList(env))
+	socket := files.Socket
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"
 )
@@ -54,7 +54,7 @@ var currentHost = func() hostEnv {
 
 // getenv returns a variable of h's environment.
 func (h hostEnv) getenv(name string) string {
-	v, _ := gate.EnvList(h.Env)(name)
+	v, _ := worker.EnvList(h.Env)(name)
 	return v
 }
 

@@ -1,6 +1,10 @@
 package gate
 
-import "time"
+import (
+	"time"
+
+	"github.com/webgate-dev/webgate/hooks/worker"
+)
 
 // Defaults of the hook settings. The configuration (package config) and the
 // hook handlers (package hooks) read them from here.
@@ -24,7 +28,7 @@ const (
 	DefaultWorker = "warm"
 	// DefaultWorkerIdle is how long a warm worker waits for a call before
 	// it exits.
-	DefaultWorkerIdle = 10 * time.Minute
+	DefaultWorkerIdle = worker.DefaultIdle
 )
 
 // DefaultBudget returns the default budget of hook, [WebSearch] or

@@ -13,15 +13,16 @@
 // read within a short wait. Like the worker, it never writes to stdout on
 // its own, never fails, and always exits 0.
 //
-// When a warm worker is up (see [WarmSocket]), the front hands the call to
-// it over a Unix socket instead of running the worker, and the call skips
-// the worker's start-up.
+// When a warm worker is up (package hooks/worker), the front hands the
+// call to it over a Unix socket instead of running the worker, and the
+// call skips the worker's start-up.
 //
 // This package must stay light: it imports only the standard library
-// (encoding, os, path, syscall and hash packages, no net), and
+// (encoding, os, path, syscall and hash packages, no net),
 // internal/safefile (standard library only) to read the configuration
-// file, and internal/buildinfo (standard library only) for the version it
-// prints.
+// file, internal/buildinfo (standard library only) for the version it
+// prints, and hooks/worker (standard library only) for the warm worker's
+// client.
 package gate
 
 import (
@@ -40,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
@@ -73,21 +75,9 @@ var (
 	DefaultMCPTools    = []string{"mcp__ccs-websearch__WebSearch", "mcp__plugin_*_ccs-websearch__WebSearch"}
 )
 
-// Env looks up an environment variable; os.LookupEnv in the binaries.
-type Env func(string) (string, bool)
-
-// EnvList returns the [Env] of an environment given as "NAME=value"
-// strings, the last one of a name winning, as it does for a process.
-func EnvList(env []string) Env {
-	return func(name string) (string, bool) {
-		for i := len(env) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-				return v, true
-			}
-		}
-		return "", false
-	}
-}
+// Env looks up an environment variable; os.LookupEnv in the binaries. It
+// is the warm worker's [worker.Env].
+type Env = worker.Env
 
 // payload is the part of a hook payload the front reads. encoding/json
 // matches keys case-insensitively, and the two spellings differ by an
@@ -348,10 +338,10 @@ func Worker(env Env) (string, error) {
 }
 
 // workerEnv is the environment a front that started at start runs the
-// worker with: its own, and [FrontEnv].
+// worker with: its own, and [worker.FrontEnv].
 func workerEnv(start time.Time) []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, FrontEnv+"=") })
-	return append(env, FrontEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, worker.FrontEnv+"=") })
+	return append(env, worker.FrontEnv+"="+strconv.FormatInt(start.UnixNano(), 10))
 }
 
 // Main is the whole body of a front binary for hook: it reads the payload,
@@ -377,7 +367,7 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	if !Relevant(hook, data, env) {
 		return 0
 	}
-	worker, err := Worker(env)
+	bin, err := Worker(env)
 	if err != nil {
 		fmt.Fprintf(stderr, "webgate: %v; passing through\n", err)
 		return 0
@@ -385,12 +375,14 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	if stdout == os.Stdout && stderr == os.Stderr {
 		// Only when the streams are the process's own: a warm worker
 		// answers over its socket, or the worker writes to them directly.
-		if askWarm(hook, worker, data, start, env, stdout, stderr) {
+		// The hook's exit code is 0 whatever it decided: a hook never
+		// blocks by exit code.
+		if _, answered := worker.Ask(hook, bin, data, start, DefaultBudget(hook), env, stdout, stderr); answered {
 			return 0
 		}
-		_ = execWorker(worker, hook, data, workerEnv(start))
+		_ = execWorker(bin, hook, data, workerEnv(start))
 	}
-	cmd := exec.Command(worker, hook)
+	cmd := exec.Command(bin, hook)
 	cmd.Env = workerEnv(start)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout = stdout

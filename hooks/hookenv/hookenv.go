@@ -10,6 +10,11 @@
 // loads the configuration, ignores tools and events the hook does not
 // handle before building any provider, and calls the hooks package's
 // handler. Package hooks itself stays free of configuration loading.
+//
+// For the warm worker (package hooks/worker, which serves calls and knows
+// nothing of hooks), [Warm] is the [worker.Handler]: it answers a call as
+// the worker process would, and keeps between calls the configuration
+// ([ConfigCache]), the stores and the local browsers.
 package hookenv
 
 import (
@@ -60,7 +65,7 @@ func webSearchBody(kept *warmKept) hookBody {
 				return hooks.Decision{}
 			}
 			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: HookRoutes(cfg, true, true), SessionStart: true})
+			return hooks.HandleWebSearch(ctx, in, &hooks.WebSearchEnv{Settings: s, Routes: hookRoutes(kept, cfg, true, true), SessionStart: true})
 		}
 		search, answer := hooks.WantsWebSearch(in, s.Tools), hooks.WantsAnswer(in, s, false)
 		if !search && !answer {
@@ -100,7 +105,7 @@ func webFetchBody(kept *warmKept) hookBody {
 		s := Settings(cfg, cfg.Hooks.WebFetch.Budget, nil, cfg.Hooks.WebFetch.ToolNames)
 		if hooks.WantsShell(in) {
 			s.Secrets = cfg.Secrets()
-			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: HookRoutes(cfg, false, true)})
+			return hooks.HandleWebFetch(ctx, in, &hooks.WebFetchEnv{Settings: s, Routes: hookRoutes(kept, cfg, false, true)})
 		}
 		fetch, answer := hooks.WantsWebFetch(in, s.Tools), hooks.WantsAnswer(in, s, true)
 		if !fetch && !answer {
@@ -307,7 +312,7 @@ func webSearch(cfg *config.Config, loadErr error, sess *session) *hooks.WebSearc
 	}
 	env.Settings.Tools.MCPSearch = cfg.Hooks.WebSearch.MCPToolNames
 	env.Settings.Secrets = cfg.Secrets()
-	env.Routes = HookRoutes(cfg, true, false)
+	env.Routes = hookRoutes(sess.keptOrNil(), cfg, true, false)
 	if sess != nil && sess.mem != nil {
 		env.Routes.State = RouteState(cfg, sess.mem)
 	}
@@ -347,7 +352,7 @@ func webFetch(cfg *config.Config, loadErr error, sess *session) *hooks.WebFetchE
 		Problems: config.Problems(loadErr),
 	}
 	env.Settings.Secrets = cfg.Secrets()
-	env.Routes = HookRoutes(cfg, false, true)
+	env.Routes = hookRoutes(sess.keptOrNil(), cfg, false, true)
 	if len(env.Problems) > 0 {
 		return env
 	}

@@ -73,6 +73,14 @@ func openStore(ctx context.Context, cfg *config.Config, kept *warmKept) (m *memo
 	return m, pooled, err
 }
 
+// keptOrNil returns what the warm worker keeps, or nil.
+func (s *session) keptOrNil() *warmKept {
+	if s == nil {
+		return nil
+	}
+	return s.kept
+}
+
 // browsersKept returns the browsers a warm worker keeps, or nil.
 func (s *session) browsersKept() *browser.Pool {
 	if s == nil || s.kept == nil {

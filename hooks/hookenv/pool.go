@@ -18,15 +18,17 @@ import (
 // when it exits, and before it closes a store it no longer hands out.
 const drainWait = gate.DefaultSearchBudget + 5*time.Second
 
-// warmKept is what a warm worker keeps between calls: the stores, and the
+// warmKept is what a warm worker keeps between calls: the
+// configurations (and the routers built from them), the stores, and the
 // local browser.
 type warmKept struct {
+	configs  *ConfigCache
 	stores   *storePool
 	browsers *browser.Pool
 }
 
 func newWarmKept() *warmKept {
-	return &warmKept{stores: newStorePool(), browsers: browser.NewPool(browser.DefaultPoolIdle)}
+	return &warmKept{configs: NewConfigCache(nil), stores: newStorePool(), browsers: browser.NewPool(browser.DefaultPoolIdle)}
 }
 
 // close closes the stores and kills the browsers.

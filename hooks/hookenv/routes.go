@@ -134,13 +134,38 @@ func HookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	return withFileState(cfg, loadHookRoutes(cfg, withDocs, withTools), withDocs)
+}
+
+// hookRoutes is [HookRoutes], with the routers a warm worker keeps for
+// cfg when kept is not nil ([ConfigCache] builds them once per
+// configuration it keeps).
+func hookRoutes(kept *warmKept, cfg *config.Config, withDocs, withTools bool) hooks.Routes {
+	if kept == nil || kept.configs == nil || cfg == nil {
+		return HookRoutes(cfg, withDocs, withTools)
+	}
+	r, ok := kept.configs.routes(cfg, withDocs, withTools)
+	if !ok {
+		return HookRoutes(cfg, withDocs, withTools)
+	}
+	return withFileState(cfg, r, withDocs)
+}
+
+// loadHookRoutes builds the routers and the warnings of [HookRoutes].
+func loadHookRoutes(cfg *config.Config, withDocs, withTools bool) hooks.Routes {
 	rs := LoadRoutes(cfg, withDocs, withTools)
 	r := hooks.Routes{Docs: rs.Docs, Tools: rs.Tools}
-	if withDocs {
-		r.State = RouteState(cfg, nil)
-	}
 	for _, w := range rs.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
+	}
+	return r
+}
+
+// withFileState gives the docs routes, when there are some, their state
+// in files.
+func withFileState(cfg *config.Config, r hooks.Routes, withDocs bool) hooks.Routes {
+	if withDocs {
+		r.State = RouteState(cfg, nil)
 	}
 	return r
 }

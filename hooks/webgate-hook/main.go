@@ -8,7 +8,8 @@
 // hooks.worker is "warm" (the default), it then starts a warm worker in
 // the background, "webgate-hook serve [--idle DURATION] SOCKET KEY", which
 // answers the fronts' later calls over a Unix socket until it is idle
-// (see package gate and hookenv.Serve). Configuration comes from
+// (package hooks/worker serves the calls with hookenv.Warm, which keeps
+// the configuration, the stores and the browsers between calls). Configuration comes from
 // the environment and webgate's configuration file (package config). The
 // hook's budget counts from the moment the process starts and covers
 // everything, the configuration, key, routes and state files included;
@@ -31,6 +32,7 @@ import (
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/hookenv"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
@@ -49,7 +51,7 @@ func main() {
 		hookenv.InheritNothing()
 	}
 	// Run by a front, the budget counts from the front's start.
-	t, fronted := gate.FrontStart(os.LookupEnv)
+	t, fronted := worker.FrontStart(os.LookupEnv)
 	if fronted && !t.IsZero() {
 		start = t
 	}
@@ -104,18 +106,18 @@ func warmUp(cfg *config.Config) {
 	}
 	// The path the front ran this worker by, from which it finds the warm
 	// worker's socket.
-	worker := os.Args[0]
+	bin := os.Args[0]
 	cwd, err := os.Getwd()
 	if err != nil {
 		return
 	}
-	_ = hookenv.StartWarm(worker, cwd, os.Environ(), cfg.Hooks.WorkerIdle)
+	_ = worker.Start(bin, cwd, os.Environ(), cfg.Hooks.WorkerIdle)
 }
 
 // serve runs a warm worker: "serve [--idle DURATION] SOCKET KEY".
 func serve(args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	idle := fs.Duration("idle", gate.DefaultWorkerIdle, "exit after this long without a call")
+	idle := fs.Duration("idle", worker.DefaultIdle, "exit after this long without a call")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 2 {
 		fmt.Fprintln(os.Stderr, "usage: webgate-hook serve [--idle DURATION] SOCKET KEY")
 		return 2
@@ -124,7 +126,10 @@ func serve(args []string) int {
 	// Asked to stop, it stops taking calls and finishes the ones under way.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	if err := hookenv.Serve(ctx, hookenv.WarmOptions{Socket: fs.Arg(0), Key: fs.Arg(1), Idle: *idle, Executable: exe}); err != nil {
+	warm := hookenv.NewWarm()
+	defer warm.Close()
+	opts := &worker.ServeOptions{Files: worker.Files{Socket: fs.Arg(0)}, Key: fs.Arg(1), Handler: warm, Idle: *idle, Executable: exe, Drain: hookenv.Drain}
+	if err := worker.Serve(ctx, opts); err != nil {
 		fmt.Fprintf(os.Stderr, "webgate-hook serve: %v\n", err)
 		return 1
 	}

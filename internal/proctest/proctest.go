@@ -9,10 +9,11 @@ package proctest
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webgate-dev/webgate/hooks/worker"
 )
 
 // Running reports whether process pid exists and is not a zombie waiting
@@ -106,9 +107,9 @@ func WaitGone(pid int, d time.Duration) bool {
 }
 
 // WarmWorker returns the pid of a warm hook worker that serves the state
-// directory state, other than except: its pid file and its socket are in
-// state/run, and its process runs "webgate-hook serve". 0 when there is
-// none.
+// directory state, other than except: its pid file and its socket are
+// where the warm worker's layout ([worker.StateLayout]) puts them, and
+// its process runs "webgate-hook serve". 0 when there is none.
 func WarmWorker(state string, except int) int {
 	for _, pid := range WarmWorkers(state) {
 		if pid != except {
@@ -119,20 +120,13 @@ func WarmWorker(state string, except int) int {
 }
 
 // WarmWorkers returns the pids of the warm hook workers that serve the
-// state directory state (see [WarmWorker]).
+// state directory state (see [WarmWorker]): those its layout
+// ([worker.StateLayout]) shows serving whose process runs "webgate-hook
+// serve".
 func WarmWorkers(state string) []int {
 	var pids []int
-	files, _ := filepath.Glob(filepath.Join(state, "run", "*.sock.pid"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 1 {
-			continue
-		}
-		if _, err := os.Stat(strings.TrimSuffix(f, ".pid")); err == nil && Running(pid) && Runs(pid, "webgate-hook", "serve") {
+	for _, pid := range worker.StateLayout(state).Serving() {
+		if Running(pid) && Runs(pid, "webgate-hook", "serve") {
 			pids = append(pids, pid)
 		}
 	}

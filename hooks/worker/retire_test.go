@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package gate
+package worker
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func TestAskWarm_RetiresOnlyTheWarmWorkerItAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	socket, _, err := WarmSocket(worker, cwd, env)
+	socket, _, err := socketFor(worker, cwd, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestAskWarm_RetiresOnlyTheWarmWorkerItAsked(t *testing.T) {
 			t.Error(err)
 		}
 		replaced <- ln
-		time.Sleep(WarmFirstWait + time.Second) // hold the call past the front's wait
+		time.Sleep(FirstWait + time.Second) // hold the call past the front's wait
 	}()
 	var out, errb bytes.Buffer
-	if askWarm(WebSearch, worker, []byte(`{"tool_name":"WebSearch"}`), time.Now(), env, &out, &errb) {
+	if _, answered := Ask("websearch", worker, []byte(`{"tool_name":"WebSearch"}`), time.Now(), time.Second, env, &out, &errb); answered {
 		t.Errorf("a warm worker that did not answer took the call: %q %q", out.String(), errb.String())
 	}
 	ln := <-replaced

@@ -1,13 +1,12 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package gate
+package worker
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -35,38 +34,43 @@ func FileIno(fi os.FileInfo) uint64 {
 	return 0
 }
 
-// askWarm hands the call to the warm worker of worker, if one is up, and
-// copies its answer to stdout and stderr. It returns false when the front
-// should run the worker itself: the warm worker is off, not running,
-// refused the call, or failed early enough to leave the worker its time.
-// Otherwise the call is answered (or, past the budget, stepped aside from
-// with a line on stderr).
-func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout, stderr io.Writer) bool {
-	if WarmOff(env) {
-		return false
+// Ask hands a hook call to the warm worker of the worker binary worker,
+// if one is up: the hook, its payload data, the moment the front started
+// (start) and the process's environment and working directory; and it
+// copies the answer to stdout and stderr. fallback is the hook's budget
+// when the warm worker does not say it. Ask returns false when the front
+// should run the worker itself: the warm worker is off (env, [Off]), not
+// running, refused the call, or failed early enough to leave the worker
+// its time. Otherwise the call is answered, and Ask returns the hook's
+// exit code (or, past the budget, steps aside with a line on stderr). A warm worker that does not answer
+// in time is retired: its socket is removed.
+func Ask(hook, worker string, data []byte, start time.Time, fallback time.Duration, env Env, stdout, stderr io.Writer) (exit int, answered bool) {
+	if Off(env) {
+		return 0, false
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return false
+		return 0, false
 	}
-	socket, key, err := WarmSocket(worker, cwd, env)
-	if err != nil || !PrivateDir(filepath.Dir(socket)) {
-		return false
+	files, key, err := SocketFor(worker, cwd, env)
+	if err != nil || !PrivateDir(files.dir()) {
+		return 0, false
 	}
+	socket := files.Socket
 	// The socket as it is when asked: only this one is retired below, not
 	// one a new warm worker put in its place meanwhile.
 	asked, err := os.Lstat(socket)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	conn, err := dialUnix(socket)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer conn.Close()
 	// Whoever listens must be this user: the environment holds the keys.
 	if !listenerIsUs(conn) {
-		return false
+		return 0, false
 	}
 	// A warm worker that does not answer in time is retired: its socket
 	// is removed, so that it exits and the next calls do not wait for it.
@@ -75,48 +79,48 @@ func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout,
 			_ = os.Remove(socket)
 		}
 	}
-	failed := func(what string, err error) bool {
+	failed := func(what string, err error) (int, bool) {
 		if time.Since(start) < warmFallbackWithin {
-			return false
+			return 0, false
 		}
 		fmt.Fprintf(stderr, "webgate: the warm worker %s: %v; passing through\n", what, err)
-		return true
+		return 0, true
 	}
 	conn.SetDeadline(time.Now().Add(warmWriteWait))
-	req := WarmRequest{Version: WarmVersion, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Payload: data}
+	req := Request{Version: Version, Key: key, Hook: hook, Start: start.UnixNano(), Sent: time.Now().UnixNano(), Env: os.Environ(), Cwd: cwd, Payload: data}
 	if err := WriteFrame(conn, &req); err != nil {
 		retire()
 		return failed("could not be asked", err)
 	}
-	var first WarmReply
-	conn.SetDeadline(time.Now().Add(WarmFirstWait))
+	var first Reply
+	conn.SetDeadline(time.Now().Add(FirstWait))
 	if err := ReadFrame(conn, &first); err != nil {
 		retire()
 		return failed("did not answer", err)
 	}
 	if first.Refused != "" {
-		return false
+		return 0, false
 	}
 	budget := first.Budget
 	if budget <= 0 {
-		budget = DefaultBudget(hook)
+		budget = fallback
 	}
-	var final WarmReply
+	var final Reply
 	conn.SetDeadline(start.Add(budget + warmReplySlack))
 	if err := ReadFrame(conn, &final); err != nil || !final.Final {
 		if err == nil {
 			err = errors.New("no final answer")
 		}
 		if !errors.Is(err, os.ErrDeadlineExceeded) && time.Since(start) < warmFallbackWithin {
-			return false // it went away early: the worker has the time to answer
+			return 0, false // it went away early: the worker has the time to answer
 		}
 		retire()
 		fmt.Fprintf(stderr, "webgate: the warm worker did not answer within the %v budget: %v; passing through\n", budget, err)
-		return true
+		return 0, true
 	}
 	_, _ = stdout.Write(final.Stdout)
 	_, _ = stderr.Write(final.Stderr)
-	return true
+	return final.Exit, true
 }
 
 // dialUnix connects to the Unix socket at path without blocking (a

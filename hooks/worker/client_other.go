@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package gate
+package worker
 
 import (
 	"io"
@@ -11,9 +11,9 @@ import (
 // FileIno returns 0: files have no inode number here.
 func FileIno(os.FileInfo) uint64 { return 0 }
 
-// askWarm always returns false: the warm worker is for Unix systems.
-func askWarm(hook, worker string, data []byte, start time.Time, env Env, stdout, stderr io.Writer) bool {
-	return false
+// Ask always returns false: the warm worker is for Unix systems.
+func Ask(hook, worker string, data []byte, start time.Time, fallback time.Duration, env Env, stdout, stderr io.Writer) (exit int, answered bool) {
+	return 0, false
 }
 
 // PrivateDir always reports false: the warm worker is for Unix systems.

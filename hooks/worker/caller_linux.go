@@ -1,6 +1,6 @@
 //go:build linux
 
-package hookenv
+package worker
 
 import (
 	"errors"
@@ -8,15 +8,49 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/webgate-dev/webgate/hooks/gate"
+	"syscall"
 )
 
+// The system calls and the socket option the caller check uses that the
+// syscall package does not name. The system call numbers are the same on
+// every architecture Go supports on Linux, after the base of the MIPS
+// ABIs (4000 for o32, 5000 for n64), which syscall.SYS_READ shows (it is
+// 0 or a small number elsewhere); SO_PEERPIDFD is 77 on all of them.
+const (
+	sysBase            = syscall.SYS_READ / 1000 * 1000
+	sysPidfdSendSignal = sysBase + 424
+	sysPidfdOpen       = sysBase + 434
+	soPeerPidfd        = 77
+)
+
+// pidfdOpen opens a pidfd of process pid (pidfd_open, Linux 5.3).
+func pidfdOpen(pid int) (int, error) {
+	fd, _, errno := syscall.Syscall(uintptr(sysPidfdOpen), uintptr(pid), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// pidfdSignal sends signal sig to the process of pidfd
+// (pidfd_send_signal, Linux 5.1); 0 checks that it can be signalled.
+func pidfdSignal(pidfd int, sig syscall.Signal) error {
+	_, _, errno := syscall.Syscall6(uintptr(sysPidfdSendSignal), uintptr(pidfd), uintptr(sig), 0, 0, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// peerPidfd returns a pidfd of the process at the other end of the Unix
+// socket fd (SO_PEERPIDFD, Linux 6.5).
+func peerPidfd(fd int) (int, error) {
+	return syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, soPeerPidfd)
+}
+
 // ownWorld returns the warm worker's own world.
-func ownWorld() (*gate.World, error) {
-	w, err := gate.ProcWorld("/proc/self")
+func ownWorld() (*World, error) {
+	w, err := ProcWorld("/proc/self")
 	if err != nil {
 		return nil, fmt.Errorf("the warm worker cannot tell its own namespaces: %w", err)
 	}
@@ -26,7 +60,7 @@ func ownWorld() (*gate.World, error) {
 // callerRefusal returns why the warm worker refuses the caller at the
 // other end of the Unix socket fd, or "" when it serves it: the caller
 // must run as this user (SO_PEERCRED) and live in the worker's world
-// (self, see [gate.World]). The caller is the process that connected; the kernel names it
+// (self, see [World]). The caller is the process that connected; the kernel names it
 // by its pid, and its world is read from /proc/PID while a pidfd of that
 // very process (SO_PEERPIDFD, Linux 6.5) shows it still running, so that
 // a pid reused by another process between the connection and the check
@@ -39,8 +73,8 @@ func ownWorld() (*gate.World, error) {
 // /proc/PID shows its main thread: a thread that left the process's
 // namespaces on its own shares the memory of one that did not, and so is
 // no sandbox of its own.
-func callerRefusal(fd int, self *gate.World) string {
-	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+func callerRefusal(fd int, self *World) string {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	if err != nil {
 		return "the caller's credentials are unknown: " + err.Error()
 	}
@@ -61,7 +95,7 @@ func callerRefusal(fd int, self *gate.World) string {
 		return "the caller cannot be pinned: " + err.Error()
 	}
 	defer alive.release()
-	w, err := gate.ProcWorld(dir)
+	w, err := ProcWorld(dir)
 	if err != nil {
 		return "the caller's namespaces cannot be read: " + err.Error()
 	}
@@ -87,19 +121,19 @@ type pinned struct {
 // pid, else by its start time.
 func pinCaller(fd, pid int) (pinned, error) {
 	p := pinned{pidfd: -1, dir: "/proc/" + strconv.Itoa(pid)}
-	pidfd, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_PEERPIDFD)
+	pidfd, err := peerPidfd(fd)
 	if err == nil {
 		p.pidfd = pidfd
 		return p, nil
 	}
-	if !errors.Is(err, unix.ENOPROTOOPT) && !errors.Is(err, unix.EINVAL) {
+	if !errors.Is(err, syscall.ENOPROTOOPT) && !errors.Is(err, syscall.EINVAL) {
 		return p, err // ESRCH: the caller is gone already
 	}
-	if pidfd, err = unix.PidfdOpen(pid, 0); err == nil {
+	if pidfd, err = pidfdOpen(pid); err == nil {
 		p.pidfd = pidfd
 		return p, nil
 	}
-	if !errors.Is(err, unix.ENOSYS) {
+	if !errors.Is(err, syscall.ENOSYS) {
 		return p, err
 	}
 	if p.start, err = startTime(p.dir); err != nil {
@@ -112,8 +146,8 @@ func pinCaller(fd, pid int) (pinned, error) {
 // still holds its pid, though its world can no longer be read).
 func (p pinned) still() bool {
 	if p.pidfd >= 0 {
-		err := unix.PidfdSendSignal(p.pidfd, 0, nil, 0)
-		return err == nil || errors.Is(err, unix.EPERM)
+		err := pidfdSignal(p.pidfd, 0)
+		return err == nil || errors.Is(err, syscall.EPERM)
 	}
 	s, err := startTime(p.dir)
 	return err == nil && s == p.start
@@ -121,7 +155,7 @@ func (p pinned) still() bool {
 
 func (p pinned) release() {
 	if p.pidfd >= 0 {
-		_ = unix.Close(p.pidfd)
+		_ = syscall.Close(p.pidfd)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package gate
+package worker
 
 import (
 	"bytes"
@@ -15,20 +15,20 @@ import (
 
 func TestWarmFrames_RoundTripAndBounds(t *testing.T) {
 	var buf bytes.Buffer
-	req := WarmRequest{Version: WarmVersion, Key: "k", Hook: WebSearch, Start: 42, Sent: 43, Env: []string{"A=1"}, Payload: []byte(`{"x":1}`)}
+	req := Request{Version: Version, Key: "k", Hook: "websearch", Start: 42, Sent: 43, Env: []string{"A=1"}, Payload: []byte(`{"x":1}`)}
 	if err := WriteFrame(&buf, &req); err != nil {
 		t.Fatal(err)
 	}
-	var got WarmRequest
+	var got Request
 	if err := ReadFrame(&buf, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Key != "k" || got.Hook != WebSearch || got.Start != 42 || got.Sent != 43 || string(got.Payload) != `{"x":1}` || len(got.Env) != 1 {
+	if got.Key != "k" || got.Hook != "websearch" || got.Start != 42 || got.Sent != 43 || string(got.Payload) != `{"x":1}` || len(got.Env) != 1 {
 		t.Errorf("round trip: %+v", got)
 	}
 	// A length past the bound is refused before anything is allocated.
 	var huge bytes.Buffer
-	_ = binary.Write(&huge, binary.BigEndian, uint32(maxWarmFrame+1))
+	_ = binary.Write(&huge, binary.BigEndian, uint32(MaxFrame+1))
 	if err := ReadFrame(&huge, &got); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("oversized frame: %v", err)
 	}
@@ -41,7 +41,7 @@ func TestWarmFrames_RoundTripAndBounds(t *testing.T) {
 	}
 }
 
-func TestWarmDir_FollowsTheStateDirectory(t *testing.T) {
+func TestLayoutFor_FollowsTheStateDirectory(t *testing.T) {
 	cases := []struct {
 		env  []string
 		want string
@@ -53,20 +53,20 @@ func TestWarmDir_FollowsTheStateDirectory(t *testing.T) {
 		{nil, ""},
 	}
 	for _, c := range cases {
-		if got := WarmDir(envOf(c.env...)); got != c.want {
-			t.Errorf("WarmDir(%v) = %q, want %q", c.env, got, c.want)
+		if got := LayoutFor(envOf(c.env...)).Dir; got != c.want {
+			t.Errorf("LayoutFor(%v) = %q, want %q", c.env, got, c.want)
 		}
 	}
 }
 
-func TestWarmSocket_OneWorkerPerBinaryDirectoryAndProcessEnvironment(t *testing.T) {
+func TestSocketFor_OneWorkerPerBinaryDirectoryAndProcessEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	worker := filepath.Join(dir, "webgate-hook")
 	if err := os.WriteFile(worker, []byte("v1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	base := []string{"WEBGATE_STATE_DIR=/s", "HOME=/h", "PATH=/bin", "TMPDIR=/tmp"}
-	sock, key, err := WarmSocket(worker, "/proj", envOf(base...))
+	sock, key, err := socketFor(worker, "/proj", envOf(base...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestWarmSocket_OneWorkerPerBinaryDirectoryAndProcessEnvironment(t *testing.
 	}
 	// The same inputs give the same socket; per-call settings (keys, the
 	// configuration, a trace id) do not change it.
-	s2, k2, _ := WarmSocket(worker, "/proj", envOf(append(base, "TAVILY_API_KEY=tvly-x", "TRACEPARENT=00-1", "WEBGATE_SEARCH_MODE=fallback")...))
+	s2, k2, _ := socketFor(worker, "/proj", envOf(append(base, "TAVILY_API_KEY=tvly-x", "TRACEPARENT=00-1", "WEBGATE_SEARCH_MODE=fallback")...))
 	if s2 != sock || k2 != key {
 		t.Errorf("per-call variables changed the socket: %q %q", s2, k2)
 	}
@@ -85,10 +85,10 @@ func TestWarmSocket_OneWorkerPerBinaryDirectoryAndProcessEnvironment(t *testing.
 			t.Errorf("%s: same socket %q / key", name, s)
 		}
 	}
-	s, k, _ := WarmSocket(worker, "/other", envOf(base...))
+	s, k, _ := socketFor(worker, "/other", envOf(base...))
 	differs("another directory", s, k)
 	for _, v := range []string{"HOME=/h2", "PATH=/usr/bin", "TMPDIR=/var/tmp"} {
-		s, k, _ = WarmSocket(worker, "/proj", envOf(append(base, v)...))
+		s, k, _ = socketFor(worker, "/proj", envOf(append(base, v)...))
 		differs(v, s, k)
 	}
 	// A new build of the worker gets a new warm worker.
@@ -96,20 +96,20 @@ func TestWarmSocket_OneWorkerPerBinaryDirectoryAndProcessEnvironment(t *testing.
 	if err := os.WriteFile(worker, []byte("v2, longer"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s, k, _ = WarmSocket(worker, "/proj", envOf(base...))
+	s, k, _ = socketFor(worker, "/proj", envOf(base...))
 	differs("a rebuilt worker", s, k)
 
-	if _, _, err := WarmSocket(filepath.Join(dir, "missing"), "/proj", envOf(base...)); err == nil {
+	if _, _, err := socketFor(filepath.Join(dir, "missing"), "/proj", envOf(base...)); err == nil {
 		t.Error("a missing worker has a socket")
 	}
-	if _, _, err := WarmSocket(worker, "/proj", envOf("PATH=/bin")); err == nil {
+	if _, _, err := socketFor(worker, "/proj", envOf("PATH=/bin")); err == nil {
 		t.Error("no state directory, yet a socket")
 	}
 	long := "/" + strings.Repeat("d", 120)
-	if _, _, err := WarmSocket(worker, "/proj", envOf("WEBGATE_STATE_DIR="+long)); err == nil {
+	if _, _, err := socketFor(worker, "/proj", envOf("WEBGATE_STATE_DIR="+long)); err == nil {
 		t.Error("a socket path longer than a socket address holds")
 	}
-	s, _, err = WarmSocket(worker, "/proj", envOf("WEBGATE_STATE_DIR="+long, "XDG_RUNTIME_DIR=/run/user/7"))
+	s, _, err = socketFor(worker, "/proj", envOf("WEBGATE_STATE_DIR="+long, "XDG_RUNTIME_DIR=/run/user/7"))
 	if err != nil || !strings.HasPrefix(s, "/run/user/7/webgate/") {
 		t.Errorf("with a long state directory and a runtime directory: %q, %v", s, err)
 	}
@@ -143,13 +143,13 @@ func TestPrivateDir_OnlyTheUsersOwnClosedDirectory(t *testing.T) {
 	}
 }
 
-func TestWarmOff(t *testing.T) {
+func TestOff(t *testing.T) {
 	for v, want := range map[string]bool{"off": true, " OFF ": true, "warm": false, "": false} {
-		if got := WarmOff(envOf(WarmEnv + "=" + v)); got != want {
-			t.Errorf("WarmOff(%q) = %v", v, got)
+		if got := Off(envOf(OffEnv + "=" + v)); got != want {
+			t.Errorf("Off(%q) = %v", v, got)
 		}
 	}
-	if WarmOff(envOf()) {
+	if Off(envOf()) {
 		t.Error("unset turns the warm worker off")
 	}
 }
@@ -167,4 +167,10 @@ func TestFrontStart_OnlyARecentMoment(t *testing.T) {
 	if _, ok := FrontStart(envOf()); ok {
 		t.Error("unset, yet a front")
 	}
+}
+
+// socketFor is [SocketFor] with the socket's path.
+func socketFor(worker, cwd string, env Env) (socket, key string, err error) {
+	f, key, err := SocketFor(worker, cwd, env)
+	return f.Socket, key, err
 }
