@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/proctest"
 )
 
@@ -65,7 +66,7 @@ func TestHooks_WarmWorkerAnswersTheSessionsLaterWebSearches(t *testing.T) {
 }
 
 // warmWorker returns the pid of a running warm worker of state, or 0.
-func warmWorker(state string) int { return proctest.WarmWorker(state, 0) }
+func warmWorker(state string) int { return proctest.WarmWorker(worker.StateLayout(state).Serving(), 0) }
 
 // waitWarm waits, for at most d, until a warm worker of state runs and its
 // socket is in place.

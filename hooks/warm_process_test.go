@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/proctest"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
@@ -56,7 +57,7 @@ func shortDir(t testing.TB) string {
 func warmPID(t testing.TB, state string, other int) int {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if pid := proctest.WarmWorker(state, other); pid != 0 {
+		if pid := proctest.WarmWorker(worker.StateLayout(state).Serving(), other); pid != 0 {
 			return pid
 		}
 	}

@@ -249,7 +249,7 @@ func TestWarmWorker_ServesOnlyCallersOfItsOwnWorld(t *testing.T) {
 		})
 	}
 	// Refusing is not failing: the warm worker still serves.
-	if p := proctest.WarmWorker(state, 0); p != pid {
+	if p := proctest.WarmWorker(worker.StateLayout(state).Serving(), 0); p != pid {
 		t.Errorf("warm worker %d replaced by %d after the refusals", pid, p)
 	}
 }
@@ -282,7 +282,7 @@ func TestWarmWorker_AFrontInASandboxRunsTheWorkerInItsOwnWorld(t *testing.T) {
 	if !strings.Contains(errb.String(), "passing through") {
 		t.Errorf("the worker run in the sandbox did not say it steps aside: %q", errb.String())
 	}
-	if p := proctest.WarmWorker(state, 0); p != pid {
+	if p := proctest.WarmWorker(worker.StateLayout(state).Serving(), 0); p != pid {
 		t.Errorf("warm worker %d replaced by %d after the sandbox's call", pid, p)
 	}
 }

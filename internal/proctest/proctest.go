@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/webgate-dev/webgate/hooks/worker"
 )
 
 // Running reports whether process pid exists and is not a zombie waiting
@@ -106,12 +104,12 @@ func WaitGone(pid int, d time.Duration) bool {
 	return true
 }
 
-// WarmWorker returns the pid of a warm hook worker that serves the state
-// directory state, other than except: its pid file and its socket are
-// where the warm worker's layout ([worker.StateLayout]) puts them, and
-// its process runs "webgate-hook serve". 0 when there is none.
-func WarmWorker(state string, except int) int {
-	for _, pid := range WarmWorkers(state) {
+// WarmWorker returns, of serving (the pids a warm worker's layout shows
+// serving a state directory: worker.StateLayout(state).Serving()), the
+// first other than except whose process runs "webgate-hook serve"; 0 when
+// there is none.
+func WarmWorker(serving []int, except int) int {
+	for _, pid := range WarmWorkers(serving) {
 		if pid != except {
 			return pid
 		}
@@ -119,13 +117,11 @@ func WarmWorker(state string, except int) int {
 	return 0
 }
 
-// WarmWorkers returns the pids of the warm hook workers that serve the
-// state directory state (see [WarmWorker]): those its layout
-// ([worker.StateLayout]) shows serving whose process runs "webgate-hook
-// serve".
-func WarmWorkers(state string) []int {
+// WarmWorkers returns those of serving (see [WarmWorker]) whose process
+// runs "webgate-hook serve".
+func WarmWorkers(serving []int) []int {
 	var pids []int
-	for _, pid := range worker.StateLayout(state).Serving() {
+	for _, pid := range serving {
 		if Running(pid) && Runs(pid, "webgate-hook", "serve") {
 			pids = append(pids, pid)
 		}

@@ -3,6 +3,7 @@
 package proctest
 
 import (
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,25 +78,25 @@ func TestWarmWorker(t *testing.T) {
 	if err := os.WriteFile(sock+".pid", []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := WarmWorker(state, 0); got != 0 {
+	if got := WarmWorker(worker.StateLayout(state).Serving(), 0); got != 0 {
 		t.Errorf("without its socket: %d, want 0", got)
 	}
 	if err := os.WriteFile(sock, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := WarmWorker(state, 0); got != pid {
+	if got := WarmWorker(worker.StateLayout(state).Serving(), 0); got != pid {
 		t.Errorf("with its socket: %d, want %d", got, pid)
 	}
-	if got := WarmWorker(state, pid); got != 0 {
+	if got := WarmWorker(worker.StateLayout(state).Serving(), pid); got != 0 {
 		t.Errorf("with its pid excepted: %d, want 0", got)
 	}
-	if got := WarmWorkers(state); len(got) != 1 || got[0] != pid {
+	if got := WarmWorkers(worker.StateLayout(state).Serving()); len(got) != 1 || got[0] != pid {
 		t.Errorf("WarmWorkers = %v, want [%d]", got, pid)
 	}
 	if err := os.WriteFile(sock+".pid", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := WarmWorker(state, 0); got != 0 {
+	if got := WarmWorker(worker.StateLayout(state).Serving(), 0); got != 0 {
 		t.Errorf("a pid file naming another program: %d, want 0", got)
 	}
 	stop()
