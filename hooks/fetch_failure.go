@@ -133,7 +133,7 @@ func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 		intro += "\n" + res.Note
 	}
 	page := &provider.Page{URL: res.FinalURL, Title: res.Title, Content: res.Content}
-	body := afterError(in, max, func(room int) string { return renderPage(args, page, intro, footer, room) })
+	body := afterError(in, max, func(room int) string { return renderPage(args, page, res.Metadata.About(), intro, footer, room) })
 	d := Decision{Action: AddContext, Context: body, Diagnostics: trace}
 	if s.SystemMessage {
 		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s failed; added the page's content (%s)", in.ToolName, path), 300)

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -310,5 +311,35 @@ func TestReadVia_NamesTheStructureOrTheMainContent(t *testing.T) {
 		if got := readVia(plan, &webpage.Result{Source: webpage.SourceLocal, Mode: tc.mode}); got != tc.want {
 			t.Errorf("mode %q: %q, want %q", tc.mode, got, tc.want)
 		}
+	}
+}
+
+// TestHandleWebFetch_PageMetadataIsOneHeaderLineNotContent checks that
+// what a page says about itself (author, site, date, language) reaches the
+// model as one "About:" line of the header, and that the content does not
+// carry it as prose.
+func TestHandleWebFetch_PageMetadataIsOneHeaderLineNotContent(t *testing.T) {
+	body := strings.Repeat("<p>The harbour's tide tables were rewritten after the survey found the old datum off by forty centimetres, which changed every mooring plan in the port.</p>\n", 12)
+	page := `<!doctype html><html lang="en"><head><title>Tide tables rewritten</title>
+<meta name="author" content="Ruth Okafor">
+<meta property="og:site_name" content="Harbour Gazette">
+<meta property="article:published_time" content="2026-03-02T08:00:00Z">
+</head><body><article><h1>Tide tables rewritten</h1>` + body + `</article></body></html>`
+	srv := servePage(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, page)
+	})
+	in := failedFetch(srv.URL+"/tides", "What changed?")
+	d := HandleWebFetch(context.Background(), in, fetchEnv(pageExtractor("T", "extracted")))
+	if d.Action != AddContext {
+		t.Fatalf("decision = %+v", d)
+	}
+	const about = "About: By Ruth Okafor · Harbour Gazette · published 2026-03-02 · language en\n"
+	i, j := strings.Index(d.Context, about), strings.Index(d.Context, "The harbour's tide tables")
+	if i < 0 || j < 0 || i > j {
+		t.Fatalf("want the About line in the header, before the content:\n%s", d.Context)
+	}
+	if strings.Count(d.Context, "Ruth Okafor") != 1 {
+		t.Errorf("the byline is repeated in the content:\n%s", d.Context)
 	}
 }

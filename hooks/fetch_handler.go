@@ -420,7 +420,7 @@ func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	if res.Note != "" {
 		intro += "\n" + oneLine(res.Note)
 	}
-	d := Decision{Action: Deny, Reason: renderPage(args, page, intro, footer, s.maxChars()), Diagnostics: trace}
+	d := Decision{Action: Deny, Reason: renderPage(args, page, res.Metadata.About(), intro, footer, s.maxChars()), Diagnostics: trace}
 	if s.SystemMessage {
 		d.SystemMessage = textfmt.Shorten(fmt.Sprintf("webgate: %s answered with the page's content, %s (the page %s)", in.ToolName, path, why), 300)
 	}
@@ -441,7 +441,7 @@ func pageURL(args FetchArgs, page *provider.Page) string {
 // title and URL, the content as Markdown fitted to the request, and a
 // truncation notice when it had to be cut, all within max. The title, URL
 // and content get the terminal rule before they are measured and cut.
-func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max int) string {
+func renderPage(args FetchArgs, page *provider.Page, about, intro, footer string, max int) string {
 	u := pageURL(args, page)
 	var h strings.Builder
 	h.WriteString(intro)
@@ -450,6 +450,9 @@ func renderPage(args FetchArgs, page *provider.Page, intro, footer string, max i
 		fmt.Fprintf(&h, "Title: %s\n", t)
 	}
 	fmt.Fprintf(&h, "URL: %s\n", oneLine(u))
+	if about = oneLine(sanitize.Line(about)); about != "" {
+		fmt.Fprintf(&h, "About: %s\n", about)
+	}
 	if args.Prompt != "" {
 		fmt.Fprintf(&h, "Request: %s\n", textfmt.Shorten(args.Prompt, 400))
 	}

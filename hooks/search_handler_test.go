@@ -348,7 +348,7 @@ func TestRenderResults_LeavesOutResultsThatCannotBeCitedAsWebLinks(t *testing.T)
 func TestRenderPage_UsesTheRequestedURLWhenTheProviderReportsAnUnusableOne(t *testing.T) {
 	args := FetchArgs{URL: "https://app.example/page", Prompt: "p"}
 	for _, bad := range []string{"javascript:alert(1)", "https://app.example/" + strings.Repeat("x", 100_000)} {
-		got := renderPage(args, &provider.Page{URL: bad, Content: "BODY-MARKER"}, "Intro.", "", 8000)
+		got := renderPage(args, &provider.Page{URL: bad, Content: "BODY-MARKER"}, "", "Intro.", "", 8000)
 		if !strings.Contains(got, "URL: https://app.example/page\n") || !strings.Contains(got, "BODY-MARKER") {
 			t.Errorf("page URL %.40q:\n%.600s", bad, got)
 		}

@@ -2,10 +2,12 @@ package webpage
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/internal/markdown"
 	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // MaxConvertBytes is how much of a page's HTML [ConvertHTML] reads; the
@@ -68,6 +70,31 @@ type Metadata struct {
 	// Published is when the page says it was published; zero when it
 	// does not say.
 	Published time.Time `json:"published,omitzero"`
+}
+
+// About returns the one header line that says what the page says about
+// itself ("By Ruth Okafor · The Daily · published 2026-03-02 · language
+// en"), each part shortened; empty when every field is empty. Frontends
+// show it beside the title, never inside the content.
+func (m Metadata) About() string {
+	var parts []string
+	if m.Byline != "" {
+		by := textfmt.Shorten(m.Byline, 120)
+		if !strings.HasPrefix(strings.ToLower(by), "by ") {
+			by = "By " + by
+		}
+		parts = append(parts, by)
+	}
+	if m.SiteName != "" {
+		parts = append(parts, textfmt.Shorten(m.SiteName, 80))
+	}
+	if !m.Published.IsZero() {
+		parts = append(parts, "published "+m.Published.UTC().Format("2006-01-02"))
+	}
+	if m.Language != "" {
+		parts = append(parts, "language "+textfmt.Shorten(m.Language, 20))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // ConvertHTML converts a page's HTML to Markdown locally with

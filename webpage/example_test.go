@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"time"
 
 	"github.com/webgate-dev/webgate/webpage"
 )
@@ -52,4 +53,17 @@ func ExampleReader_Read() {
 	fmt.Println(res.Source, res.Plan.Verdict.Class, res.Title)
 	// Output:
 	// local fetch-readable Contexts
+}
+
+// ExampleMetadata_About shows the one header line frontends print for
+// what a page says about itself.
+func ExampleMetadata_About() {
+	m := webpage.Metadata{
+		Byline:    "Ruth Okafor",
+		SiteName:  "Harbour Gazette",
+		Language:  "en",
+		Published: time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC),
+	}
+	fmt.Println(m.About())
+	// Output: By Ruth Okafor · Harbour Gazette · published 2026-03-02 · language en
 }

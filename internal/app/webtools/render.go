@@ -296,26 +296,4 @@ func ptr[T any](v T) *T { return &v }
 // about is the header's line on what the page says about itself:
 // "By Ruth Okafor · Field Notes · published 2024-02-18 · language en",
 // with what is known; empty when nothing is.
-func (r *FetchResult) about() string {
-	var parts []string
-	if r.Byline != "" {
-		by := textfmt.Shorten(r.Byline, 120)
-		if !strings.HasPrefix(strings.ToLower(by), "by ") {
-			by = "By " + by
-		}
-		parts = append(parts, by)
-	}
-	if r.SiteName != "" {
-		parts = append(parts, textfmt.Shorten(r.SiteName, 80))
-	}
-	if !r.Published.IsZero() {
-		parts = append(parts, "published "+r.Published.UTC().Format("2006-01-02"))
-	}
-	if r.Language != "" {
-		parts = append(parts, "language "+textfmt.Shorten(r.Language, 20))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " · ")
-}
+func (r *FetchResult) about() string { return r.Metadata.About() }
