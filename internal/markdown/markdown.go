@@ -198,6 +198,9 @@ func convertArticle(page []byte, base string) (Document, int) {
 	if mayBeThread(page) {
 		threads = findThreads(body)
 	}
+	if declaresProduct(page) {
+		dropProductExtras(body)
+	}
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -283,6 +286,10 @@ func convertStructure(page []byte, base string) Document {
 	}
 	// Keep an untouched copy in case dropping the chrome leaves nothing.
 	spare := cloneNode(body)
+	if declaresProduct(page) {
+		// Before the cleaner takes the classes away.
+		dropProductExtras(body)
+	}
 	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
