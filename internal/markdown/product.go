@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -18,7 +17,7 @@ import (
 // or microdata, and not many of them (a listing of products declares
 // one per item).
 func declaresProduct(page []byte) bool {
-	n := bytes.Count(page, []byte(`"Product"`)) + bytes.Count(page, []byte(`schema.org/Product"`))
+	n := typeMentions(page, "Product", nil, 4)
 	return n >= 1 && n <= 3
 }
 

@@ -287,10 +287,8 @@ func mayBeThread(page []byte) bool {
 // declaresArticle reports whether a page's og:type is article, or its
 // JSON-LD names an article type.
 func declaresArticle(page []byte) bool {
-	for _, t := range articleTypes {
-		if bytes.Contains(page, t) {
-			return true
-		}
+	if typeMentions(page, "Article", articleTypes, 1) > 0 || typeMentions(page, "BlogPosting", nil, 1) > 0 || typeMentions(page, "Report", nil, 1) > 0 {
+		return true
 	}
 	for i := 0; ; {
 		j := bytes.Index(page[i:], []byte("og:type"))
@@ -307,8 +305,40 @@ func declaresArticle(page []byte) bool {
 	}
 }
 
-// articleTypes are the JSON-LD types of an article, quoted.
-var articleTypes = [][]byte{[]byte(`"Article"`), []byte(`"NewsArticle"`), []byte(`"BlogPosting"`), []byte(`"TechArticle"`), []byte(`"Report"`)}
+// typeMentions counts, up to limit, the mentions of a schema.org type in
+// a page: the name quoted ("Product") or ending a schema.org URL
+// (schema.org/Product"), and the types of kin whose names end with it
+// ("NewsArticle", "TechArticle"). The search starts at the name, not at
+// the quote, which begins too many strings of a page to be searched for
+// quickly.
+func typeMentions(page []byte, name string, kin map[string]bool, limit int) int {
+	pat := []byte(name + `"`)
+	n := 0
+	for i := 0; n < limit; {
+		j := bytes.Index(page[i:], pat)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		i = at + len(pat)
+		k := at
+		for kin != nil && k > 0 && (page[k-1] >= 'A' && page[k-1] <= 'Z' || page[k-1] >= 'a' && page[k-1] <= 'z') {
+			k--
+		}
+		if k < at && !kin[string(page[k:at])] {
+			continue
+		}
+		if k > 0 && (page[k-1] == '"' || page[k-1] == '/') {
+			n++
+		}
+	}
+	return n
+}
+
+// articleTypes are the prefixes of the schema.org article types whose
+// names end with "Article".
+var articleTypes = map[string]bool{"News": true, "Tech": true, "Scholarly": true, "OpinionNews": true,
+	"AnalysisNews": true, "ReportageNews": true, "BackgroundNews": true, "ReviewNews": true, "AskPublicNews": true, "Satirical": true}
 
 // sampleRunes is how long a sample of the article [threadHolds] looks
 // for in the posts.
