@@ -194,10 +194,7 @@ func convertArticle(page []byte, base string) (Document, int) {
 	(&cleaner{base: u, dropChrome: true}).clean(body, false)
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
-	var threads []threadCandidate
-	if mayBeThread(page) {
-		threads = findThreads(body)
-	}
+	threads := findThreads(body, articleNotThread(page))
 	if declaresProduct(page) {
 		dropProductExtras(body)
 	}
@@ -221,7 +218,8 @@ func convertArticle(page []byte, base string) (Document, int) {
 	for _, t := range threads {
 		if threadHolds(t, textOf(art.Node), doc.TextChars) {
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
-			if d := render(t.region, title, ModeArticle); d.Markdown != "" {
+			// The thread as read must hold the article still.
+			if d := render(t.region, title, ModeArticle); 5*d.TextChars >= 4*doc.TextChars {
 				doc, doc.Posts = d, t.posts
 			}
 			break

@@ -44,6 +44,9 @@ type threadCandidate struct {
 	posts int
 	// chars is the text of the region.
 	chars int
+	// text is the posts' text as the page has it (their chrome not yet
+	// dropped), without whitespace.
+	text string
 }
 
 // findThreads finds, in a cleaned body, the groups of elements marked as
@@ -51,7 +54,12 @@ type threadCandidate struct {
 // microdata type), at least [minPosts] of them with text, whose posts
 // hold most of the text of the smallest element around them. It returns
 // copies of those elements, the group with the most text first.
-func findThreads(body *html.Node) []threadCandidate {
+//
+// With titled (a page that declares itself an article), a group is a
+// thread only when its posts after the first are replies ([replies]), not
+// the next stories of a blog or a news site loaded below the one asked
+// for.
+func findThreads(body *html.Node, titled bool) []threadCandidate {
 	groups := map[string][]*html.Node{}
 	walk(body, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
@@ -82,7 +90,7 @@ func findThreads(body *html.Node) []threadCandidate {
 				postChars += n
 			}
 		}
-		if posts < minPosts {
+		if posts < minPosts || titled && !replies(outer) {
 			continue
 		}
 		lca := commonAncestor(outer)
@@ -115,12 +123,14 @@ func findThreads(body *html.Node) []threadCandidate {
 	var out []threadCandidate
 	for _, b := range best[:min(len(best), maxThreadCandidates)] {
 		region := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
+		var text strings.Builder
 		for _, m := range b.members {
+			text.WriteString(squeeze(textOf(m)))
 			post := cloneNode(m)
 			dropPostChrome(post, strings.Contains(b.key, "comment"))
 			region.AppendChild(post)
 		}
-		out = append(out, threadCandidate{region: region, posts: b.posts, chars: b.postChars})
+		out = append(out, threadCandidate{region: region, posts: b.posts, chars: b.postChars, text: text.String()})
 	}
 	return out
 }
@@ -134,8 +144,12 @@ var postChromeWords = []string{"signature", "reaction", "vote", "voting", "share
 
 // dropPostChrome removes from a post the parts that are not its message
 // ([postChromeWords]) and, unless the posts are comments themselves, the
-// comments under it (a question's and its answers' comments).
+// comments under it (a question's and its answers' comments): an element
+// whose class says comment and that holds less than half of the post's
+// text (more is the post's own message, in a forum that calls its posts
+// comments).
 func dropPostChrome(post *html.Node, comments bool) {
+	whole := textLength(post)
 	var drop []*html.Node
 	walk(post, func(n *html.Node) bool {
 		if n == post || n.Type != html.ElementNode {
@@ -145,7 +159,7 @@ func dropPostChrome(post *html.Node, comments bool) {
 		if class == "" {
 			return true
 		}
-		if containsAny(class, postChromeWords) || !comments && strings.Contains(class, "comment") {
+		if containsAny(class, postChromeWords) || !comments && strings.Contains(class, "comment") && 2*textLength(n) < whole {
 			drop = append(drop, n)
 			return false
 		}
@@ -251,37 +265,56 @@ func commonAncestor(ns []*html.Node) *html.Node {
 
 // threadHolds reports whether a thread's posts hold the article
 // readability picked (its text, sampled at a third and at two thirds, is
-// the posts' text) and at least as much text: the posts bring their
+// the posts' text; whitespace, which readability moves, left out) and at least as much text: the posts bring their
 // authors, and the replies readability dropped.
 func threadHolds(t threadCandidate, article string, articleChars int) bool {
 	if t.chars < articleChars {
 		return false
 	}
-	text := []rune(collapse(article))
+	text := []rune(squeeze(article))
 	if len(text) < 2*sampleRunes {
 		return false
 	}
-	posts := collapse(textOf(t.region))
 	for _, at := range []int{len(text) / 3, 2 * len(text) / 3} {
-		if !strings.Contains(posts, string(text[at:at+sampleRunes])) {
+		if !strings.Contains(t.text, string(text[at:at+sampleRunes])) {
 			return false
 		}
 	}
 	return true
 }
 
-// mayBeThread reports whether a page may be read as a thread: it declares
-// a discussion (schema.org DiscussionForumPosting or QAPage, in JSON-LD or
-// microdata), or it does not declare itself an article (a blog post's
-// comments and a news story's related stories repeat post-like elements
-// too). On the extraction benchmark's development split, 74 of 113 forum
-// pages declare a discussion and no page of another type does; 12 forum
-// pages and 600 of 793 articles declare an article.
-func mayBeThread(page []byte) bool {
+// articleNotThread reports whether a page declares itself an article and
+// not a discussion (schema.org DiscussionForumPosting or QAPage, in
+// JSON-LD or microdata): its repeated post-like elements are then read as
+// a thread only when they are not titled ([findThreads]), since a blog's
+// and a news site's next stories repeat too. On the extraction
+// benchmark's development split, 74 of 113 forum pages declare a
+// discussion and no page of another type does; 12 forum pages and 600 of
+// 793 articles declare an article.
+func articleNotThread(page []byte) bool {
 	if bytes.Contains(page, []byte("DiscussionForumPosting")) || bytes.Contains(page, []byte("QAPage")) {
-		return true
+		return false
 	}
-	return !declaresArticle(page)
+	return declaresArticle(page)
+}
+
+// replies reports whether the posts after the first read as its replies:
+// together they hold at least as much text as the first, and most of them
+// hold no heading of the first three levels (a story's title).
+func replies(posts []*html.Node) bool {
+	rest, headed := 0, 0
+	for _, x := range posts[1:] {
+		rest += textLength(x)
+		if find(x, atom.H1) != nil || find(x, atom.H2) != nil || find(x, atom.H3) != nil {
+			headed++
+		}
+	}
+	return rest >= textLength(posts[0]) && headed*2 <= len(posts)-1
+}
+
+// squeeze returns s without its whitespace.
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(s), "")
 }
 
 // declaresArticle reports whether a page's og:type is article, or its
