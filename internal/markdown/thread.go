@@ -60,12 +60,18 @@ type threadCandidate struct {
 // the next stories of a blog or a news site loaded below the one asked
 // for.
 func findThreads(body *html.Node, titled bool) []threadCandidate {
+	// The groups in the order the page first shows them, so that the
+	// choice between groups of equal text does not change between runs.
 	groups := map[string][]*html.Node{}
+	var order []string
 	walk(body, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
 			return true
 		}
 		for _, key := range postKeys(n) {
+			if groups[key] == nil {
+				order = append(order, key)
+			}
 			groups[key] = append(groups[key], n)
 		}
 		return true
@@ -78,7 +84,8 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 		postChars    int
 	}
 	var best []scored
-	for key, members := range groups {
+	for _, key := range order {
+		members := groups[key]
 		if len(members) < minPosts {
 			continue
 		}
