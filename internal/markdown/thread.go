@@ -84,6 +84,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 		postChars    int
 	}
 	var best []scored
+	lcaChars := map[*html.Node]int{}
 	for _, key := range order {
 		members := groups[key]
 		if len(members) < minPosts {
@@ -104,7 +105,11 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 		if lca == nil || lca == body {
 			continue
 		}
-		chars := textLength(lca)
+		chars, ok := lcaChars[lca]
+		if !ok {
+			chars = textLength(lca)
+			lcaChars[lca] = chars
+		}
 		if 2*postChars < chars {
 			continue
 		}
@@ -190,7 +195,7 @@ func postKeys(n *html.Node) []string {
 		}
 	}
 	class := attr(n, "class")
-	if class == "" {
+	if class == "" || !hasPostWord(class) {
 		return keys
 	}
 	for _, tok := range strings.Fields(class) {
@@ -204,6 +209,30 @@ func postKeys(n *html.Node) []string {
 		keys = append(keys, n.Data+"."+low)
 	}
 	return keys
+}
+
+// hasPostWord reports whether a class attribute holds one of [postWords]
+// in any case: the quick test, without allocating, that most elements
+// fail.
+func hasPostWord(class string) bool {
+	var buf [256]byte
+	if len(class) > len(buf) {
+		return true
+	}
+	b := buf[:len(class)]
+	for i := 0; i < len(class); i++ {
+		c := class[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	for _, w := range postWords {
+		if bytes.Contains(b, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsAny(s string, words []string) bool {
