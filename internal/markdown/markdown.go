@@ -218,8 +218,9 @@ func convertArticle(page []byte, base string) (Document, int) {
 	for _, t := range threads {
 		if threadHolds(t, textOf(art.Node), doc.TextChars) {
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
-			// The thread as read must hold the article still.
-			if d := render(t.region, title, ModeArticle); 5*d.TextChars >= 4*doc.TextChars {
+			// The thread as read, its chrome dropped, must hold half the
+			// article still.
+			if d := render(t.region, title, ModeArticle); 2*d.TextChars >= doc.TextChars {
 				doc, doc.Posts = d, t.posts
 			}
 			break
