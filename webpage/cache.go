@@ -68,6 +68,15 @@ type Cached struct {
 	// a fresh one does.
 	Class      classify.Class `json:"class,omitempty"`
 	Confidence float64        `json:"confidence,omitempty"`
+	// Article is the verdict's Article: the page declares itself an
+	// article.
+	Article bool `json:"article,omitempty"`
+	// Mode is how a locally read page was converted, and Metadata what
+	// the page says about itself (byline, site name, language,
+	// publication date): a cached answer says how the page was read and
+	// what it is as the fresh read did.
+	Mode ConvertMode `json:"mode,omitempty"`
+	Metadata
 }
 
 // readKey is the cache key of a read of rawURL by r: the URL and every
@@ -75,7 +84,7 @@ type Cached struct {
 // the extraction providers alone, with the prompt they were given.
 func (r *Reader) readKey(rawURL string) string {
 	pc := r.Probe.WithDefaults()
-	return fmt.Sprintf("read v2 order=%s private=%t private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
+	return fmt.Sprintf("read v3 order=%s private=%t private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
 		r.order(), pc.AllowPrivate, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
 }
 
@@ -96,7 +105,7 @@ func (r *Reader) cachedPlan(ctx context.Context, rawURL string) *Plan {
 	p := &Plan{URL: rawURL, Action: c.Action, Why: c.Why, FinalURL: c.FinalURL, Status: c.Status, ContentType: c.ContentType,
 		hops: c.Redirects, addrs: c.Addrs, cached: c, cachedAt: at}
 	if c.Class != "" {
-		p.Verdict = &classify.Result{Class: c.Class, Confidence: c.Confidence}
+		p.Verdict = &classify.Result{Class: c.Class, Confidence: c.Confidence, Article: c.Article}
 	}
 	return p
 }
@@ -122,8 +131,8 @@ func (r *Reader) cacheAllows(rawURL string, c *Cached) bool {
 
 // result turns a cached read back into a Result of plan p.
 func (c *Cached) result(p *Plan) *Result {
-	return &Result{URL: p.URL, FinalURL: c.FinalURL, Title: c.Title, Content: c.Content, Format: c.Format,
-		Source: c.Source, Provider: c.Provider, Note: c.Note, Plan: p, Cached: p.cachedAt}
+	return &Result{URL: p.URL, FinalURL: c.FinalURL, Title: c.Title, Metadata: c.Metadata, Content: c.Content, Mode: c.Mode,
+		Format: c.Format, Source: c.Source, Provider: c.Provider, Note: c.Note, Plan: p, Cached: p.cachedAt}
 }
 
 // remember keeps a read of plan p for req in the cache, unless it is the
@@ -137,10 +146,11 @@ func (r *Reader) remember(ctx context.Context, p *Plan, req Request, res *Result
 		return
 	}
 	c := &Cached{URL: res.URL, FinalURL: res.FinalURL, Title: res.Title, Content: res.Content, Format: res.Format,
-		Source: res.Source, Provider: res.Provider, Note: res.Note, Redirects: p.hops, Addrs: p.addrs}
+		Source: res.Source, Provider: res.Provider, Note: res.Note, Redirects: p.hops, Addrs: p.addrs,
+		Mode: res.Mode, Metadata: res.Metadata}
 	c.Action, c.Why, c.Status, c.ContentType = p.Action, p.Why, p.Status, p.ContentType
 	if p.Verdict != nil {
-		c.Class, c.Confidence = p.Verdict.Class, p.Verdict.Confidence
+		c.Class, c.Confidence, c.Article = p.Verdict.Class, p.Verdict.Confidence, p.Verdict.Article
 	}
 	r.Cache.Put(ctx, r.readKey(p.URL), c)
 }

@@ -171,3 +171,35 @@ func TestReader_PrivateTargetAsksNoResolverAboutReservedNames(t *testing.T) {
 		t.Error("a page the probe read from a private address was not judged private")
 	}
 }
+
+func TestReader_ACachedReadDescribesThePageAsTheFreshOneDid(t *testing.T) {
+	page := `<html lang="en-GB"><head><title>Ice on the mill river | Field Notes</title>
+	<meta property="og:site_name" content="Field Notes"><meta property="og:type" content="article">
+	<meta name="author" content="Ruth Okafor"><meta property="article:published_time" content="2024-02-03T08:00:00Z"></head>
+	<body><main><article><h1>Ice on the mill river</h1>` + strings.Repeat("<p>Every winter the river freezes from the banks inward, and the town measures the ice before anyone walks on it.</p>", 8) +
+		`</article></main></body></html>`
+	u := serve(t, 200, "text/html", page) + "/ice"
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Cache: &mapCache{}}
+	fresh, err := r.Read(context.Background(), Request{URL: u})
+	if err != nil || !fresh.Cached.IsZero() {
+		t.Fatalf("first read: %+v %v", fresh, err)
+	}
+	if fresh.Mode != ConvertArticle || fresh.Byline == "" || fresh.SiteName == "" || fresh.Language == "" || fresh.Published.IsZero() {
+		t.Fatalf("the fresh read lacks what the test compares: mode %q, metadata %+v", fresh.Mode, fresh.Metadata)
+	}
+	cached, err := r.Read(context.Background(), Request{URL: u})
+	if err != nil || cached.Cached.IsZero() {
+		t.Fatalf("the second read is not from the cache: %+v %v", cached, err)
+	}
+	if cached.Mode != fresh.Mode || cached.Metadata != fresh.Metadata || cached.Title != fresh.Title || cached.Source != fresh.Source {
+		t.Errorf("cached read: mode %q, metadata %+v, title %q, source %q; fresh: %q, %+v, %q, %q",
+			cached.Mode, cached.Metadata, cached.Title, cached.Source, fresh.Mode, fresh.Metadata, fresh.Title, fresh.Source)
+	}
+	fv, cv := fresh.Plan.Verdict, cached.Plan.Verdict
+	if fv == nil || cv == nil || cv.Class != fv.Class || cv.Confidence != fv.Confidence || cv.Article != fv.Article || !fv.Article {
+		t.Errorf("cached verdict %+v, fresh %+v", cv, fv)
+	}
+	if cached.Plan.ContentType != fresh.Plan.ContentType || cached.Plan.Action != fresh.Plan.Action {
+		t.Errorf("cached plan %q %q, fresh %q %q", cached.Plan.ContentType, cached.Plan.Action, fresh.Plan.ContentType, fresh.Plan.Action)
+	}
+}

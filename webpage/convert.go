@@ -52,6 +52,10 @@ type Document struct {
 	// ([MaxConvertBytes], or too many elements); only its beginning was
 	// converted.
 	Truncated bool
+	// Posts is how many posts of a discussion thread (a forum topic, a
+	// question and its answers) the article conversion read, every post
+	// rather than the first; zero when it read no thread.
+	Posts int
 	// Metadata is what the page says about itself: its byline, site name,
 	// language and publication date. The article conversion reads it;
 	// the Markdown does not repeat it.
@@ -118,7 +122,7 @@ func ConvertHTMLMode(html []byte, baseURL string, mode ConvertMode) Document {
 	// first byte and leave the rest ("[31m") as text.
 	clean := []byte(sanitize.Text(string(html)))
 	d := markdown.Convert(clean, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
-	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut,
+	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut, Posts: d.Posts,
 		Metadata: Metadata{Byline: d.Byline, SiteName: d.SiteName, Language: d.Language, Published: d.Published}}
 }
 

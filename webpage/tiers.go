@@ -133,7 +133,7 @@ func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, 
 		// The plan's conversion chose the article; read the structure,
 		// unless the article is most of what the page holds.
 		structure := ConvertHTMLMode(p.body, p.FinalURL, ConvertStructure)
-		if articleFound(doc, structure, p.Verdict != nil && p.Verdict.Article) {
+		if doc.Posts > 0 || articleFound(doc, structure, p.Verdict != nil && p.Verdict.Article) {
 			if ok, _ := judgeLocal(doc.Markdown); ok {
 				return &Result{Source: SourceLocal, Title: doc.Title, Content: doc.Markdown, Mode: doc.Mode}, nil
 			}

@@ -274,3 +274,45 @@ func TestReader_ReadsTheServedArticleOfAShellThatHoldsMoreThanItsData(t *testing
 		t.Errorf("source %s mode %q misses %v content %q", res.Source, res.Mode, res.Misses, res.Content)
 	}
 }
+
+// A page the classifier calls template-heavy that holds a discussion
+// thread is read as the thread (every post), not as its structure, even
+// when the posts are a small share of the page's text.
+func TestReader_ReadsATemplateHeavyThreadAsItsPosts(t *testing.T) {
+	var side strings.Builder
+	for i := range 60 {
+		side.WriteString(`<li><a href="/t/` + strings.Repeat("q", i%9+1) + `">Another topic of the forum about telescopes, mounts and eyepieces, number ` + strings.Repeat("n", i%5+1) + `</a></li>`)
+	}
+	posts := []string{
+		"I am new to astronomy and would like to buy my first telescope this winter; the sky here is dark and I would mostly look at the planets.",
+		"Start with binoculars and a planisphere: ten by fifty binoculars show the moons of Jupiter and you learn the sky before spending more.",
+		"A six inch Dobsonian is the usual answer for a first telescope, easy to set up and with enough aperture for the planets.",
+		"Join a local club before buying anything; members let you look through their instruments at star parties.",
+	}
+	var thread strings.Builder
+	for i, p := range posts {
+		if i == 1 {
+			thread.WriteString(`<section class="replies">`)
+		}
+		thread.WriteString(`<div class="post"><div class="post-author"><a href="/u/` + strings.Repeat("u", i+1) + `">stargazer` + strings.Repeat("s", i+1) + `</a></div><div class="post-body"><p>` + p + `</p></div></div>`)
+	}
+	page := `<html><head><title>Which telescope first?</title></head><body><main><h1>Which telescope first?</h1><div class="topic">` + thread.String() + `</section></div>` +
+		`<aside><ul>` + side.String() + `</ul></aside></main></body></html>`
+	templateHeavy := func([]byte) classify.Result { return classify.Result{Class: classify.TemplateHeavy} }
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Classify: templateHeavy}
+	res, err := r.Read(context.Background(), Request{URL: serve(t, 200, "text/html", page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mode != ConvertArticle || res.Note != "" {
+		t.Errorf("mode %q, note %q; want the thread read as the page's main content", res.Mode, res.Note)
+	}
+	for _, p := range posts {
+		if !strings.Contains(res.Content, p[:40]) {
+			t.Errorf("the thread lacks %q:\n%s", p[:40], res.Content)
+		}
+	}
+	if strings.Contains(res.Content, "Another topic") {
+		t.Errorf("the thread keeps the page's list of topics:\n%s", res.Content)
+	}
+}

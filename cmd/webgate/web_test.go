@@ -400,3 +400,43 @@ func TestFetch_APageCachedWithAllowPrivateIsRefusedWithoutIt(t *testing.T) {
 		t.Fatalf("without allow_private: code %d, stdout %q, stderr %q; want the refusal an uncached read gets", code, out, errOut)
 	}
 }
+
+func TestFetch_ACachedAnswerReportsWhatTheFreshOneDid(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	env := webEnv(t, &fakeweb.Tavily{}, "WEBGATE_STORE_TIMEOUT=5s")
+	u := pages + "/readable/blog-article.html?cached=1"
+	fields := func(out string) map[string]any {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+		}
+		return m
+	}
+	code, out, errOut := fetchCLI(t, env, "--json", u)
+	if code != exitOK {
+		t.Fatalf("fresh: code %d\n%s\n%s", code, out, errOut)
+	}
+	fresh := fields(out)
+	code, out, errOut = fetchCLI(t, env, "--json", u)
+	if code != exitOK {
+		t.Fatalf("cached: code %d\n%s\n%s", code, out, errOut)
+	}
+	cached := fields(out)
+	if cached["cached_at"] == nil {
+		t.Fatalf("the second read is not from the cache:\n%s", out)
+	}
+	for _, k := range []string{"class", "confidence", "path", "mode", "title", "byline", "site_name", "language", "status", "content_type"} {
+		if fresh[k] == nil && k != "site_name" {
+			t.Errorf("the fresh read has no %q to compare", k)
+		}
+		if cached[k] != fresh[k] {
+			t.Errorf("%s: cached %v, fresh %v", k, cached[k], fresh[k])
+		}
+	}
+	// The text header says how the page was read, as the fresh one did.
+	code, out, errOut = fetchCLI(t, env, u)
+	if code != exitOK || !strings.Contains(out, "Read: fetch-readable") || strings.Contains(out, "not HTML") {
+		t.Errorf("cached text answer: code %d\n%s\n%s", code, out, errOut)
+	}
+}

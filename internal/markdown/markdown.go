@@ -89,6 +89,10 @@ type Document struct {
 	// Published is when the page says it was published; zero when it
 	// does not say.
 	Published time.Time
+	// Posts is how many posts of a discussion thread (a forum topic, a
+	// question and its answers) the article conversion read; zero when
+	// it read no thread.
+	Posts int
 
 	// titleChars is how much text the article's title, which readability
 	// takes out of the content, holds.
@@ -188,6 +192,12 @@ func convertArticle(page []byte, base string) (Document, int) {
 	}
 	// The head stays: readability reads the title and byline there.
 	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	// Readability moves the page's elements; the threads are copied out
+	// before it runs.
+	threads := findThreads(body, articleNotThread(page))
+	if declaresProduct(page) {
+		dropProductExtras(body)
+	}
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -203,6 +213,18 @@ func convertArticle(page []byte, base string) (Document, int) {
 	doc := render(art.Node, title, ModeArticle)
 	if doc.Markdown == "" {
 		return doc, pageChars
+	}
+	// A thread whose post readability picked is read whole.
+	for _, t := range threads {
+		if threadHolds(t, textOf(art.Node), doc.TextChars) {
+			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
+			// The thread as read, its chrome dropped, must hold half the
+			// article still.
+			if d := render(t.region, title, ModeArticle); 2*d.TextChars >= doc.TextChars {
+				doc, doc.Posts = d, t.posts
+			}
+			break
+		}
 	}
 	// Readability often demotes the article's own heading; when the
 	// content starts with it, it is the title again. No heading is added
@@ -263,6 +285,10 @@ func convertStructure(page []byte, base string) Document {
 	}
 	// Keep an untouched copy in case dropping the chrome leaves nothing.
 	spare := cloneNode(body)
+	if declaresProduct(page) {
+		// Before the cleaner takes the classes away.
+		dropProductExtras(body)
+	}
 	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {

@@ -39,3 +39,15 @@ func TestSummary_AnErrorPageIsNotCalledNotHTML(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 }
+
+func TestSummary_AnHTMLPageWithoutAVerdictIsNotCalledNotHTML(t *testing.T) {
+	// An answer that carries no verdict (an entry kept by an older
+	// version, a page read by a provider after the probe failed) is
+	// not classified; its media type says HTML.
+	for _, ct := range []string{"text/html", "application/xhtml+xml"} {
+		r := &webtools.FetchResult{Status: 200, ContentType: ct, Path: webtools.PathExtraction, Provider: "tavily", Why: "is mostly navigation and page template"}
+		if got := r.Summary(); strings.Contains(got, "not HTML") || !strings.HasPrefix(got, "not classified; ") {
+			t.Errorf("%s: summary %q", ct, got)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (r *FetchResult) Summary() string {
 	case r.Status != 0 && (r.Status < 200 || r.Status > 299):
 		// An error page is not judged by its media type.
 		verdict = "HTTP " + strconv.Itoa(r.Status)
-	case r.ContentType != "":
+	case r.ContentType != "" && !htmlType(r.ContentType):
 		verdict = "not HTML (" + r.ContentType + ")"
 	}
 	var how string
@@ -163,6 +163,14 @@ func (r *FetchResult) Summary() string {
 		how = "converted from the page's own HTML as a fallback (the page " + r.Why + ")"
 	}
 	return verdict + "; " + how + textfmt.CachedAgo(r.Cached, time.Now())
+}
+
+// htmlType reports whether a media type is HTML's: a page of it that has
+// no verdict was not classified, which does not make it another kind of
+// document.
+func htmlType(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return ct == "text/html" || ct == "application/xhtml+xml"
 }
 
 // Rendering is a fetch result rendered as text by [FetchResult.Render],

@@ -1,0 +1,63 @@
+package markdown
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// A product page (a shop's page for one product) surrounds the product's
+// name, price, description and specifications with its customers' reviews
+// and other products ("you may also like", "customers also viewed"). What
+// its readers want, and what the extraction benchmark's ground truth
+// keeps, is the product.
+
+// declaresProduct reports whether a page declares a product, in JSON-LD
+// or microdata, and not many of them (a listing of products declares
+// one per item).
+func declaresProduct(page []byte) bool {
+	n := typeMentions(page, "Product", nil, 4)
+	return n >= 1 && n <= 3
+}
+
+// productExtras are the words of the classes and ids of a product page's
+// blocks that are not about the product: reviews and ratings, related and
+// recommended products, upsells, recently viewed items.
+var productExtras = []string{"review", "rating", "recommend", "related", "upsell", "cross-sell", "crosssell", "recently"}
+
+// dropProductExtras removes from a cleaned product page the blocks that
+// are not about the product ([productExtras]). The elements around the
+// page's first <h1> (the product's name) stay, and so does a block that
+// holds most of the page's text.
+func dropProductExtras(body *html.Node) {
+	keep := map[*html.Node]bool{}
+	for p := find(body, atom.H1); p != nil; p = p.Parent {
+		keep[p] = true
+	}
+	half := -1
+	var drop []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n.Type != html.ElementNode || keep[n] {
+			return true
+		}
+		class, id := attr(n, "class"), attr(n, "id")
+		if class == "" && id == "" {
+			return true
+		}
+		if !containsAny(strings.ToLower(class), productExtras) && !containsAny(strings.ToLower(id), productExtras) {
+			return true
+		}
+		if half < 0 {
+			half = textLength(body) / 2
+		}
+		if textLength(n) > half {
+			return true
+		}
+		drop = append(drop, n)
+		return false
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+}
