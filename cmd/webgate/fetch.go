@@ -17,9 +17,7 @@ func fetchCommand() command {
 	return command{
 		name:    "fetch",
 		summary: "Read a web page as Markdown, directly or through an extraction provider",
-		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-			return runFetch(ctx, currentHost(), args, stdin, stdout, stderr)
-		},
+		run:     onHost(runFetch),
 	}
 }
 
@@ -81,7 +79,7 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	extractNames := config.Providers().ExtractNames()
 	fs.Var(&providers, "provider", "extract only with the providers `NAMES`, in this order (of "+strings.Join(extractNames, ", ")+")")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION`, probe and extraction included (default %v)", webtools.DefaultFetchTimeout))
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	outFile := new(string)
 	fs.StringVar(outFile, "o", "", "write the page to `FILE` instead of standard output")
 	fs.StringVar(outFile, "output", "", "same as -o")
