@@ -50,6 +50,19 @@ func Scrub(s string, secrets ...string) string {
 // space, it is at least [MinSecret] bytes long.
 func IsSecret(k string) bool { return len(strings.TrimSpace(k)) >= MinSecret }
 
+// NonBlank returns the entries of in trimmed of white space, the blank
+// ones dropped; nil when none is left. It reads lists that people write:
+// keys, domain filters, names.
+func NonBlank(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Len returns the length of s as the agents count text, in UTF-16 code
 // units.
 func Len(s string) int {

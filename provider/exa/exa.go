@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
@@ -276,8 +277,8 @@ func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 		Type:           c.cfg.Type,
 		Category:       c.category(q),
 		NumResults:     clamp(q.MaxResults, c.cfg.NumResults),
-		IncludeDomains: domains(q.IncludeDomains),
-		ExcludeDomains: domains(q.ExcludeDomains),
+		IncludeDomains: textfmt.NonBlank(q.IncludeDomains),
+		ExcludeDomains: textfmt.NonBlank(q.ExcludeDomains),
 		Contents:       c.contents(c.cfg.SearchMaxCharacters),
 	}
 	if d > 0 {
@@ -507,17 +508,6 @@ func clamp(n, def int) int {
 		return MaxNumResults
 	}
 	return n
-}
-
-// domains returns the non-blank entries of ds, trimmed; nil when none.
-func domains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func isASCIILetters(s string) bool {

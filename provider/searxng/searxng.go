@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -88,8 +89,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("searxng: base_url is required (the URL of a SearXNG instance)")
 	}
 	c := *cfg
-	c.Categories = cleanList(cfg.Categories)
-	c.Engines = cleanList(cfg.Engines)
+	c.Categories = textfmt.NonBlank(cfg.Categories)
+	c.Engines = textfmt.NonBlank(cfg.Engines)
 	if cfg.SafeSearch != nil {
 		v := *cfg.SafeSearch
 		c.SafeSearch = &v
@@ -323,16 +324,6 @@ func matches(host, domain string) bool {
 
 func badRequest(msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: opSearch, Kind: provider.KindBadRequest, Message: msg}
-}
-
-func cleanList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func isAlpha2(s string) bool {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -299,8 +300,8 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		Topic:          topic,
 		MaxResults:     n,
 		TimeRange:      tr,
-		IncludeDomains: cleanDomains(q.IncludeDomains),
-		ExcludeDomains: cleanDomains(q.ExcludeDomains),
+		IncludeDomains: textfmt.NonBlank(q.IncludeDomains),
+		ExcludeDomains: textfmt.NonBlank(q.ExcludeDomains),
 		IncludeAnswer:  c.cfg.IncludeAnswer,
 		IncludeUsage:   true,
 	}
@@ -322,16 +323,6 @@ var timeRanges = map[provider.TimeRange]string{
 	provider.PastWeek:  "week",
 	provider.PastMonth: "month",
 	provider.PastYear:  "year",
-}
-
-func cleanDomains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // Extract reads req.URL through POST /extract. The page's title is its
