@@ -47,6 +47,19 @@ func (d *doctor) runtimeCheckName(o setup.Options) (name, install string) {
 	return name, install
 }
 
+// inspect reads the registration of o's target ([setup.Inspect]) with the
+// name of its line and the command that registers webgate there; it
+// reports a file it cannot read as a FAIL line in sec and returns ok false.
+func (d *doctor) inspect(sec string, o setup.Options) (r *setup.Registration, name, install string, ok bool) {
+	name, install = d.runtimeCheckName(o)
+	r, err := setup.Inspect(o)
+	if err != nil {
+		d.inspectFailed(sec, name, err)
+		return nil, name, install, false
+	}
+	return r, name, install, true
+}
+
 // inspectFailed reports an error of setup.Inspect as a FAIL line.
 func (d *doctor) inspectFailed(sec, name string, err error) {
 	fix := ""
@@ -69,10 +82,8 @@ func (d *doctor) inspectFailed(sec, name string, err error) {
 // should be ("" for none).
 func (d *doctor) checkHooks(o setup.Options, events string) bool {
 	const sec = "Hook registration"
-	name, install := d.runtimeCheckName(o)
-	r, err := setup.Inspect(o)
-	if err != nil {
-		d.inspectFailed(sec, name, err)
+	r, name, install, ok := d.inspect(sec, o)
+	if !ok {
 		return false
 	}
 	problems := 0
@@ -114,10 +125,8 @@ func (d *doctor) checkHooks(o setup.Options, events string) bool {
 // reports whether it is registered.
 func (d *doctor) checkCodex(o setup.Options) bool {
 	const sec = "Hook registration"
-	name, install := d.runtimeCheckName(o)
-	r, err := setup.Inspect(o)
-	if err != nil {
-		d.inspectFailed(sec, name, err)
+	r, name, install, ok := d.inspect(sec, o)
+	if !ok {
 		return false
 	}
 	s := r.Server
