@@ -86,14 +86,8 @@ func DefaultConfig() Config { return Config{BaseURL: DefaultBaseURL, MaxResults:
 // returns an error naming the first bad one. A nil or empty key source is
 // accepted: every call then fails with [provider.KindAuth].
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+	c := backend.Copy(cfg)
+	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
 	if c.MaxResults == 0 {

@@ -128,18 +128,12 @@ var (
 // are only consulted at request time, where an empty source is a
 // [provider.KindAuth] failure.
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.MaxAgeHours != nil {
 		v := *c.MaxAgeHours
 		c.MaxAgeHours = &v
 	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(providerName, c.BaseURL); err != nil {
+	if err := backend.BaseURL(providerName, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
 	if c.Type == "" {

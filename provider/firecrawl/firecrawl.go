@@ -115,10 +115,7 @@ func DefaultConfig() Config {
 // returns an error naming the first bad one. A nil or empty key source is
 // accepted: every call then fails with [provider.KindAuth].
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.OnlyMainContent != nil {
 		v := *c.OnlyMainContent
 		c.OnlyMainContent = &v
@@ -127,10 +124,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		v := *c.MaxAge
 		c.MaxAge = &v
 	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
 	if c.MaxResults == 0 {

@@ -146,10 +146,7 @@ func DefaultConfig() Config {
 // nil cfg means the defaults. It returns an error naming the setting when
 // cfg holds an invalid value.
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	var err error
 	if c.ReaderURL, err = baseURL("reader_url", c.ReaderURL, DefaultReaderURL); err != nil {
 		return nil, err

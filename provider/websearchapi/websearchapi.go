@@ -134,10 +134,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if keys == nil {
 		return nil, fmt.Errorf("websearchapi: no key source")
 	}
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}

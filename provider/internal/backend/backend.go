@@ -14,13 +14,27 @@ import (
 	"github.com/webgate-dev/webgate/provider"
 )
 
-// CheckBaseURL returns an error naming the backend when raw is not an
-// absolute http(s) URL with a host and without a query or fragment (the
-// backends append paths to it).
-func CheckBaseURL(name, raw string) error {
-	u, err := url.Parse(raw)
+// Copy returns a copy of *cfg, or the zero value when cfg is nil: the
+// Config a backend's New completes with its defaults, so that New never
+// modifies the Config it is given.
+func Copy[T any](cfg *T) T {
+	var c T
+	if cfg != nil {
+		c = *cfg
+	}
+	return c
+}
+
+// BaseURL sets *raw to def when it is empty, then returns an error naming
+// the backend when it is not an absolute http(s) URL with a host and
+// without a query or fragment (the backends append paths to it).
+func BaseURL(name string, raw *string, def string) error {
+	if *raw == "" {
+		*raw = def
+	}
+	u, err := url.Parse(*raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, raw)
+		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, *raw)
 	}
 	return nil
 }

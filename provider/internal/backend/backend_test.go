@@ -19,7 +19,7 @@ func TestDomains_ReadsFiltersAsHostNames(t *testing.T) {
 	}
 }
 
-func TestCheckBaseURL(t *testing.T) {
+func TestBaseURL(t *testing.T) {
 	for raw, ok := range map[string]bool{
 		"https://api.example.com":       true,
 		"http://127.0.0.1:8080/v1":      true,
@@ -30,9 +30,27 @@ func TestCheckBaseURL(t *testing.T) {
 		"https://":                      false,
 		"":                              false,
 	} {
-		if err := CheckBaseURL("x", raw); (err == nil) != ok {
-			t.Errorf("CheckBaseURL(%q) = %v, want ok %v", raw, err, ok)
+		u := raw
+		if err := BaseURL("x", &u, ""); (err == nil) != ok {
+			t.Errorf("BaseURL(%q) = %v, want ok %v", raw, err, ok)
 		}
+	}
+	u := ""
+	if err := BaseURL("x", &u, "https://default.example"); err != nil || u != "https://default.example" {
+		t.Errorf("BaseURL of empty = %q, %v; want the default", u, err)
+	}
+}
+
+func TestCopy(t *testing.T) {
+	type cfg struct{ N int }
+	if got := Copy[cfg](nil); got != (cfg{}) {
+		t.Errorf("Copy(nil) = %+v, want the zero value", got)
+	}
+	in := &cfg{N: 3}
+	c := Copy(in)
+	c.N = 4
+	if in.N != 3 {
+		t.Error("Copy shares its result with its argument")
 	}
 }
 
