@@ -169,11 +169,7 @@ func (c *Client) searchParams(q provider.Query) (url.Values, domainFilter, *prov
 	if !ok {
 		return nil, domainFilter{}, badRequest(fmt.Sprintf("unknown time range %q", q.TimeRange))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
-	n = min(n, MaxResults)
+	n := backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults)
 	f := domainFilter{include: backend.Domains(q.IncludeDomains), exclude: backend.Domains(q.ExcludeDomains)}
 
 	v := url.Values{}

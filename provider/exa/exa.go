@@ -270,7 +270,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 		Query:          text,
 		Type:           c.cfg.Type,
 		Category:       c.category(q),
-		NumResults:     clamp(q.MaxResults, c.cfg.NumResults),
+		NumResults:     backend.MaxResults(q.MaxResults, c.cfg.NumResults, MaxNumResults),
 		IncludeDomains: textfmt.NonBlank(q.IncludeDomains),
 		ExcludeDomains: textfmt.NonBlank(q.ExcludeDomains),
 		Contents:       c.contents(c.cfg.SearchMaxCharacters),
@@ -491,18 +491,6 @@ func snippet(r wireResult) string {
 
 // collapse joins runs of white space into single spaces.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clamp returns n limited to 1..MaxNumResults, or def when n is not
-// positive.
-func clamp(n, def int) int {
-	switch {
-	case n <= 0:
-		return def
-	case n > MaxNumResults:
-		return MaxNumResults
-	}
-	return n
-}
 
 func isASCIILetters(s string) bool {
 	for _, r := range s {

@@ -218,13 +218,9 @@ func (c *Client) searchBody(q provider.Query) ([]byte, []string, *provider.Error
 	if !ok {
 		return nil, nil, inputErr(opSearch, fmt.Sprintf("unknown time range %q", q.TimeRange))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
 	req := searchRequest{
 		Query:   text,
-		Limit:   min(n, MaxResults),
+		Limit:   backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults),
 		Sources: []typed{{Type: "web"}},
 		TBS:     tbs,
 	}

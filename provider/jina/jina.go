@@ -381,14 +381,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	res := decoded
 	res.Query = q.Text
 	res.Provider = Name
-	if want := c.maxResults(q.MaxResults); len(res.Results) > want {
-		res.Results = res.Results[:want]
-	}
-	for i := range res.Results {
-		res.Results[i].Provider = Name
-		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
-	}
-	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 
@@ -416,7 +409,7 @@ func (c *Client) searchParams(q provider.Query) (url.Values, *provider.Error) {
 		text += " -site:" + d
 	}
 	v.Set("q", text)
-	v.Set("count", strconv.Itoa(c.maxResults(q.MaxResults)))
+	v.Set("count", strconv.Itoa(backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults)))
 	for _, d := range backend.Domains(q.IncludeDomains) {
 		v.Add("site", d)
 	}
@@ -457,18 +450,6 @@ func hostLanguage(s string) (string, bool) {
 		}
 	}
 	return primary, true
-}
-
-// maxResults resolves a query's MaxResults: 0 or less means the configured
-// default; larger values are clamped to what Jina accepts.
-func (c *Client) maxResults(n int) int {
-	switch {
-	case n <= 0:
-		return c.cfg.MaxResults
-	case n > MaxMaxResults:
-		return MaxMaxResults
-	}
-	return n
 }
 
 // optionalKeys returns the key source and Auth for a reader request: the
@@ -515,12 +496,8 @@ func baseURL(name, raw, def string) (string, error) {
 }
 
 func checkURL(raw string) *provider.Error {
-	if strings.TrimSpace(raw) == "" {
-		return badRequest(opExtract, "URL is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest(opExtract, "URL is not an absolute http(s) URL")
+	if msg := backend.CheckURL(raw); msg != "" {
+		return badRequest(opExtract, msg)
 	}
 	return nil
 }

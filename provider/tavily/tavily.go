@@ -283,11 +283,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	if !slices.Contains(Topics, topic) {
 		return nil, badRequest("search", fmt.Sprintf("unknown topic %q", q.Topic))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
-	n = min(n, MaxResults)
+	n := backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults)
 	req := searchRequest{
 		Query:          text,
 		SearchDepth:    c.cfg.SearchDepth,

@@ -258,15 +258,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if res.RequestID == "" {
 		res.RequestID = resp.Header.Get("X-Request-Id")
 	}
-	want := c.maxResults(q.MaxResults)
-	if len(res.Results) > want {
-		res.Results = res.Results[:want]
-	}
-	for i := range res.Results {
-		res.Results[i].Provider = Name
-		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
-	}
-	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 
@@ -378,7 +370,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	}
 	r := searchRequest{
 		Query:          text,
-		MaxResults:     c.maxResults(q.MaxResults),
+		MaxResults:     backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults),
 		IncludeContent: c.cfg.IncludeContent,
 		IncludeAnswer:  c.cfg.IncludeAnswer,
 		SafeSearch:     c.cfg.SafeSearch,
@@ -419,18 +411,6 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	return body, nil
 }
 
-// maxResults resolves a query's MaxResults: 0 or less means the configured
-// default; larger values are clamped to what the API accepts.
-func (c *Client) maxResults(n int) int {
-	switch {
-	case n <= 0:
-		return c.cfg.MaxResults
-	case n > MaxMaxResults:
-		return MaxMaxResults
-	}
-	return n
-}
-
 func (c *Client) returnFormat(req provider.ExtractRequest) (string, error) {
 	switch req.Format {
 	case "":
@@ -442,12 +422,8 @@ func (c *Client) returnFormat(req provider.ExtractRequest) (string, error) {
 }
 
 func checkURL(raw string) error {
-	if strings.TrimSpace(raw) == "" {
-		return badRequest(opExtract, "URL is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest(opExtract, "URL is not an absolute http(s) URL")
+	if msg := backend.CheckURL(raw); msg != "" {
+		return badRequest(opExtract, msg)
 	}
 	return nil
 }

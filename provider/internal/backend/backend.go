@@ -39,6 +39,44 @@ func BaseURL(name string, raw *string, def string) error {
 	return nil
 }
 
+// MaxResults resolves how many results a search asks for: n, the query's
+// MaxResults, when it is positive, else def, the configured default; at
+// most max, what the API accepts.
+func MaxResults(n, def, max int) int {
+	if n <= 0 {
+		n = def
+	}
+	return min(n, max)
+}
+
+// CheckURL returns why raw, the URL of a page to extract, is a bad
+// request: it is empty, or not an absolute http(s) URL; "" when it is
+// neither.
+func CheckURL(raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return "URL is empty"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "URL is not an absolute http(s) URL"
+	}
+	return ""
+}
+
+// Label finishes the results of a search by the backend named name: at
+// most want of them, each named after the backend with its content capped
+// at maxChars runes (0: no cap), and the filters the backend ignored.
+func Label(res *provider.Results, name string, want, maxChars int, ignored []string) {
+	if len(res.Results) > want {
+		res.Results = res.Results[:want]
+	}
+	for i := range res.Results {
+		res.Results[i].Provider = name
+		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, maxChars)
+	}
+	res.Ignored = provider.IgnoredBy(name, ignored)
+}
+
 // ServerTimeout returns want, the time a backend asks its server to spend
 // on a request, cut to one second below the attempt timeout of hc (the
 // default when unset), so that the server gives up before the client does.

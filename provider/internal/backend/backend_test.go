@@ -65,3 +65,27 @@ func TestServerTimeout_StaysASecondBelowTheAttempt(t *testing.T) {
 		t.Errorf("ServerTimeout with the default attempt = %v", got)
 	}
 }
+
+func TestMaxResults(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 10}, {-1, 10}, {5, 5}, {50, 20}} {
+		if got := MaxResults(tc.n, 10, 20); got != tc.want {
+			t.Errorf("MaxResults(%d, 10, 20) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	for raw, ok := range map[string]bool{"https://go.dev/doc": true, " ": false, "go.dev": false, "ftp://go.dev": false} {
+		if msg := CheckURL(raw); (msg == "") != ok {
+			t.Errorf("CheckURL(%q) = %q, want ok %v", raw, msg, ok)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	res := &provider.Results{Results: []provider.Result{{Content: "abcdef"}, {Content: "x"}, {Content: "y"}}}
+	Label(res, "jina", 2, 3, []string{"time_range"})
+	if len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
+		t.Fatalf("Label = %+v", res)
+	}
+}
