@@ -350,7 +350,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}
 	title := oneLine(firstOf(string(doc.Metadata.Title), string(doc.Metadata.OGTitle)))
 	if title == "" {
-		title = markdownTitle(content)
+		title = backend.MarkdownTitle(content)
 	}
 	return &provider.Page{
 		URL:       target,
@@ -436,23 +436,4 @@ func isASCIILetters(s string) bool {
 		}
 	}
 	return true
-}
-
-// markdownTitle returns the text of the first ATX heading of md, or "".
-func markdownTitle(md string) string {
-	for line := range strings.Lines(md) {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		level := len(line) - len(strings.TrimLeft(line, "#"))
-		rest := line[level:]
-		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
-			continue
-		}
-		if title := oneLine(strings.TrimRight(strings.TrimSpace(rest), "#")); title != "" {
-			return title
-		}
-	}
-	return ""
 }

@@ -368,7 +368,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}
 	return &provider.Page{
 		URL:       target,
-		Title:     markdownTitle(content),
+		Title:     backend.MarkdownTitle(content),
 		Content:   provider.CapRunes(content, c.cfg.MaxCharacters),
 		Format:    format,
 		Provider:  Name,
@@ -411,27 +411,6 @@ func malformed(op string, resp *provider.Response, err error) error {
 	}
 	return &provider.Error{Provider: Name, Op: op, Status: resp.Status, Kind: provider.KindUnknown,
 		Message: msg, Attempts: resp.Attempts, Err: err}
-}
-
-// markdownTitle returns the text of the first ATX heading ("# Title") of a
-// Markdown document, or "".
-func markdownTitle(md string) string {
-	for line := range strings.Lines(md) {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		level := len(line) - len(strings.TrimLeft(line, "#"))
-		rest := line[level:]
-		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
-			continue
-		}
-		title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), "#"))
-		if title != "" {
-			return title
-		}
-	}
-	return ""
 }
 
 // parseDate reads the publication dates Tavily sends (RFC 1123 for news,

@@ -77,6 +77,27 @@ func Label(res *provider.Results, name string, want, maxChars int, ignored []str
 	res.Ignored = provider.IgnoredBy(name, ignored)
 }
 
+// MarkdownTitle returns the text of the first ATX heading ("# Title") of
+// the Markdown document md with its runs of white space folded to one
+// space, or "": the title of a page a backend returns without one.
+func MarkdownTitle(md string) string {
+	for line := range strings.Lines(md) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		rest := line[level:]
+		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		if title := strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(rest), "#")), " "); title != "" {
+			return title
+		}
+	}
+	return ""
+}
+
 // ServerTimeout returns want, the time a backend asks its server to spend
 // on a request, cut to one second below the attempt timeout of hc (the
 // default when unset), so that the server gives up before the client does.

@@ -89,3 +89,15 @@ func TestLabel(t *testing.T) {
 		t.Fatalf("Label = %+v", res)
 	}
 }
+
+func TestMarkdownTitle(t *testing.T) {
+	for md, want := range map[string]string{
+		"intro\n## The  Title ##\n# Later": "The Title",
+		"#hashtag\n####### seven\n":        "",
+		"#\n# \n#  Real\n":                 "Real",
+	} {
+		if got := MarkdownTitle(md); got != want {
+			t.Errorf("MarkdownTitle(%q) = %q, want %q", md, got, want)
+		}
+	}
+}
