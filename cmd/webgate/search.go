@@ -64,7 +64,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	maxResults := new(int)
 	fs.IntVar(maxResults, "max-results", 0, "same as -n")
 	fs.IntVar(maxResults, "n", 0, fmt.Sprintf("return at most `N` results (1 to %d; default search.max_results, else %d)", webtools.MaxResultsLimit, policy.DefaultMaxResults))
-	var allow, block, providers listFlag
+	var allow, block, providers stringList
 	fs.Var(&allow, "allow", "only return results from `DOMAIN` and its subdomains (repeatable, or comma-separated)")
 	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
 	searchNames := config.Providers().SearchNames()
