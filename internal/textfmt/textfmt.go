@@ -1,7 +1,8 @@
 // Package textfmt formats the short texts webgate writes for people and
 // agents: messages with the configured secrets scrubbed out ([Scrub]),
-// one-line texts shortened to a budget ([Shorten]) and the age of a cached
-// answer ([CachedAgo]). It imports only the standard library and
+// one-line texts shortened to a budget ([Shorten]), lists people write
+// trimmed of blanks ([NonBlank]) and the age of a cached answer
+// ([CachedAgo]). It imports only the standard library and
 // internal/sanitize, so every layer, down to the providers, can use it.
 package textfmt
 

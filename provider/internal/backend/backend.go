@@ -1,7 +1,9 @@
 // Package backend holds what the provider backends' constructors and
-// requests share: checking a base URL, the timeout to ask a server for so
-// that it gives up before the client does, and reading a query's domain
-// filters as host names.
+// requests share: copying the Config they are given, defaulting and
+// checking a base URL, the timeout to ask a server for so that it gives up
+// before the client does, reading a query's domain filters as host names
+// and its result count, checking a page URL, labelling a search's results
+// and taking a page's title from its Markdown.
 package backend
 
 import (
