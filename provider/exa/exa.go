@@ -279,7 +279,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 		req.StartPublishedDate = c.cfg.Now().Add(-d).UTC().Format("2006-01-02T15:04:05.000Z")
 	}
 	if cc := strings.TrimSpace(q.Country); cc != "" {
-		if len(cc) != 2 || !isASCIILetters(cc) {
+		if !backend.IsAlpha2(cc) {
 			return nil, c.inputErr(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		req.UserLocation = strings.ToUpper(cc)
@@ -491,12 +491,3 @@ func snippet(r wireResult) string {
 
 // collapse joins runs of white space into single spaces.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func isASCIILetters(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
-			return false
-		}
-	}
-	return true
-}

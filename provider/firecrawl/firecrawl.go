@@ -225,7 +225,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, []string, *provider.Error
 		TBS:     tbs,
 	}
 	if cc := strings.TrimSpace(q.Country); cc != "" {
-		if len(cc) != 2 || !isASCIILetters(cc) {
+		if !backend.IsAlpha2(cc) {
 			return nil, nil, inputErr(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		req.Country = strings.ToUpper(cc)
@@ -428,12 +428,3 @@ func firstOf(vs ...string) string {
 
 // oneLine joins runs of white space into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func isASCIILetters(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
-			return false
-		}
-	}
-	return true
-}

@@ -414,7 +414,7 @@ func (c *Client) searchParams(q provider.Query) (url.Values, *provider.Error) {
 		v.Add("site", d)
 	}
 	if s := strings.ToLower(strings.TrimSpace(q.Country)); s != "" {
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		v.Set("gl", s)
@@ -504,8 +504,4 @@ func checkURL(raw string) *provider.Error {
 
 func badRequest(op, msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }

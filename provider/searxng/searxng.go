@@ -231,7 +231,7 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		return nil, badRequest(fmt.Sprintf("time range %q is not one of day, week, month, year", q.TimeRange))
 	}
 	country := strings.TrimSpace(q.Country)
-	if country != "" && !isAlpha2(strings.ToLower(country)) {
+	if country != "" && !backend.IsAlpha2(strings.ToLower(country)) {
 		return nil, badRequest(fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 	}
 	if lang := strings.ReplaceAll(strings.TrimSpace(q.Language), "_", "-"); strings.EqualFold(lang, "auto") {
@@ -324,8 +324,4 @@ func matches(host, domain string) bool {
 
 func badRequest(msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: opSearch, Kind: provider.KindBadRequest, Message: msg}
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }

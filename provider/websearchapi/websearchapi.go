@@ -389,7 +389,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		return nil, badRequest(opSearch, fmt.Sprintf("time range %q is not one of day, week, month, year", q.TimeRange))
 	}
 	if s := strings.ToLower(strings.TrimSpace(q.Country)); s != "" {
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		r.Country = s
@@ -399,7 +399,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		if i := strings.IndexAny(s, "-_"); i > 0 {
 			s = s[:i]
 		}
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("language %q is not a two-letter ISO 639-1 code", q.Language))
 		}
 		r.Language = s
@@ -447,10 +447,6 @@ func domains(in []string) []string {
 		}
 	}
 	return out
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }
 
 func oneOf(s string, allowed []string) bool {

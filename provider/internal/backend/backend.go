@@ -100,6 +100,13 @@ func MarkdownTitle(md string) string {
 	return ""
 }
 
+// IsAlpha2 reports whether s is two ASCII letters, of either case: the
+// form of an ISO 3166-1 country or ISO 639-1 language code.
+func IsAlpha2(s string) bool {
+	letter := func(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+	return len(s) == 2 && letter(s[0]) && letter(s[1])
+}
+
 // ServerTimeout returns want, the time a backend asks its server to spend
 // on a request, cut to one second below the attempt timeout of hc (the
 // default when unset), so that the server gives up before the client does.

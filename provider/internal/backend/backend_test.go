@@ -101,3 +101,11 @@ func TestMarkdownTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAlpha2(t *testing.T) {
+	for s, want := range map[string]bool{"de": true, "US": true, "u1": false, "usa": false, "": false, "é": false} {
+		if got := IsAlpha2(s); got != want {
+			t.Errorf("IsAlpha2(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
