@@ -90,12 +90,10 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
-	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxResults); err != nil {
+		return nil, err
 	}
 	switch {
-	case c.MaxResults < 1 || c.MaxResults > MaxResults:
-		return nil, fmt.Errorf("brave: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case !slices.Contains(SafeSearchModes, c.SafeSearch):
 		return nil, fmt.Errorf("brave: safe_search %q is not off, moderate or strict", c.SafeSearch)
 	}

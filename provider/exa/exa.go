@@ -145,11 +145,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.Category != "" && !slices.Contains(Categories, c.Category) {
 		return nil, fmt.Errorf("exa: unknown category %q (want one of %s)", c.Category, strings.Join(Categories, ", "))
 	}
-	switch {
-	case c.NumResults == 0:
-		c.NumResults = DefaultNumResults
-	case c.NumResults < 0 || c.NumResults > MaxNumResults:
-		return nil, fmt.Errorf("exa: max_results %d is outside 1..%d", c.NumResults, MaxNumResults)
+	if err := backend.MaxResultsSetting(providerName, &c.NumResults, DefaultNumResults, MaxNumResults); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.SearchMaxCharacters == 0:

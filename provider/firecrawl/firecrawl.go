@@ -127,12 +127,10 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
-	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxResults); err != nil {
+		return nil, err
 	}
 	switch {
-	case c.MaxResults < 1 || c.MaxResults > MaxResults:
-		return nil, fmt.Errorf("firecrawl: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case c.ScrapeTimeout != 0 && (c.ScrapeTimeout < MinScrapeTimeout || c.ScrapeTimeout > MaxScrapeTimeout):
 		return nil, fmt.Errorf("firecrawl: scrape_timeout %v is not between %v and %v", c.ScrapeTimeout, MinScrapeTimeout, MaxScrapeTimeout)
 	case c.MaxAge != nil && *c.MaxAge < 0:

@@ -190,11 +190,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("jina: max_characters %d is negative", c.MaxCharacters)
 	}
-	switch {
-	case c.MaxResults == 0:
-		c.MaxResults = DefaultMaxResults
-	case c.MaxResults < 1 || c.MaxResults > MaxMaxResults:
-		return nil, fmt.Errorf("jina: max_results %d is outside 1..%d", c.MaxResults, MaxMaxResults)
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxMaxResults); err != nil {
+		return nil, err
 	}
 
 	rt := backend.ServerTimeout(c.HTTP, c.ReaderTimeout)

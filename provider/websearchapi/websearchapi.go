@@ -143,11 +143,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("websearchapi: base_url %q is not an absolute http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	switch {
-	case c.MaxResults == 0:
-		c.MaxResults = DefaultMaxResults
-	case c.MaxResults < 1 || c.MaxResults > MaxMaxResults:
-		return nil, fmt.Errorf("websearchapi: max_results %d is outside 1..%d", c.MaxResults, MaxMaxResults)
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxMaxResults); err != nil {
+		return nil, err
 	}
 	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("websearchapi: max_characters %d is negative", c.MaxCharacters)

@@ -41,6 +41,19 @@ func BaseURL(name string, raw *string, def string) error {
 	return nil
 }
 
+// MaxResultsSetting completes a backend's max_results setting *n: 0
+// means def; anything else must lie in 1..max, or the error names the
+// backend.
+func MaxResultsSetting(name string, n *int, def, max int) error {
+	if *n == 0 {
+		*n = def
+	}
+	if *n < 1 || *n > max {
+		return fmt.Errorf("%s: max_results %d is outside 1..%d", name, *n, max)
+	}
+	return nil
+}
+
 // MaxResults resolves how many results a search asks for: n, the query's
 // MaxResults, when it is positive, else def, the configured default; at
 // most max, what the API accepts.

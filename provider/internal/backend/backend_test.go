@@ -109,3 +109,16 @@ func TestIsAlpha2(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxResultsSetting(t *testing.T) {
+	n := 0
+	if err := MaxResultsSetting("x", &n, 10, 20); err != nil || n != 10 {
+		t.Errorf("MaxResultsSetting(0) = %d, %v; want the default", n, err)
+	}
+	for _, bad := range []int{-1, 21} {
+		n := bad
+		if err := MaxResultsSetting("x", &n, 10, 20); err == nil {
+			t.Errorf("MaxResultsSetting(%d) accepted it", bad)
+		}
+	}
+}
