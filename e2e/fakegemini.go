@@ -151,15 +151,7 @@ func (f *FakeGemini) serve(w http.ResponseWriter, r *http.Request) {
 	switch rec.Kind {
 	case "main":
 		f.mu.Lock()
-		idx := f.next
-		var turn Turn
-		ok := idx < len(f.turns)
-		if ok {
-			turn = f.turns[idx]
-			f.next++
-		} else {
-			f.extra++
-		}
+		turn, ok := takeTurn(f.turns, &f.next, &f.extra)
 		f.mu.Unlock()
 		switch {
 		case !ok:

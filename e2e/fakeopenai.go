@@ -167,14 +167,7 @@ func (f *FakeResponses) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.bodies = append(f.bodies, body)
 	idx := f.next
-	var turn Turn
-	ok := idx < len(f.turns)
-	if ok {
-		turn = f.turns[idx]
-		f.next++
-	} else {
-		f.extra++
-	}
+	turn, ok := takeTurn(f.turns, &f.next, &f.extra)
 	seq := len(f.bodies)
 	f.mu.Unlock()
 

@@ -122,3 +122,16 @@ func startScripted(t testing.TB, h http.HandlerFunc, api, requests string, mu *s
 	})
 	return s.URL
 }
+
+// takeTurn returns the next turn of a script, turns[*next], and moves on;
+// when the script is exhausted it counts the request in *extra and
+// returns ok false. The caller holds the fake's lock.
+func takeTurn(turns []Turn, next, extra *int) (turn Turn, ok bool) {
+	if *next >= len(turns) {
+		*extra++
+		return Turn{}, false
+	}
+	turn = turns[*next]
+	*next++
+	return turn, true
+}
