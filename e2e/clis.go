@@ -216,19 +216,6 @@ func RunCLI(t testing.TB, r CLIRun) *CLIResult {
 	for k, v := range r.Env {
 		env[k] = v
 	}
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, r.Bin, r.Args...)
-	cmd.Dir = r.Dir
-	cmd.Env = envList(env)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
 	res := &CLIResult{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -236,23 +223,57 @@ func RunCLI(t testing.TB, r CLIRun) *CLIResult {
 			t.Logf("%s stderr (end):\n%s", filepath.Base(r.Bin), tail(res.Stderr, 4000))
 		}
 	})
+	took := runIsolated(t, isolatedRun{bin: r.Bin, args: r.Args, dir: r.Dir, env: env, timeout: r.Timeout},
+		&res.Stdout, &res.Stderr, &res.ExitCode)
+	res.ProxyAttempts = proxy.Attempts()
+	t.Logf("%s ran in %s, exit %d", filepath.Base(r.Bin), took.Round(time.Millisecond), res.ExitCode)
+	return res
+}
+
+// isolatedRun is one run of a binary under an isolated environment
+// ([isolatedEnv]).
+type isolatedRun struct {
+	bin     string
+	args    []string
+	dir     string
+	env     map[string]string
+	timeout time.Duration // DefaultTimeout when 0
+}
+
+// runIsolated runs r.bin in a process group of its own, killed when r's
+// timeout passes, stores its output and exit code, and returns how long it
+// ran. It fails the test when the binary cannot start or runs out of time.
+func runIsolated(t testing.TB, r isolatedRun, stdout, stderr *string, code *int) time.Duration {
+	t.Helper()
+	timeout := r.timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, r.args...)
+	cmd.Dir = r.dir
+	cmd.Env = envList(r.env)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.ProxyAttempts = proxy.Attempts()
+	took := time.Since(start)
+	*stdout, *stderr = out.String(), errOut.String()
 	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within %s", filepath.Base(r.Bin), timeout)
+		t.Fatalf("%s did not finish within %s (ran %s)", filepath.Base(r.bin), timeout, took.Round(time.Millisecond))
 	}
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
+		*code = exitErr.ExitCode()
 	default:
-		t.Fatalf("run %s: %v", r.Bin, err)
+		t.Fatalf("run %s: %v", r.bin, err)
 	}
-	t.Logf("%s ran in %s, exit %d", filepath.Base(r.Bin), time.Since(start).Round(time.Millisecond), res.ExitCode)
-	return res
+	return took
 }
 
 // RunWebgate runs the webgate binary with args and HOME set to home (and

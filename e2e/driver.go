@@ -3,11 +3,9 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -224,46 +222,18 @@ func RunClaude(t testing.TB, api *FakeAPI, opts Options) *Result {
 	for k, v := range opts.Env {
 		env[k] = v
 	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = envList(env)
-	cmd.Stdin = nil
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("claude stderr:\n%s", tail(stderr.String(), 4000))
+			t.Logf("claude stderr:\n%s", tail(res.Stderr, 4000))
 			t.Logf("claude debug log (end):\n%s", tail(res.DebugLog(), 8000))
 		}
 	})
 
-	start := time.Now()
-	err := cmd.Run()
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	took := runIsolated(t, isolatedRun{bin: bin, args: args, dir: dir, env: env, timeout: opts.Timeout},
+		&res.Stdout, &res.Stderr, &res.ExitCode)
 	res.ProxyAttempts = proxy.Attempts()
 	res.Events = parseEvents(res.Stdout)
-	if ctx.Err() != nil {
-		t.Fatalf("claude did not finish within %s (ran %s)", timeout, time.Since(start).Round(time.Millisecond))
-	}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	default:
-		t.Fatalf("run claude: %v", err)
-	}
-	t.Logf("claude ran in %s, exit %d, %d API request(s)", time.Since(start).Round(time.Millisecond), res.ExitCode, len(api.Requests()))
+	t.Logf("claude ran in %s, exit %d, %d API request(s)", took.Round(time.Millisecond), res.ExitCode, len(api.Requests()))
 	return res
 }
 

@@ -74,16 +74,7 @@ func NewFakeGemini(t testing.TB, turns ...Turn) *FakeGemini {
 	t.Helper()
 	f := &FakeGemini{turns: append([]Turn(nil), turns...),
 		SearchText: "FAKE-GOOGLE-SEARCH-ANSWER", FetchText: "FAKE-URL-CONTEXT-ANSWER"}
-	s := newLoopbackServer(t, http.HandlerFunc(f.serve))
-	f.URL = s.URL
-	t.Cleanup(func() {
-		s.Close()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if f.extra > 0 {
-			t.Errorf("fake Gemini API: the CLI made %d agent-loop request(s) beyond the %d scripted turn(s)", f.extra, len(f.turns))
-		}
-	})
+	f.URL = startScripted(t, f.serve, "fake Gemini API", "agent-loop request(s)", &f.mu, &f.extra, len(f.turns))
 	return f
 }
 
@@ -160,15 +151,7 @@ func (f *FakeGemini) serve(w http.ResponseWriter, r *http.Request) {
 	switch rec.Kind {
 	case "main":
 		f.mu.Lock()
-		idx := f.next
-		var turn Turn
-		ok := idx < len(f.turns)
-		if ok {
-			turn = f.turns[idx]
-			f.next++
-		} else {
-			f.extra++
-		}
+		turn, ok := takeTurn(f.turns, &f.next, &f.extra)
 		f.mu.Unlock()
 		switch {
 		case !ok:

@@ -36,16 +36,7 @@ type FakeResponses struct {
 func NewFakeResponses(t testing.TB, turns ...Turn) *FakeResponses {
 	t.Helper()
 	f := &FakeResponses{turns: append([]Turn(nil), turns...)}
-	s := newLoopbackServer(t, http.HandlerFunc(f.serve))
-	f.URL = s.URL + "/v1"
-	t.Cleanup(func() {
-		s.Close()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if f.extra > 0 {
-			t.Errorf("fake Responses API: the CLI made %d request(s) beyond the %d scripted turn(s)", f.extra, len(f.turns))
-		}
-	})
+	f.URL = startScripted(t, f.serve, "fake Responses API", "request(s)", &f.mu, &f.extra, len(f.turns)) + "/v1"
 	return f
 }
 
@@ -176,14 +167,7 @@ func (f *FakeResponses) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.bodies = append(f.bodies, body)
 	idx := f.next
-	var turn Turn
-	ok := idx < len(f.turns)
-	if ok {
-		turn = f.turns[idx]
-		f.next++
-	} else {
-		f.extra++
-	}
+	turn, ok := takeTurn(f.turns, &f.next, &f.extra)
 	seq := len(f.bodies)
 	f.mu.Unlock()
 

@@ -399,7 +399,8 @@ func TestHooks_FailedWebFetchGetsThePageConvertedByTheHook(t *testing.T) {
 	}
 	for _, want := range []string{
 		"PostToolUseFailure:WebFetch hook additional context: webgate fallback: the native WebFetch tool failed, so webgate read the page itself (converted from the page's HTML).",
-		"Title: Measuring the ice on the mill river | Field Notes\nURL: " + url + "\nRequest: What did the town decide?",
+		// What the page says about itself is one header line the model reads.
+		"Title: Measuring the ice on the mill river | Field Notes\nURL: " + url + "\nAbout: By Ruth Okafor · 18 February 2024 · 6 min read · language en\nRequest: What did the town decide?",
 		"## What the town decided\n\nNot everyone welcomed the attention.",
 		"Original error from WebFetch: Unable to verify if domain 127.0.0.1 is safe to fetch.",
 	} {

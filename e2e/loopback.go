@@ -14,19 +14,22 @@ import (
 // newLoopbackServer starts an httptest server bound to 127.0.0.1 only.
 func newLoopbackServer(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen on 127.0.0.1: %v", err)
-	}
-	s := httptest.NewUnstartedServer(h)
-	_ = s.Listener.Close()
-	s.Listener = ln
+	s := unstartedLoopback(t, h)
 	s.Start()
 	return s
 }
 
 // newLoopbackServerTLS starts an httptest TLS server bound to 127.0.0.1.
 func newLoopbackServerTLS(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	s := unstartedLoopback(t, h)
+	s.StartTLS()
+	return s
+}
+
+// unstartedLoopback returns an httptest server for h that listens on
+// 127.0.0.1 only, not started yet.
+func unstartedLoopback(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +38,6 @@ func newLoopbackServerTLS(t testing.TB, h http.Handler) *httptest.Server {
 	s := httptest.NewUnstartedServer(h)
 	_ = s.Listener.Close()
 	s.Listener = ln
-	s.StartTLS()
 	return s
 }
 
@@ -101,4 +103,35 @@ func (p *RefusingProxy) serve() {
 			_, _ = c.Write([]byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
 		}()
 	}
+}
+
+// startScripted starts a scripted fake model API serving h on 127.0.0.1
+// and returns its URL. It is closed when the test ends; the test fails
+// then if the CLI made requests beyond the turns scripted (*extra, read
+// under mu). api names the fake, requests what it counts.
+func startScripted(t testing.TB, h http.HandlerFunc, api, requests string, mu *sync.Mutex, extra *int, turns int) string {
+	t.Helper()
+	s := newLoopbackServer(t, h)
+	t.Cleanup(func() {
+		s.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		if *extra > 0 {
+			t.Errorf("%s: the CLI made %d %s beyond the %d scripted turn(s)", api, *extra, requests, turns)
+		}
+	})
+	return s.URL
+}
+
+// takeTurn returns the next turn of a script, turns[*next], and moves on;
+// when the script is exhausted it counts the request in *extra and
+// returns ok false. The caller holds the fake's lock.
+func takeTurn(turns []Turn, next, extra *int) (turn Turn, ok bool) {
+	if *next >= len(turns) {
+		*extra++
+		return Turn{}, false
+	}
+	turn = turns[*next]
+	*next++
+	return turn, true
 }

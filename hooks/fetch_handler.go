@@ -199,7 +199,7 @@ func (p *Plan) planExtraction(env *WebFetchEnv) string {
 	if env.extracts() {
 		p.Providers, p.Mode = env.Providers, env.Mode
 		if len(p.Providers) == 0 {
-			p.Providers = []string{nameOr("", env.Reader.Extractor)}
+			p.Providers = []string{provider.NameOr("", env.Reader.Extractor, "search")}
 		}
 		via = strings.Join(p.Providers, ", ")
 		if p.Mode != "" {

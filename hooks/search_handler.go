@@ -160,7 +160,7 @@ func (p *Plan) planSearch(env *WebSearchEnv, args SearchArgs) *Plan {
 	}
 	p.Providers, p.Mode = env.Providers, env.Mode
 	if len(p.Providers) == 0 {
-		p.Providers = []string{nameOr("", env.Searcher)}
+		p.Providers = []string{provider.NameOr("", env.Searcher, "search")}
 	}
 	via := strings.Join(p.Providers, ", ")
 	if p.Mode != "" {
@@ -271,7 +271,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		err = errors.New("the search returned nothing")
 	}
 	if err != nil {
-		fails := failuresOf(err)
+		fails := provider.FailuresOr(err, "search")
 		if s.Debug {
 			trace = append(trace, failureLines(fails)...)
 		}
@@ -289,7 +289,7 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 		}
 		return stepAside(problem)
 	}
-	via := nameOr(res.Provider, env.Searcher) + textfmt.CachedAgo(res.Cached, env.now())
+	via := provider.NameOr(res.Provider, env.Searcher, "search") + textfmt.CachedAgo(res.Cached, env.now())
 	if s.Debug {
 		trace = append(trace, fmt.Sprintf("search via %s: %d result(s) in %v", via, len(res.Results), elapsed.Round(time.Millisecond)))
 		trace = append(trace, failureLines(res.Failures)...)
@@ -448,28 +448,6 @@ func renderResult(n int, r provider.Result) string {
 		fmt.Fprintf(&b, "   %s\n", snippet)
 	}
 	return b.String()
-}
-
-// failuresOf returns the per-provider failures carried by err
-// ([provider.FailuresOf]), or one for err itself when it carries none.
-func failuresOf(err error) []provider.Failure {
-	if out := provider.FailuresOf(err); len(out) > 0 {
-		return out
-	}
-	return []provider.Failure{{Provider: "search", Kind: provider.KindOf(err), Err: err}}
-}
-
-// nameOr returns name, else the name of v, else "search".
-func nameOr(name string, v any) string {
-	if name != "" {
-		return name
-	}
-	if v != nil {
-		if n := provider.NameOf(v); n != "unnamed" {
-			return n
-		}
-	}
-	return "search"
 }
 
 // allSkipped reports whether every failure is a provider the memory

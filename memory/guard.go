@@ -81,18 +81,8 @@ func (g *guardedSearcher) Name() string { return g.name }
 
 // Search implements provider.Searcher.
 func (g *guardedSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
-	if err := g.before(ctx, "search"); err != nil {
-		return nil, err
-	}
-	start := g.m.now()
-	res, err := g.s.Search(ctx, q)
-	n := 0
-	var u *provider.Usage
-	if res != nil {
-		n, u = len(res.Results), res.Usage
-	}
-	g.after(ctx, n, u, g.m.now().Sub(start), err)
-	return res, err
+	return guarded(&g.guard, ctx, "search", func() (*provider.Results, error) { return g.s.Search(ctx, q) },
+		func(res *provider.Results) (int, *provider.Usage) { return len(res.Results), res.Usage })
 }
 
 type guardedExtractor struct {
@@ -105,18 +95,26 @@ func (g *guardedExtractor) Name() string { return g.name }
 
 // Extract implements provider.Extractor.
 func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
-	if err := g.before(ctx, "extract"); err != nil {
+	return guarded(&g.guard, ctx, "extract", func() (*provider.Page, error) { return g.x.Extract(ctx, req) },
+		func(p *provider.Page) (int, *provider.Usage) { return 1, p.Usage })
+}
+
+// guarded makes the call op through g: it fails at once when g skips it,
+// and otherwise records the outcome and, from an answer that is not nil,
+// the results and usage that measure says.
+func guarded[T any](g *guard, ctx context.Context, op string, call func() (*T, error), measure func(*T) (int, *provider.Usage)) (*T, error) {
+	if err := g.before(ctx, op); err != nil {
 		return nil, err
 	}
 	start := g.m.now()
-	p, err := g.x.Extract(ctx, req)
+	v, err := call()
 	n := 0
 	var u *provider.Usage
-	if p != nil {
-		n, u = 1, p.Usage
+	if v != nil {
+		n, u = measure(v)
 	}
 	g.after(ctx, n, u, g.m.now().Sub(start), err)
-	return p, err
+	return v, err
 }
 
 // Usage counters live under "usage/<YYYY-MM-DD>/<provider>/<name>"; the

@@ -149,4 +149,6 @@ func panicError(name, op string) error {
 
 // Failures returns the per-provider failures err carries; see
 // [provider.FailuresOf].
+//
+// Deprecated: use [provider.FailuresOf], its one home.
 func Failures(err error) []provider.Failure { return provider.FailuresOf(err) }

@@ -144,11 +144,7 @@ func (e *Extraction) order() []int {
 func (e *Extraction) Extract(ctx context.Context, req provider.ExtractRequest) (page *provider.Page, err error) {
 	start := time.Now()
 	var attempts []Attempt
-	if e.cfg.Observer != nil {
-		defer func() {
-			e.cfg.Observer(Trace{Policy: e.name, Op: "extract", Attempts: attempts, Elapsed: time.Since(start), Err: err})
-		}()
-	}
+	defer e.cfg.Observer.observe(e.name, "extract", start, &attempts, &err)
 	if strings.TrimSpace(req.URL) == "" {
 		return nil, &provider.Error{Provider: e.name, Op: "extract", Kind: provider.KindBadRequest, Message: "empty URL"}
 	}

@@ -35,10 +35,7 @@ import (
 //
 // A Fallback is safe for concurrent use.
 type Fallback struct {
-	providers []provider.Searcher
-	names     []string
-	name      string
-	cfg       SearchConfig
+	searchers
 }
 
 var (
@@ -54,11 +51,31 @@ func NewFallback(providers []provider.Searcher, cfg *SearchConfig) (*Fallback, e
 }
 
 func newFallback(policy string, providers []provider.Searcher, cfg *SearchConfig) (*Fallback, error) {
-	names, err := providerNames("search", providers)
+	s, err := newSearchers(policy, providers, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Fallback{
+	return &Fallback{s}, nil
+}
+
+// searchers is what a search policy holds: its providers in order, their
+// names, its own name and its configuration.
+type searchers struct {
+	providers []provider.Searcher
+	names     []string
+	name      string
+	cfg       SearchConfig
+}
+
+// newSearchers returns the searchers of the policy named policy over a
+// copy of providers, with cfg's defaults filled in; it fails when
+// providers is empty or holds nil.
+func newSearchers(policy string, providers []provider.Searcher, cfg *SearchConfig) (searchers, error) {
+	names, err := providerNames("search", providers)
+	if err != nil {
+		return searchers{}, err
+	}
+	return searchers{
 		providers: append([]provider.Searcher(nil), providers...),
 		names:     names,
 		name:      label(policy, names),
@@ -74,11 +91,7 @@ func (f *Fallback) Name() string { return f.name }
 func (f *Fallback) Search(ctx context.Context, q provider.Query) (out *provider.Results, err error) {
 	start := time.Now()
 	var attempts []Attempt
-	if f.cfg.Observer != nil {
-		defer func() {
-			f.cfg.Observer(Trace{Policy: f.name, Op: "search", Attempts: attempts, Elapsed: time.Since(start), Err: err})
-		}()
-	}
+	defer f.cfg.Observer.observe(f.name, "search", start, &attempts, &err)
 	if err := checkQuery(f.name, q); err != nil {
 		return nil, err
 	}

@@ -36,10 +36,7 @@ import (
 //
 // A Parallel is safe for concurrent use.
 type Parallel struct {
-	providers []provider.Searcher
-	names     []string
-	name      string
-	cfg       SearchConfig
+	searchers
 }
 
 var (
@@ -51,16 +48,11 @@ var (
 // in the merged ranking. cfg may be nil for the defaults; it is copied. It
 // fails when providers is empty or holds nil.
 func NewParallel(providers []provider.Searcher, cfg *SearchConfig) (*Parallel, error) {
-	names, err := providerNames("search", providers)
+	s, err := newSearchers("parallel", providers, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Parallel{
-		providers: append([]provider.Searcher(nil), providers...),
-		names:     names,
-		name:      label("parallel", names),
-		cfg:       cfg.withDefaults(),
-	}, nil
+	return &Parallel{s}, nil
 }
 
 // Name returns "parallel(" followed by the providers' names and ")".
@@ -87,11 +79,7 @@ type parallelSlot struct {
 func (p *Parallel) Search(ctx context.Context, q provider.Query) (out *provider.Results, err error) {
 	start := time.Now()
 	var attempts []Attempt
-	if p.cfg.Observer != nil {
-		defer func() {
-			p.cfg.Observer(Trace{Policy: p.name, Op: "search", Attempts: attempts, Elapsed: time.Since(start), Err: err})
-		}()
-	}
+	defer p.cfg.Observer.observe(p.name, "search", start, &attempts, &err)
 	if err := checkQuery(p.name, q); err != nil {
 		return nil, err
 	}

@@ -98,3 +98,13 @@ func (t Trace) String() string {
 func attemptOf(f provider.Failure) Attempt {
 	return Attempt{Provider: f.Provider, Kind: failureKind(f), TimedOut: f.TimedOut, Elapsed: f.Elapsed, Err: f.Err}
 }
+
+// observe reports one call of a policy to o, when o is set: the policy's
+// name, the operation, the attempts made and the error returned (read
+// when observe runs, deferred at the start of the call), and the time
+// since start.
+func (o Observer) observe(policy, op string, start time.Time, attempts *[]Attempt, err *error) {
+	if o != nil {
+		o(Trace{Policy: policy, Op: op, Attempts: *attempts, Elapsed: time.Since(start), Err: *err})
+	}
+}

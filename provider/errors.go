@@ -256,6 +256,16 @@ func FailuresOf(err error) []Failure {
 	return out
 }
 
+// FailuresOr returns the per-provider failures err carries
+// ([FailuresOf]), or, when it carries none, one failure of err itself
+// named name.
+func FailuresOr(err error, name string) []Failure {
+	if out := FailuresOf(err); len(out) > 0 {
+		return out
+	}
+	return []Failure{{Provider: name, Kind: KindOf(err), Err: err}}
+}
+
 // failureLister is an error that lists several providers' failures.
 type failureLister interface {
 	error

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/webgate-dev/webgate/internal/safefile"
+	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
 // Key is one API key. Its String and GoString methods print a redacted label
@@ -212,7 +213,7 @@ func ParseKeys(spec string) ([]string, error) {
 	if looksLikePath(spec) {
 		return readKeyFile(spec)
 	}
-	return splitKeys(strings.Split(spec, "|")), nil
+	return textfmt.NonBlank(strings.Split(spec, "|")), nil
 }
 
 func looksLikePath(s string) bool {
@@ -245,7 +246,7 @@ func readKeyFile(path string) ([]string, error) {
 		if err := json.Unmarshal([]byte(text), &arr); err != nil {
 			return nil, fmt.Errorf("%w %s: not a JSON array of strings", ErrKeyFile, path)
 		}
-		return splitKeys(arr), nil
+		return textfmt.NonBlank(arr), nil
 	}
 	var lines []string
 	for _, l := range strings.Split(text, "\n") {
@@ -255,15 +256,5 @@ func readKeyFile(path string) ([]string, error) {
 		}
 		lines = append(lines, l)
 	}
-	return splitKeys(lines), nil
-}
-
-func splitKeys(in []string) []string {
-	var out []string
-	for _, k := range in {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
+	return textfmt.NonBlank(lines), nil
 }

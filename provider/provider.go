@@ -45,6 +45,19 @@ func NameOf(v any) string {
 	return "unnamed"
 }
 
+// NameOr returns name when it is not empty, else v's name when it
+// implements [Namer], else fallback: the name to show for what answered
+// a call when the answer did not say.
+func NameOr(name string, v any, fallback string) string {
+	if name != "" {
+		return name
+	}
+	if n, ok := v.(Namer); ok {
+		return n.Name()
+	}
+	return fallback
+}
+
 // TimeRange restricts a search to recently published pages.
 type TimeRange string
 

@@ -59,16 +59,7 @@ func openRegular(name string, flag int, perm fs.FileMode) (*os.File, error) {
 		}
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, notRegular(name, fi.Mode())
-	}
-	return f, nil
+	return regularOnly(f, name)
 }
 
 // readDirSome returns at most n entries of the directory dir, in directory

@@ -446,3 +446,18 @@ func (s *StateStore) Remembered(sessionID string, c Call) (bool, error) {
 	}
 	return false, nil
 }
+
+// regularOnly returns f, opened from name, when it is a regular file; it
+// closes it and returns an error otherwise.
+func regularOnly(f *os.File, name string) (*os.File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(name, fi.Mode())
+	}
+	return f, nil
+}

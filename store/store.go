@@ -344,15 +344,7 @@ func (s *Store) IncrMany(ctx context.Context, deltas map[string]int64, ttl time.
 
 // Counters returns every live counter whose name starts with prefix.
 func (s *Store) Counters(ctx context.Context, prefix string) (map[string]int64, error) {
-	var res map[string]int64
-	err := s.call(ctx, "counters", func(ctx context.Context) error {
-		if err := checkPrefix(prefix); err != nil {
-			return err
-		}
-		var err error
-		res, err = s.d.Counters(ctx, prefix)
-		return err
-	})
+	res, err := withPrefix(s, ctx, "counters", prefix, driver.Store.Counters)
 	if res == nil && err == nil {
 		res = map[string]int64{}
 	}
@@ -446,16 +438,7 @@ func (s *Store) Follow(ctx context.Context, log string, after int64, interval ti
 // whole store (`webgate cache clear` clears the cache's prefix). On Redis
 // the removal is not atomic: writes made while Clear runs may survive it.
 func (s *Store) Clear(ctx context.Context, prefix string) (int, error) {
-	var n int
-	err := s.call(ctx, "clear", func(ctx context.Context) error {
-		if err := checkPrefix(prefix); err != nil {
-			return err
-		}
-		var err error
-		n, err = s.d.Clear(ctx, prefix)
-		return err
-	})
-	return n, err
+	return withPrefix(s, ctx, "clear", prefix, driver.Store.Clear)
 }
 
 // Close releases the store. Later calls return an error wrapping
@@ -549,6 +532,21 @@ func checkKey(what, key string) error {
 		return fmt.Errorf("%w: empty %s", ErrInvalid, what)
 	}
 	return checkPrefix(key)
+}
+
+// withPrefix runs op, the driver's method do over the keys that start
+// with prefix, as a call of s ([Store.call]) once prefix is checked.
+func withPrefix[T any](s *Store, ctx context.Context, op, prefix string, do func(driver.Store, context.Context, string) (T, error)) (T, error) {
+	var res T
+	err := s.call(ctx, op, func(ctx context.Context) error {
+		if err := checkPrefix(prefix); err != nil {
+			return err
+		}
+		var err error
+		res, err = do(s.d, ctx, prefix)
+		return err
+	})
+	return res, err
 }
 
 func checkPrefix(p string) error {

@@ -34,7 +34,7 @@ const cacheExamples = `  webgate cache clear
 
 func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("cache", "clear [flags]", cacheDescription, cacheExamples, stderr)
-	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	rest, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)

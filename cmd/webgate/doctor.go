@@ -19,7 +19,6 @@ import (
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/internal/app/setup"
-	"github.com/webgate-dev/webgate/internal/safefile"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -122,18 +121,13 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var f doctorFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.live, "live", false, "run the hooks on the sample calls for real: calls the providers and fetches --url")
-	fs.StringVar(&f.configFile, "config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	fs.StringVar(&f.configFile, "config", "", configUsage)
 	fs.StringVar(&f.binDir, "bin-dir", "", "look for the hook binaries in this `directory` (default: next to webgate, else $PATH)")
 	fs.StringVar(&f.projectDir, "project-dir", "", "project root whose settings are checked (default: the current directory)")
 	fs.StringVar(&f.url, "url", "https://example.com/", "the `URL` of the sample WebFetch call")
 	fs.StringVar(&f.query, "query", "golang context cancellation", "the `query` of the sample WebSearch call")
-	rest, err := parseArgs(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "webgate doctor: unexpected argument %q\n", rest[0])
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	f.host = currentHost()
 	if f.projectDir == "" {
@@ -431,56 +425,8 @@ func (d *doctor) checkRegistration(ws, wf hookBinary) {
 	} {
 		o := base
 		o.Target, o.Scope = tc.target, tc.scope
-		name := fmt.Sprintf("%s (%s)", tc.target, tc.scope)
-		install := fmt.Sprintf("webgate install --target %s --scope %s", tc.target, tc.scope)
-		if tc.scope == setup.Project && d.f.projectDir != "" {
-			install += " --project-dir " + d.f.projectDir
-		}
-		r, err := setup.Inspect(o)
-		if err != nil {
-			fix := ""
-			switch {
-			case errors.Is(err, setup.ErrInvalidSettings):
-				fix = "fix the file by hand; webgate install leaves it untouched until it is valid JSON"
-			case errors.Is(err, setup.ErrSettingsLimit):
-				fix = "settings files are a few kilobytes: find out where this one came from and fix it by hand; webgate install never rewrites it"
-			case errors.Is(err, safefile.ErrNotRegular):
-				fix = "make it a regular file (or a symbolic link to one); webgate never opens anything else there"
-			}
-			d.add(sec, name, statusFail, err.Error(), fix)
-			continue
-		}
-		problems := 0
-		for _, dup := range r.Duplicates() {
-			d.add(sec, name, statusWarn, "duplicated: "+dup+" in "+r.Path+" (each call runs twice)", install+" (collapses them)")
-			problems++
-		}
-		for _, h := range r.MissingBinaries() {
-			d.add(sec, name, statusFail, fmt.Sprintf("%s %s entry points at %s, which does not exist", h.Event, h.Binary, h.Path), install)
-			problems++
-		}
-		for _, l := range r.Legacy {
-			d.add(sec, name, statusWarn, l+" in "+r.Path+"; it runs alongside webgate", "remove that entry from "+r.Path+" once webgate works")
-			problems++
-		}
-		switch {
-		case r.Registered():
+		if d.checkHooks(o, "") {
 			registered++
-			if ws.Path != "" && wf.Path != "" {
-				if p, err := setup.PlanInstall(r.InstallOptions(o)); err == nil && p.Changed() && problems == 0 {
-					d.add(sec, name, statusWarn, "registered in "+r.Path+", but not as 'webgate install' would write it now (other binaries, matchers or timeouts)", install+" --dry-run   # shows the difference")
-					continue
-				}
-			}
-			if problems == 0 {
-				d.add(sec, name, statusOK, "registered in "+r.Path, "")
-			}
-		case len(r.Hooks) > 0:
-			d.add(sec, name, statusWarn, "partly registered in "+r.Path+": missing "+strings.Join(r.Absent(), ", "), install)
-		case r.Exists:
-			d.add(sec, name, statusInfo, "not registered ("+r.Path+" has no webgate hooks)", "to use webgate there: "+install)
-		default:
-			d.add(sec, name, statusInfo, "not registered (no "+r.Path+")", "to use webgate there: "+install)
 		}
 	}
 	d.add(sec, "copilot-vscode", statusInfo, "VS Code agent hooks read the Claude Code settings above (user and project)", "")

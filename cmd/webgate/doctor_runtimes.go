@@ -22,7 +22,7 @@ func (d *doctor) checkRuntimes(base setup.Options) int {
 	for _, scope := range []setup.Scope{setup.User, setup.Project} {
 		o := base
 		o.Target, o.Scope = setup.GeminiCLI, scope
-		if d.checkGemini(o) {
+		if d.checkHooks(o, " (BeforeTool: google_web_search, web_fetch)") {
 			registered++
 		}
 	}
@@ -47,6 +47,19 @@ func (d *doctor) runtimeCheckName(o setup.Options) (name, install string) {
 	return name, install
 }
 
+// inspect reads the registration of o's target ([setup.Inspect]) with the
+// name of its line and the command that registers webgate there; it
+// reports a file it cannot read as a FAIL line in sec and returns ok false.
+func (d *doctor) inspect(sec string, o setup.Options) (r *setup.Registration, name, install string, ok bool) {
+	name, install = d.runtimeCheckName(o)
+	r, err := setup.Inspect(o)
+	if err != nil {
+		d.inspectFailed(sec, name, err)
+		return nil, name, install, false
+	}
+	return r, name, install, true
+}
+
 // inspectFailed reports an error of setup.Inspect as a FAIL line.
 func (d *doctor) inspectFailed(sec, name string, err error) {
 	fix := ""
@@ -63,14 +76,14 @@ func (d *doctor) inspectFailed(sec, name string, err error) {
 	d.add(sec, name, statusFail, err.Error(), fix)
 }
 
-// checkGemini checks webgate's hooks in one Gemini CLI settings file and
-// reports whether they are registered.
-func (d *doctor) checkGemini(o setup.Options) bool {
+// checkHooks checks webgate's hooks in one settings file (Claude Code,
+// Copilot CLI or Gemini CLI) and reports whether they are registered;
+// events names the hooks on the line of a registration that is as it
+// should be ("" for none).
+func (d *doctor) checkHooks(o setup.Options, events string) bool {
 	const sec = "Hook registration"
-	name, install := d.runtimeCheckName(o)
-	r, err := setup.Inspect(o)
-	if err != nil {
-		d.inspectFailed(sec, name, err)
+	r, name, install, ok := d.inspect(sec, o)
+	if !ok {
 		return false
 	}
 	problems := 0
@@ -82,6 +95,10 @@ func (d *doctor) checkGemini(o setup.Options) bool {
 		d.add(sec, name, statusFail, fmt.Sprintf("%s %s entry points at %s, which does not exist", h.Event, h.Binary, h.Path), install)
 		problems++
 	}
+	for _, l := range r.Legacy {
+		d.add(sec, name, statusWarn, l+" in "+r.Path+"; it runs alongside webgate", "remove that entry from "+r.Path+" once webgate works")
+		problems++
+	}
 	switch {
 	case r.Registered():
 		if o.WebSearchBin != "" && o.WebFetchBin != "" && problems == 0 {
@@ -91,7 +108,7 @@ func (d *doctor) checkGemini(o setup.Options) bool {
 			}
 		}
 		if problems == 0 {
-			d.add(sec, name, statusOK, "registered in "+r.Path+" (BeforeTool: google_web_search, web_fetch)", "")
+			d.add(sec, name, statusOK, "registered in "+r.Path+events, "")
 		}
 		return true
 	case len(r.Hooks) > 0:
@@ -108,10 +125,8 @@ func (d *doctor) checkGemini(o setup.Options) bool {
 // reports whether it is registered.
 func (d *doctor) checkCodex(o setup.Options) bool {
 	const sec = "Hook registration"
-	name, install := d.runtimeCheckName(o)
-	r, err := setup.Inspect(o)
-	if err != nil {
-		d.inspectFailed(sec, name, err)
+	r, name, install, ok := d.inspect(sec, o)
+	if !ok {
 		return false
 	}
 	s := r.Server

@@ -95,7 +95,7 @@ func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	htmlFile := fs.String("html", "", "classify this saved `page` instead of fetching the URL")
 	live := fs.Bool("live", false, "probe the page and run the real hook handler: calls the providers")
 	asJSON := fs.Bool("json", false, "print the explanation as JSON")
-	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	rest, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)

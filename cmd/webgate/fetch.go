@@ -17,9 +17,7 @@ func fetchCommand() command {
 	return command{
 		name:    "fetch",
 		summary: "Read a web page as Markdown, directly or through an extraction provider",
-		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-			return runFetch(ctx, currentHost(), args, stdin, stdout, stderr)
-		},
+		run:     onHost(runFetch),
 	}
 }
 
@@ -77,11 +75,11 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	prompt := fs.String("prompt", "", "what you want from the page: passed to extraction providers, and used to keep the most relevant parts when --max-chars cuts")
 	maxChars := fs.Int("max-chars", 0, "cut the content to about `N` characters (0: no limit); with --offset, show at most N characters of the page")
 	offset := fs.Int("offset", 0, "read the page in order from character `N` on (0: its beginning), instead of keeping the parts most relevant to --prompt")
-	var providers listFlag
+	var providers stringList
 	extractNames := config.Providers().ExtractNames()
 	fs.Var(&providers, "provider", "extract only with the providers `NAMES`, in this order (of "+strings.Join(extractNames, ", ")+")")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION`, probe and extraction included (default %v)", webtools.DefaultFetchTimeout))
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	outFile := new(string)
 	fs.StringVar(outFile, "o", "", "write the page to `FILE` instead of standard output")
 	fs.StringVar(outFile, "output", "", "same as -o")

@@ -16,7 +16,8 @@ import (
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
-// stringList is a repeatable string flag.
+// stringList is a repeatable flag whose values may also be
+// comma-separated; blank entries are dropped.
 type stringList []string
 
 func (s *stringList) String() string { return strings.Join(*s, ",") }

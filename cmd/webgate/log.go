@@ -61,14 +61,9 @@ func runLog(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	n := fs.Int("n", defaultLogLines, "print the newest `N` decisions (0 for every one kept)")
 	asJSON := fs.Bool("json", false, "print one JSON object per decision and line")
 	follow := fs.Bool("follow", false, "then print new decisions as they are recorded, until interrupted")
-	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
-	rest, err := parseArgs(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "webgate log: unexpected argument %q\n", rest[0])
-		return exitUsage
+	configFile := fs.String("config", "", configUsage)
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if *n < 0 {
 		fmt.Fprintln(stderr, "webgate log: -n must be 0 or more")

@@ -40,6 +40,14 @@ type command struct {
 	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
+// onHost returns a command's run function that runs run on this machine's
+// host ([currentHost]); tests call run with a host of their own.
+func onHost(run func(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdout, stderr io.Writer) int) func(context.Context, []string, io.Reader, io.Writer, io.Writer) int {
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return run(ctx, currentHost(), args, stdin, stdout, stderr)
+	}
+}
+
 // commands lists every subcommand. To add one, write its constructor in its
 // own file (see classify.go) and add one line here.
 func commands() []command {
@@ -303,6 +311,25 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 
 // flagExit maps a flag parsing error to an exit code: 0 for --help, 2 for
 // anything else (the FlagSet has already explained the problem).
+// configUsage is the usage of the --config flag of every command that
+// reads the configuration.
+const configUsage = "read this configuration `file` instead of WEBGATE_CONFIG or the default location"
+
+// parseFlags parses args for a command that takes flags only. It returns
+// ok false, with the exit code, when the command is done: help was asked
+// for, a flag is bad, or an argument is left over (said on stderr).
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	rest, err := parseArgs(fs, args, stdout)
+	if err != nil {
+		return flagExit(err), false
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), rest[0])
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
 func flagExit(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -18,9 +18,7 @@ func mcpCommand() command {
 	return command{
 		name:    "mcp",
 		summary: "Serve web_search and web_fetch as an MCP server over stdio",
-		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-			return runMCP(ctx, currentHost(), args, stdin, stdout, stderr)
-		},
+		run:     onHost(runMCP),
 	}
 }
 
@@ -70,16 +68,11 @@ func runMCP(ctx context.Context, h hostEnv, args []string, stdin io.Reader, stdo
 	fs := newFlagSet("mcp", "[flags]", mcpDescription, mcpExamples, stderr)
 	maxChars := fs.Int("max-chars", mcpserver.DefaultMaxChars, "cut web_fetch answers to about `N` characters")
 	verbose := fs.Bool("v", false, "log each tool call (tool, outcome, duration) to standard error; also on with debug = true")
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	searchTimeout := fs.Duration("search-timeout", webtools.DefaultSearchTimeout, "answer each web_search call within `DURATION`")
 	fetchTimeout := fs.Duration("fetch-timeout", webtools.DefaultFetchTimeout, "answer each web_fetch call within `DURATION`, probe and extraction included")
-	pos, err := parseArgs(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "webgate mcp: unexpected argument %q\n", pos[0])
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if *maxChars <= 0 {
 		fmt.Fprintf(stderr, "webgate mcp: --max-chars must be positive, got %d\n", *maxChars)

@@ -40,7 +40,7 @@ const routesExamples = `  webgate routes test
 
 func runRoutes(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("routes", "test|list [flags]", routesDescription, routesExamples, stderr)
-	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	strict := fs.Bool("strict", false, "test: also fail when a database or route is invalid")
 	rest, err := parseArgs(fs, args, stdout)
 	if err != nil {

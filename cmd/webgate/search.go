@@ -19,9 +19,7 @@ func searchCommand() command {
 	return command{
 		name:    "search",
 		summary: "Search the web with the configured providers",
-		run: func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-			return runSearch(ctx, currentHost(), args, stdin, stdout, stderr)
-		},
+		run:     onHost(runSearch),
 	}
 }
 
@@ -66,7 +64,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	maxResults := new(int)
 	fs.IntVar(maxResults, "max-results", 0, "same as -n")
 	fs.IntVar(maxResults, "n", 0, fmt.Sprintf("return at most `N` results (1 to %d; default search.max_results, else %d)", webtools.MaxResultsLimit, policy.DefaultMaxResults))
-	var allow, block, providers listFlag
+	var allow, block, providers stringList
 	fs.Var(&allow, "allow", "only return results from `DOMAIN` and its subdomains (repeatable, or comma-separated)")
 	fs.Var(&block, "block", "never return results from `DOMAIN` (repeatable, or comma-separated)")
 	searchNames := config.Providers().SearchNames()
@@ -75,7 +73,7 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	topic := fs.String("topic", "", "search for `TOPIC`: general, news or finance (default: as the providers are configured)")
 	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION` (default %v)", webtools.DefaultSearchTimeout))
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {

@@ -160,13 +160,8 @@ func runSetupCommand(ctx context.Context, args []string, stdin io.Reader, stdout
 	fs.StringVar(&o.searxngURL, "searxng-url", "", "the `URL` of your SearXNG instance (with --provider searxng)")
 	fs.Var(&o.targets, "target", "the `name` of an agent to register webgate with: "+targetNames()+", or all: claude-code and copilot-cli, with gemini-cli and codex when found on this machine (repeatable)")
 	fs.BoolVar(&o.noValidate, "no-validate", false, "keep the keys without checking them at the provider")
-	rest, err := parseArgs(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "webgate setup: unexpected argument %q\n", rest[0])
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	secrets := &secretSet{}
 	s := &setupRun{

@@ -86,14 +86,9 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := newFlagSet("stats", "[flags]", statsDescription, statsExamples, stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object with the same data")
 	sinceFlag := fs.String("since", defaultStatsSince, "show usage from this `DATE` (2026-11-01, UTC) or this long ago (7d, 24h)")
-	configFile := fs.String("config", "", "read this configuration `file` instead of WEBGATE_CONFIG or the default location")
-	rest, err := parseArgs(fs, args, stdout)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "webgate stats: unexpected argument %q\n", rest[0])
-		return exitUsage
+	configFile := fs.String("config", "", configUsage)
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	now := time.Now()
 	since, err := parseSince(*sinceFlag, now)
@@ -250,29 +245,18 @@ func printStats(w io.Writer, rep statsReport) {
 		tw.Flush()
 	}
 
-	fmt.Fprintln(w, "\nMonthly budgets (calendar month, UTC)")
-	if len(rep.Budgets) == 0 {
-		fmt.Fprintln(w, "  none set (providers.NAME.budget.monthly)")
-	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	columns(w, "Monthly budgets (calendar month, UTC)", "none set (providers.NAME.budget.monthly)", len(rep.Budgets), func(tw io.Writer) {
 		for _, b := range rep.Budgets {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", b.Provider, b.Month, b.line())
 		}
-		tw.Flush()
-	}
-
-	fmt.Fprintln(w, "\nHealth")
-	if len(rep.Health) == 0 {
-		fmt.Fprintln(w, "  every key and provider is usable")
-	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	})
+	columns(w, "Health", "every key and provider is usable", len(rep.Health), func(tw io.Writer) {
 		for _, h := range rep.Health {
 			for _, l := range h.lines() {
 				fmt.Fprintf(tw, "  %s\t%s\n", h.Provider, l)
 			}
 		}
-		tw.Flush()
-	}
+	})
 
 	fmt.Fprintf(w, "\nHook calls and the store since %s (days in UTC)\n", rep.Since)
 	if len(rep.StoreCalls) == 0 {
@@ -304,6 +288,20 @@ func skippedText(d memory.StoreDay) string {
 }
 
 // failuresText renders failed calls compactly: "3 (auth 1, transient 2)".
+// columns prints a section of the report: a blank line and its title,
+// then none when it has no rows (n is 0), else the rows that rows writes,
+// aligned in columns.
+func columns(w io.Writer, title, none string, n int, rows func(tw io.Writer)) {
+	fmt.Fprintln(w, "\n"+title)
+	if n == 0 {
+		fmt.Fprintln(w, "  "+none)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	rows(tw)
+	tw.Flush()
+}
+
 func failuresText(u memory.Usage) string {
 	if u.Failures == 0 {
 		return "0"

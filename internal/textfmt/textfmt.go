@@ -1,7 +1,8 @@
 // Package textfmt formats the short texts webgate writes for people and
 // agents: messages with the configured secrets scrubbed out ([Scrub]),
-// one-line texts shortened to a budget ([Shorten]) and the age of a cached
-// answer ([CachedAgo]). It imports only the standard library and
+// one-line texts shortened to a budget ([Shorten]), lists people write
+// trimmed of blanks ([NonBlank]) and the age of a cached answer
+// ([CachedAgo]). It imports only the standard library and
 // internal/sanitize, so every layer, down to the providers, can use it.
 package textfmt
 
@@ -49,6 +50,19 @@ func Scrub(s string, secrets ...string) string {
 // IsSecret reports whether [Scrub] treats k as a secret: trimmed of white
 // space, it is at least [MinSecret] bytes long.
 func IsSecret(k string) bool { return len(strings.TrimSpace(k)) >= MinSecret }
+
+// NonBlank returns the entries of in trimmed of white space, the blank
+// ones dropped; nil when none is left. It reads lists that people write:
+// keys, domain filters, names.
+func NonBlank(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // Len returns the length of s as the agents count text, in UTF-16 code
 // units.

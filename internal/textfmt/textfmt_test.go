@@ -78,3 +78,13 @@ func TestCachedAgo_SaysHowOldAnAnswerIs(t *testing.T) {
 		}
 	}
 }
+
+func TestNonBlank(t *testing.T) {
+	got := NonBlank([]string{" a ", "", " \t", "b"})
+	if len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Fatalf("NonBlank = %q, want [a b]", got)
+	}
+	if got := NonBlank([]string{" ", ""}); got != nil {
+		t.Fatalf("NonBlank of blanks = %q, want nil", got)
+	}
+}

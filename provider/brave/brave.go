@@ -86,22 +86,14 @@ func DefaultConfig() Config { return Config{BaseURL: DefaultBaseURL, MaxResults:
 // returns an error naming the first bad one. A nil or empty key source is
 // accepted: every call then fails with [provider.KindAuth].
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+	c := backend.Copy(cfg)
+	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
-	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxResults); err != nil {
+		return nil, err
 	}
 	switch {
-	case c.MaxResults < 1 || c.MaxResults > MaxResults:
-		return nil, fmt.Errorf("brave: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case !slices.Contains(SafeSearchModes, c.SafeSearch):
 		return nil, fmt.Errorf("brave: safe_search %q is not off, moderate or strict", c.SafeSearch)
 	}
@@ -175,11 +167,7 @@ func (c *Client) searchParams(q provider.Query) (url.Values, domainFilter, *prov
 	if !ok {
 		return nil, domainFilter{}, badRequest(fmt.Sprintf("unknown time range %q", q.TimeRange))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
-	n = min(n, MaxResults)
+	n := backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults)
 	f := domainFilter{include: backend.Domains(q.IncludeDomains), exclude: backend.Domains(q.ExcludeDomains)}
 
 	v := url.Values{}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
@@ -127,18 +128,12 @@ var (
 // are only consulted at request time, where an empty source is a
 // [provider.KindAuth] failure.
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.MaxAgeHours != nil {
 		v := *c.MaxAgeHours
 		c.MaxAgeHours = &v
 	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(providerName, c.BaseURL); err != nil {
+	if err := backend.BaseURL(providerName, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
 	if c.Type == "" {
@@ -150,11 +145,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.Category != "" && !slices.Contains(Categories, c.Category) {
 		return nil, fmt.Errorf("exa: unknown category %q (want one of %s)", c.Category, strings.Join(Categories, ", "))
 	}
-	switch {
-	case c.NumResults == 0:
-		c.NumResults = DefaultNumResults
-	case c.NumResults < 0 || c.NumResults > MaxNumResults:
-		return nil, fmt.Errorf("exa: max_results %d is outside 1..%d", c.NumResults, MaxNumResults)
+	if err := backend.MaxResultsSetting(providerName, &c.NumResults, DefaultNumResults, MaxNumResults); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.SearchMaxCharacters == 0:
@@ -275,16 +267,16 @@ func (c *Client) searchBody(q provider.Query) ([]byte, *provider.Error) {
 		Query:          text,
 		Type:           c.cfg.Type,
 		Category:       c.category(q),
-		NumResults:     clamp(q.MaxResults, c.cfg.NumResults),
-		IncludeDomains: domains(q.IncludeDomains),
-		ExcludeDomains: domains(q.ExcludeDomains),
+		NumResults:     backend.MaxResults(q.MaxResults, c.cfg.NumResults, MaxNumResults),
+		IncludeDomains: textfmt.NonBlank(q.IncludeDomains),
+		ExcludeDomains: textfmt.NonBlank(q.ExcludeDomains),
 		Contents:       c.contents(c.cfg.SearchMaxCharacters),
 	}
 	if d > 0 {
 		req.StartPublishedDate = c.cfg.Now().Add(-d).UTC().Format("2006-01-02T15:04:05.000Z")
 	}
 	if cc := strings.TrimSpace(q.Country); cc != "" {
-		if len(cc) != 2 || !isASCIILetters(cc) {
+		if !backend.IsAlpha2(cc) {
 			return nil, c.inputErr(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		req.UserLocation = strings.ToUpper(cc)
@@ -496,35 +488,3 @@ func snippet(r wireResult) string {
 
 // collapse joins runs of white space into single spaces.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clamp returns n limited to 1..MaxNumResults, or def when n is not
-// positive.
-func clamp(n, def int) int {
-	switch {
-	case n <= 0:
-		return def
-	case n > MaxNumResults:
-		return MaxNumResults
-	}
-	return n
-}
-
-// domains returns the non-blank entries of ds, trimmed; nil when none.
-func domains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func isASCIILetters(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
-			return false
-		}
-	}
-	return true
-}

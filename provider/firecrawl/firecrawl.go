@@ -115,10 +115,7 @@ func DefaultConfig() Config {
 // returns an error naming the first bad one. A nil or empty key source is
 // accepted: every call then fails with [provider.KindAuth].
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.OnlyMainContent != nil {
 		v := *c.OnlyMainContent
 		c.OnlyMainContent = &v
@@ -127,18 +124,13 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		v := *c.MaxAge
 		c.MaxAge = &v
 	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
-	if c.MaxResults == 0 {
-		c.MaxResults = DefaultMaxResults
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxResults); err != nil {
+		return nil, err
 	}
 	switch {
-	case c.MaxResults < 1 || c.MaxResults > MaxResults:
-		return nil, fmt.Errorf("firecrawl: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case c.ScrapeTimeout != 0 && (c.ScrapeTimeout < MinScrapeTimeout || c.ScrapeTimeout > MaxScrapeTimeout):
 		return nil, fmt.Errorf("firecrawl: scrape_timeout %v is not between %v and %v", c.ScrapeTimeout, MinScrapeTimeout, MaxScrapeTimeout)
 	case c.MaxAge != nil && *c.MaxAge < 0:
@@ -224,18 +216,14 @@ func (c *Client) searchBody(q provider.Query) ([]byte, []string, *provider.Error
 	if !ok {
 		return nil, nil, inputErr(opSearch, fmt.Sprintf("unknown time range %q", q.TimeRange))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
 	req := searchRequest{
 		Query:   text,
-		Limit:   min(n, MaxResults),
+		Limit:   backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults),
 		Sources: []typed{{Type: "web"}},
 		TBS:     tbs,
 	}
 	if cc := strings.TrimSpace(q.Country); cc != "" {
-		if len(cc) != 2 || !isASCIILetters(cc) {
+		if !backend.IsAlpha2(cc) {
 			return nil, nil, inputErr(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		req.Country = strings.ToUpper(cc)
@@ -360,7 +348,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}
 	title := oneLine(firstOf(string(doc.Metadata.Title), string(doc.Metadata.OGTitle)))
 	if title == "" {
-		title = markdownTitle(content)
+		title = backend.MarkdownTitle(content)
 	}
 	return &provider.Page{
 		URL:       target,
@@ -438,31 +426,3 @@ func firstOf(vs ...string) string {
 
 // oneLine joins runs of white space into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func isASCIILetters(s string) bool {
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// markdownTitle returns the text of the first ATX heading of md, or "".
-func markdownTitle(md string) string {
-	for line := range strings.Lines(md) {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		level := len(line) - len(strings.TrimLeft(line, "#"))
-		rest := line[level:]
-		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
-			continue
-		}
-		if title := oneLine(strings.TrimRight(strings.TrimSpace(rest), "#")); title != "" {
-			return title
-		}
-	}
-	return ""
-}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/providertest"
 )
 
@@ -98,7 +99,7 @@ func FuzzDecodeScrape(f *testing.F) {
 		}
 		title := firstOf(string(sr.Data.Metadata.Title), string(sr.Data.Metadata.OGTitle))
 		if title == "" {
-			title = markdownTitle(string(sr.Data.Markdown))
+			title = backend.MarkdownTitle(string(sr.Data.Markdown))
 		}
 		if utf8.ValidString(string(body)) && strings.ContainsAny(oneLine(title), "\n\t") {
 			t.Fatalf("title %q spans lines", title)

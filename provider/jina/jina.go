@@ -146,10 +146,7 @@ func DefaultConfig() Config {
 // nil cfg means the defaults. It returns an error naming the setting when
 // cfg holds an invalid value.
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	var err error
 	if c.ReaderURL, err = baseURL("reader_url", c.ReaderURL, DefaultReaderURL); err != nil {
 		return nil, err
@@ -193,11 +190,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("jina: max_characters %d is negative", c.MaxCharacters)
 	}
-	switch {
-	case c.MaxResults == 0:
-		c.MaxResults = DefaultMaxResults
-	case c.MaxResults < 1 || c.MaxResults > MaxMaxResults:
-		return nil, fmt.Errorf("jina: max_results %d is outside 1..%d", c.MaxResults, MaxMaxResults)
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxMaxResults); err != nil {
+		return nil, err
 	}
 
 	rt := backend.ServerTimeout(c.HTTP, c.ReaderTimeout)
@@ -384,14 +378,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	res := decoded
 	res.Query = q.Text
 	res.Provider = Name
-	if want := c.maxResults(q.MaxResults); len(res.Results) > want {
-		res.Results = res.Results[:want]
-	}
-	for i := range res.Results {
-		res.Results[i].Provider = Name
-		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
-	}
-	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 
@@ -419,12 +406,12 @@ func (c *Client) searchParams(q provider.Query) (url.Values, *provider.Error) {
 		text += " -site:" + d
 	}
 	v.Set("q", text)
-	v.Set("count", strconv.Itoa(c.maxResults(q.MaxResults)))
+	v.Set("count", strconv.Itoa(backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults)))
 	for _, d := range backend.Domains(q.IncludeDomains) {
 		v.Add("site", d)
 	}
 	if s := strings.ToLower(strings.TrimSpace(q.Country)); s != "" {
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		v.Set("gl", s)
@@ -460,18 +447,6 @@ func hostLanguage(s string) (string, bool) {
 		}
 	}
 	return primary, true
-}
-
-// maxResults resolves a query's MaxResults: 0 or less means the configured
-// default; larger values are clamped to what Jina accepts.
-func (c *Client) maxResults(n int) int {
-	switch {
-	case n <= 0:
-		return c.cfg.MaxResults
-	case n > MaxMaxResults:
-		return MaxMaxResults
-	}
-	return n
 }
 
 // optionalKeys returns the key source and Auth for a reader request: the
@@ -518,20 +493,12 @@ func baseURL(name, raw, def string) (string, error) {
 }
 
 func checkURL(raw string) *provider.Error {
-	if strings.TrimSpace(raw) == "" {
-		return badRequest(opExtract, "URL is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest(opExtract, "URL is not an absolute http(s) URL")
+	if msg := backend.CheckURL(raw); msg != "" {
+		return badRequest(opExtract, msg)
 	}
 	return nil
 }
 
 func badRequest(op, msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }

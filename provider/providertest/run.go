@@ -335,48 +335,38 @@ func runOp(t *testing.T, w Wire, o op) {
 		})
 	}
 
-	t.Run("retries a 429 after a Retry-After in seconds and then succeeds", func(t *testing.T) {
-		t.Parallel()
-		srv, call := s.start(t, onePool(), hc, sequence(func(req Request) Answer {
-			return s.errorAnswer(http.StatusTooManyRequests, req.Key, http.Header{"Retry-After": {"1"}})
-		}, o.ok))
-		out, err, took := timed(ctx, call)
-		if err != nil {
-			CheckNoSecrets(t, err, Secrets...)
-			t.Fatalf("%s failed: %v (want success after one retry)", o.name, err)
-		}
-		o.checkOK(t, out)
-		if n := srv.Count(); n != 2 {
-			t.Errorf("server received %d requests, want 2", n)
-		}
-		if took < 900*time.Millisecond {
-			t.Errorf("returned after %v; the provider asked for a 1s wait", took)
-		}
-		within(t, took, time.Second+quick)
-	})
-
-	t.Run("retries a 429 after a Retry-After as an HTTP date and then succeeds", func(t *testing.T) {
-		t.Parallel()
-		srv, call := s.start(t, onePool(), hc, sequence(func(req Request) Answer {
-			// HTTP dates have whole seconds: two seconds from now is
-			// between one and two seconds away once truncated.
-			at := time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
-			return s.errorAnswer(http.StatusTooManyRequests, req.Key, http.Header{"Retry-After": {at}})
-		}, o.ok))
-		out, err, took := timed(ctx, call)
-		if err != nil {
-			CheckNoSecrets(t, err, Secrets...)
-			t.Fatalf("%s failed: %v (want success after one retry)", o.name, err)
-		}
-		o.checkOK(t, out)
-		if n := srv.Count(); n != 2 {
-			t.Errorf("server received %d requests, want 2", n)
-		}
-		if took < 800*time.Millisecond {
-			t.Errorf("returned after %v; the provider asked for a wait of at least 1s", took)
-		}
-		within(t, took, 2*time.Second+quick)
-	})
+	for _, ra := range []struct {
+		form       string
+		value      func() string
+		least, max time.Duration
+		asked      string
+	}{
+		{"in seconds", func() string { return "1" }, 900 * time.Millisecond, time.Second, "a 1s wait"},
+		// HTTP dates have whole seconds: two seconds from now is between
+		// one and two seconds away once truncated.
+		{"as an HTTP date", func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) },
+			800 * time.Millisecond, 2 * time.Second, "a wait of at least 1s"},
+	} {
+		t.Run("retries a 429 after a Retry-After "+ra.form+" and then succeeds", func(t *testing.T) {
+			t.Parallel()
+			srv, call := s.start(t, onePool(), hc, sequence(func(req Request) Answer {
+				return s.errorAnswer(http.StatusTooManyRequests, req.Key, http.Header{"Retry-After": {ra.value()}})
+			}, o.ok))
+			out, err, took := timed(ctx, call)
+			if err != nil {
+				CheckNoSecrets(t, err, Secrets...)
+				t.Fatalf("%s failed: %v (want success after one retry)", o.name, err)
+			}
+			o.checkOK(t, out)
+			if n := srv.Count(); n != 2 {
+				t.Errorf("server received %d requests, want 2", n)
+			}
+			if took < ra.least {
+				t.Errorf("returned after %v; the provider asked for %s", took, ra.asked)
+			}
+			within(t, took, ra.max+quick)
+		})
+	}
 
 	t.Run("reports rate-limited after every attempt when the provider answers 429 forever", func(t *testing.T) {
 		srv, call := s.start(t, onePool(), hc, func(_ int, req Request, w http.ResponseWriter, _ *http.Request) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -88,8 +89,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("searxng: base_url is required (the URL of a SearXNG instance)")
 	}
 	c := *cfg
-	c.Categories = cleanList(cfg.Categories)
-	c.Engines = cleanList(cfg.Engines)
+	c.Categories = textfmt.NonBlank(cfg.Categories)
+	c.Engines = textfmt.NonBlank(cfg.Engines)
 	if cfg.SafeSearch != nil {
 		v := *cfg.SafeSearch
 		c.SafeSearch = &v
@@ -230,7 +231,7 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		return nil, badRequest(fmt.Sprintf("time range %q is not one of day, week, month, year", q.TimeRange))
 	}
 	country := strings.TrimSpace(q.Country)
-	if country != "" && !isAlpha2(strings.ToLower(country)) {
+	if country != "" && !backend.IsAlpha2(strings.ToLower(country)) {
 		return nil, badRequest(fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 	}
 	if lang := strings.ReplaceAll(strings.TrimSpace(q.Language), "_", "-"); strings.EqualFold(lang, "auto") {
@@ -323,18 +324,4 @@ func matches(host, domain string) bool {
 
 func badRequest(msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: opSearch, Kind: provider.KindBadRequest, Message: msg}
-}
-
-func cleanList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }

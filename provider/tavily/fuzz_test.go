@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/providertest"
 )
 
@@ -62,7 +63,7 @@ func FuzzDecodeExtract(f *testing.F) {
 			return
 		}
 		content := string(res.RawContent)
-		title := markdownTitle(content)
+		title := backend.MarkdownTitle(content)
 		if strings.ContainsAny(title, "\n") {
 			t.Fatalf("title %q spans lines", title)
 		}

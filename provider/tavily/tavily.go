@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -131,14 +132,8 @@ var (
 // returns an error naming the first bad one. A nil or empty key source is
 // accepted: every call then fails with [provider.KindAuth].
 func New(keys provider.KeySource, cfg *Config) (*Client, error) {
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
-	if c.BaseURL == "" {
-		c.BaseURL = DefaultBaseURL
-	}
-	if err := backend.CheckBaseURL(Name, c.BaseURL); err != nil {
+	c := backend.Copy(cfg)
+	if err := backend.BaseURL(Name, &c.BaseURL, DefaultBaseURL); err != nil {
 		return nil, err
 	}
 	if c.SearchDepth == "" {
@@ -288,19 +283,15 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	if !slices.Contains(Topics, topic) {
 		return nil, badRequest("search", fmt.Sprintf("unknown topic %q", q.Topic))
 	}
-	n := q.MaxResults
-	if n <= 0 {
-		n = c.cfg.MaxResults
-	}
-	n = min(n, MaxResults)
+	n := backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxResults)
 	req := searchRequest{
 		Query:          text,
 		SearchDepth:    c.cfg.SearchDepth,
 		Topic:          topic,
 		MaxResults:     n,
 		TimeRange:      tr,
-		IncludeDomains: cleanDomains(q.IncludeDomains),
-		ExcludeDomains: cleanDomains(q.ExcludeDomains),
+		IncludeDomains: textfmt.NonBlank(q.IncludeDomains),
+		ExcludeDomains: textfmt.NonBlank(q.ExcludeDomains),
 		IncludeAnswer:  c.cfg.IncludeAnswer,
 		IncludeUsage:   true,
 	}
@@ -322,16 +313,6 @@ var timeRanges = map[provider.TimeRange]string{
 	provider.PastWeek:  "week",
 	provider.PastMonth: "month",
 	provider.PastYear:  "year",
-}
-
-func cleanDomains(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // Extract reads req.URL through POST /extract. The page's title is its
@@ -387,7 +368,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}
 	return &provider.Page{
 		URL:       target,
-		Title:     markdownTitle(content),
+		Title:     backend.MarkdownTitle(content),
 		Content:   provider.CapRunes(content, c.cfg.MaxCharacters),
 		Format:    format,
 		Provider:  Name,
@@ -430,27 +411,6 @@ func malformed(op string, resp *provider.Response, err error) error {
 	}
 	return &provider.Error{Provider: Name, Op: op, Status: resp.Status, Kind: provider.KindUnknown,
 		Message: msg, Attempts: resp.Attempts, Err: err}
-}
-
-// markdownTitle returns the text of the first ATX heading ("# Title") of a
-// Markdown document, or "".
-func markdownTitle(md string) string {
-	for line := range strings.Lines(md) {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		level := len(line) - len(strings.TrimLeft(line, "#"))
-		rest := line[level:]
-		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
-			continue
-		}
-		title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), "#"))
-		if title != "" {
-			return title
-		}
-	}
-	return ""
 }
 
 // parseDate reads the publication dates Tavily sends (RFC 1123 for news,

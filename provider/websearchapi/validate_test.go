@@ -6,7 +6,10 @@ import (
 	"math"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // There is no published schema for WebSearchAPI.ai, so these validators
@@ -124,7 +127,7 @@ func enum(allowed ...string) func(any) error {
 
 func alpha2(v any) error {
 	s, ok := v.(string)
-	if !ok || !isAlpha2(s) {
+	if !ok || !backend.IsAlpha2(s) || s != strings.ToLower(s) {
 		return fmt.Errorf("want a two-letter lower-case code, got %#v", v)
 	}
 	return nil

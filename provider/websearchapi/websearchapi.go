@@ -134,10 +134,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if keys == nil {
 		return nil, fmt.Errorf("websearchapi: no key source")
 	}
-	var c Config
-	if cfg != nil {
-		c = *cfg
-	}
+	c := backend.Copy(cfg)
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL
 	}
@@ -146,11 +143,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("websearchapi: base_url %q is not an absolute http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	switch {
-	case c.MaxResults == 0:
-		c.MaxResults = DefaultMaxResults
-	case c.MaxResults < 1 || c.MaxResults > MaxMaxResults:
-		return nil, fmt.Errorf("websearchapi: max_results %d is outside 1..%d", c.MaxResults, MaxMaxResults)
+	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxMaxResults); err != nil {
+		return nil, err
 	}
 	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("websearchapi: max_characters %d is negative", c.MaxCharacters)
@@ -261,15 +255,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if res.RequestID == "" {
 		res.RequestID = resp.Header.Get("X-Request-Id")
 	}
-	want := c.maxResults(q.MaxResults)
-	if len(res.Results) > want {
-		res.Results = res.Results[:want]
-	}
-	for i := range res.Results {
-		res.Results[i].Provider = Name
-		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, c.cfg.MaxCharacters)
-	}
-	res.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
+	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 
@@ -381,7 +367,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 	}
 	r := searchRequest{
 		Query:          text,
-		MaxResults:     c.maxResults(q.MaxResults),
+		MaxResults:     backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults),
 		IncludeContent: c.cfg.IncludeContent,
 		IncludeAnswer:  c.cfg.IncludeAnswer,
 		SafeSearch:     c.cfg.SafeSearch,
@@ -400,7 +386,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		return nil, badRequest(opSearch, fmt.Sprintf("time range %q is not one of day, week, month, year", q.TimeRange))
 	}
 	if s := strings.ToLower(strings.TrimSpace(q.Country)); s != "" {
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("country %q is not a two-letter ISO 3166-1 code", q.Country))
 		}
 		r.Country = s
@@ -410,7 +396,7 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		if i := strings.IndexAny(s, "-_"); i > 0 {
 			s = s[:i]
 		}
-		if !isAlpha2(s) {
+		if !backend.IsAlpha2(s) {
 			return nil, badRequest(opSearch, fmt.Sprintf("language %q is not a two-letter ISO 639-1 code", q.Language))
 		}
 		r.Language = s
@@ -420,18 +406,6 @@ func (c *Client) searchBody(q provider.Query) ([]byte, error) {
 		return nil, &provider.Error{Provider: Name, Op: opSearch, Kind: provider.KindBadRequest, Message: "cannot encode request", Err: err}
 	}
 	return body, nil
-}
-
-// maxResults resolves a query's MaxResults: 0 or less means the configured
-// default; larger values are clamped to what the API accepts.
-func (c *Client) maxResults(n int) int {
-	switch {
-	case n <= 0:
-		return c.cfg.MaxResults
-	case n > MaxMaxResults:
-		return MaxMaxResults
-	}
-	return n
 }
 
 func (c *Client) returnFormat(req provider.ExtractRequest) (string, error) {
@@ -445,12 +419,8 @@ func (c *Client) returnFormat(req provider.ExtractRequest) (string, error) {
 }
 
 func checkURL(raw string) error {
-	if strings.TrimSpace(raw) == "" {
-		return badRequest(opExtract, "URL is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest(opExtract, "URL is not an absolute http(s) URL")
+	if msg := backend.CheckURL(raw); msg != "" {
+		return badRequest(opExtract, msg)
 	}
 	return nil
 }
@@ -474,10 +444,6 @@ func domains(in []string) []string {
 		}
 	}
 	return out
-}
-
-func isAlpha2(s string) bool {
-	return len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z'
 }
 
 func oneOf(s string, allowed []string) bool {

@@ -180,6 +180,31 @@ func handler(bin string, timeout int) *object {
 // editClaude adds or removes webgate's entries in a Claude Code settings
 // object.
 func editClaude(root *object, o Options, install bool, p *Plan) {
+	var want []groupEntry
+	if install {
+		for _, e := range claudeEntries(o) {
+			want = append(want, groupEntry{e.event, e.bin, e.matcher, handler(e.path, e.timeout)})
+		}
+	}
+	editGroups(root, want, install, true, p)
+}
+
+// groupEntry is one handler webgate registers in a settings file whose
+// events hold groups of handlers under a matcher (Claude Code, Gemini
+// CLI): handler is webgate's handler object as it is written.
+type groupEntry struct {
+	event, bin, matcher string
+	handler             *object
+}
+
+// editGroups adds or removes webgate's handlers in the "hooks" object of a
+// settings file whose events hold matcher groups. Every webgate handler
+// that want does not name is removed; the first one of each entry of want
+// is rewritten as its handler (other members kept) and the ones after it
+// are removed as duplicates; an entry not found is added in a group of
+// its own. Groups and events left empty are removed. legacy says to
+// report the older Node hooks found.
+func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) {
 	hooksV, _ := root.get("hooks")
 	hooks, ok := hooksV.(*object)
 	if !ok {
@@ -192,11 +217,9 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 		hooks = newObject()
 		root.set("hooks", hooks)
 	}
-	want := map[string]claudeEntry{}
-	if install {
-		for _, e := range claudeEntries(o) {
-			want[e.event+"\x00"+e.bin] = e
-		}
+	byKey := map[string]groupEntry{}
+	for _, e := range want {
+		byKey[e.event+"\x00"+e.bin] = e
 	}
 	done := map[string]bool{}
 	for _, event := range hooks.names() {
@@ -222,7 +245,7 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 					continue
 				}
 				cmd := textOf(ho, "command")
-				if s := legacyScript(cmd); s != "" {
+				if s := legacyScript(cmd); legacy && s != "" {
 					p.Found = append(p.Found, fmt.Sprintf("%s: an older Node hook (%s) is registered for %s; it runs alongside webgate — remove it once webgate works", event, s, matcherOf(group)))
 				}
 				bin := hookBinary(cmd)
@@ -234,7 +257,7 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 					p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
 				}
 				key := event + "\x00" + bin
-				e, wanted := want[key]
+				e, wanted := byKey[key]
 				if !install || !wanted {
 					continue // removed
 				}
@@ -243,10 +266,9 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 					continue
 				}
 				done[key] = true
-				ho.set("type", "command")
-				ho.set("command", e.path)
-				ho.set("args", []any{})
-				ho.set("timeout", e.timeout)
+				for _, m := range e.handler.members {
+					ho.set(m.key, m.val)
+				}
 				if len(list) == 1 {
 					group.set("matcher", e.matcher)
 				}
@@ -266,19 +288,16 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 		}
 		hooks.set(event, keptGroups)
 	}
-	if install {
-		for _, e := range claudeEntries(o) {
-			key := e.event + "\x00" + e.bin
-			if done[key] {
-				continue
-			}
-			group := newObject()
-			group.set("matcher", e.matcher)
-			group.set("hooks", []any{handler(e.path, e.timeout)})
-			gv, _ := hooks.get(e.event)
-			groups, _ := gv.([]any)
-			hooks.set(e.event, append(groups, group))
+	for _, e := range want {
+		if done[e.event+"\x00"+e.bin] {
+			continue
 		}
+		group := newObject()
+		group.set("matcher", e.matcher)
+		group.set("hooks", []any{e.handler})
+		gv, _ := hooks.get(e.event)
+		groups, _ := gv.([]any)
+		hooks.set(e.event, append(groups, group))
 	}
 	if len(hooks.members) == 0 {
 		root.del("hooks")

@@ -3,7 +3,6 @@ package setup
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -69,16 +68,14 @@ func geminiHandler(e geminiEntry, cmd string) *object {
 // editGemini adds or removes webgate's entries in a Gemini CLI settings
 // object.
 func editGemini(root *object, o Options, install bool, p *Plan) error {
-	want := map[string]geminiEntry{}
-	cmds := map[string]string{}
+	var want []groupEntry
 	if install {
 		for _, e := range geminiEntries(o) {
 			cmd, err := geminiCommand(e.path)
 			if err != nil {
 				return err
 			}
-			want[e.event+"\x00"+e.bin] = e
-			cmds[e.event+"\x00"+e.bin] = cmd
+			want = append(want, groupEntry{e.event, e.bin, e.matcher, geminiHandler(e, cmd)})
 		}
 	}
 	if hc, ok := root.get("hooksConfig"); ok {
@@ -88,100 +85,7 @@ func editGemini(root *object, o Options, install bool, p *Plan) error {
 			}
 		}
 	}
-	hooksV, _ := root.get("hooks")
-	hooks, ok := hooksV.(*object)
-	if !ok {
-		if !install {
-			return nil
-		}
-		if hooksV != nil {
-			p.Found = append(p.Found, "\"hooks\" was not an object; it was replaced")
-		}
-		hooks = newObject()
-		root.set("hooks", hooks)
-	}
-	done := map[string]bool{}
-	for _, event := range hooks.names() {
-		gv, _ := hooks.get(event)
-		groups, ok := gv.([]any)
-		if !ok {
-			continue
-		}
-		var keptGroups []any
-		for _, g := range groups {
-			group, ok := g.(*object)
-			if !ok {
-				keptGroups = append(keptGroups, g)
-				continue
-			}
-			hs, _ := group.get("hooks")
-			list, _ := hs.([]any)
-			var keptHooks []any
-			for _, h := range list {
-				ho, ok := h.(*object)
-				if !ok {
-					keptHooks = append(keptHooks, h)
-					continue
-				}
-				cmd := textOf(ho, "command")
-				bin := hookBinary(cmd)
-				if bin == "" {
-					keptHooks = append(keptHooks, h)
-					continue
-				}
-				if _, err := os.Stat(firstField(cmd)); err != nil {
-					p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
-				}
-				key := event + "\x00" + bin
-				e, wanted := want[key]
-				if !install || !wanted {
-					continue // removed
-				}
-				if done[key] {
-					p.Found = append(p.Found, fmt.Sprintf("%s: duplicate webgate %s entry (matcher %s) removed", event, bin, matcherOf(group)))
-					continue
-				}
-				done[key] = true
-				ho.set("type", "command")
-				ho.set("command", cmds[key])
-				ho.set("timeout", e.timeoutMS)
-				ho.set("name", e.name)
-				if len(list) == 1 {
-					group.set("matcher", e.matcher)
-				}
-				keptHooks = append(keptHooks, ho)
-			}
-			if len(keptHooks) == 0 && len(list) > 0 {
-				continue
-			}
-			if len(list) > 0 {
-				group.set("hooks", keptHooks)
-			}
-			keptGroups = append(keptGroups, group)
-		}
-		if len(keptGroups) == 0 && len(groups) > 0 {
-			hooks.del(event)
-			continue
-		}
-		hooks.set(event, keptGroups)
-	}
-	if install {
-		for _, e := range geminiEntries(o) {
-			key := e.event + "\x00" + e.bin
-			if done[key] {
-				continue
-			}
-			group := newObject()
-			group.set("matcher", e.matcher)
-			group.set("hooks", []any{geminiHandler(e, cmds[key])})
-			gv, _ := hooks.get(e.event)
-			groups, _ := gv.([]any)
-			hooks.set(e.event, append(groups, group))
-		}
-	}
-	if len(hooks.members) == 0 {
-		root.del("hooks")
-	}
+	editGroups(root, want, install, false, p)
 	if install {
 		if o.Scope == Project {
 			p.Notes = append(p.Notes, "Gemini CLI runs a project's hooks only in a trusted folder, and warns the first time it sees them.")

@@ -276,9 +276,7 @@ func (p *parser) object(depth int) (any, error) {
 				continue
 			case '}':
 				p.pos++
-				o.members = append([]member(nil), p.members[base:]...)
-				clear(p.members[base:])
-				p.members = p.members[:base]
+				o.members = pop(&p.members, base)
 				return o, nil
 			}
 		}
@@ -308,14 +306,21 @@ func (p *parser) array(depth int) (any, error) {
 				continue
 			case ']':
 				p.pos++
-				arr := append([]any(nil), p.elems[base:]...)
-				clear(p.elems[base:])
-				p.elems = p.elems[:base]
-				return arr, nil
+				return pop(&p.elems, base), nil
 			}
 		}
 		return nil, p.fail("after an array element")
 	}
+}
+
+// pop returns a copy of the entries of the scratch stack *s from base
+// on, the members or elements of the object or array just read, and
+// truncates the stack to base.
+func pop[T any](s *[]T, base int) []T {
+	out := append([]T(nil), (*s)[base:]...)
+	clear((*s)[base:])
+	*s = (*s)[:base]
+	return out
 }
 
 // str reads the string at the current position (its opening quote).

@@ -111,62 +111,43 @@ func (o *Options) defaults() {
 
 // SettingsPath returns the settings file a target uses in a scope.
 func SettingsPath(o Options) (string, error) {
+	var project []string // below the project directory
+	var user string      // in the user's scope; "" without a home directory
+	in := func(dir string, elem ...string) string {
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(append([]string{dir}, elem...)...)
+	}
 	switch o.Target {
 	case ClaudeCode, CopilotVSCode:
-		if o.Scope == Project {
-			if o.ProjectDir == "" {
-				return "", errors.New("no project directory")
-			}
-			return filepath.Join(o.ProjectDir, ".claude", "settings.json"), nil
-		}
-		dir := claudeDir(o)
-		if dir == "" {
-			return "", errors.New("no home directory")
-		}
-		return filepath.Join(dir, "settings.json"), nil
+		project, user = []string{".claude", "settings.json"}, in(claudeDir(o), "settings.json")
 	case CopilotCLI:
-		if o.Scope == Project {
-			if o.ProjectDir == "" {
-				return "", errors.New("no project directory")
-			}
-			return filepath.Join(o.ProjectDir, ".github", "hooks", "webgate.json"), nil
-		}
-		if o.Home == "" {
-			return "", errors.New("no home directory")
-		}
-		return filepath.Join(o.Home, ".copilot", "hooks", "webgate.json"), nil
+		project, user = []string{".github", "hooks", "webgate.json"}, in(o.Home, ".copilot", "hooks", "webgate.json")
 	case GeminiCLI:
-		if o.Scope == Project {
-			if o.ProjectDir == "" {
-				return "", errors.New("no project directory")
-			}
-			return filepath.Join(o.ProjectDir, ".gemini", "settings.json"), nil
-		}
 		home := o.GeminiHome
 		if home == "" {
 			home = o.Home
 		}
-		if home == "" {
-			return "", errors.New("no home directory")
-		}
-		return filepath.Join(home, ".gemini", "settings.json"), nil
+		project, user = []string{".gemini", "settings.json"}, in(home, ".gemini", "settings.json")
 	case Codex:
-		if o.Scope == Project {
-			if o.ProjectDir == "" {
-				return "", errors.New("no project directory")
-			}
-			return filepath.Join(o.ProjectDir, ".codex", "config.toml"), nil
+		project, user = []string{".codex", "config.toml"}, in(o.CodexHome, "config.toml")
+		if o.CodexHome == "" {
+			user = in(o.Home, ".codex", "config.toml")
 		}
-		dir := o.CodexHome
-		if dir == "" {
-			if o.Home == "" {
-				return "", errors.New("no home directory")
-			}
-			dir = filepath.Join(o.Home, ".codex")
-		}
-		return filepath.Join(dir, "config.toml"), nil
+	default:
+		return "", fmt.Errorf("unknown target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", o.Target)
 	}
-	return "", fmt.Errorf("unknown target %q (want claude-code, copilot-cli, copilot-vscode, gemini-cli, codex or all)", o.Target)
+	if o.Scope == Project {
+		if o.ProjectDir == "" {
+			return "", errors.New("no project directory")
+		}
+		return in(o.ProjectDir, project...), nil
+	}
+	if user == "" {
+		return "", errors.New("no home directory")
+	}
+	return user, nil
 }
 
 // Plan is a computed change to one settings file.

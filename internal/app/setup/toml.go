@@ -257,35 +257,9 @@ func (s *tomlScanner) value(depth int) error {
 	case s.peek() == '\'':
 		return s.literalString()
 	case s.peek() == '[':
-		s.pos++
-		for {
-			s.blank()
-			if s.peek() == ']' {
-				s.pos++
-				return nil
-			}
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.blank()
-			switch s.peek() {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return nil
-			default:
-				return s.fail("an array without its closing bracket")
-			}
-		}
+		return s.sequence(']', func() error { return s.value(depth + 1) }, "an array without its closing bracket")
 	case s.peek() == '{':
-		s.pos++
-		for {
-			s.blank()
-			if s.peek() == '}' {
-				s.pos++
-				return nil
-			}
+		return s.sequence('}', func() error {
 			if _, err := s.key(); err != nil {
 				return err
 			}
@@ -295,20 +269,8 @@ func (s *tomlScanner) value(depth int) error {
 			}
 			s.pos++
 			s.blank()
-			if err := s.value(depth + 1); err != nil {
-				return err
-			}
-			s.blank()
-			switch s.peek() {
-			case ',':
-				s.pos++
-			case '}':
-				s.pos++
-				return nil
-			default:
-				return s.fail("an inline table without its closing brace")
-			}
-		}
+			return s.value(depth + 1)
+		}, "an inline table without its closing brace")
 	}
 	// A number, boolean or date and time. A date may be followed by a
 	// space and a time ("1979-05-27 07:32:00Z").
@@ -501,4 +463,31 @@ func lineKind(line []byte) (blank, comment bool) {
 		return true, false
 	}
 	return false, t[0] == '#'
+}
+
+// sequence reads an array or an inline table from its opening mark to
+// end: items read by item, separated by commas, with blank space between
+// them; unclosed is what is said when an item is followed by anything else.
+func (s *tomlScanner) sequence(end byte, item func() error, unclosed string) error {
+	s.pos++
+	for {
+		s.blank()
+		if s.peek() == end {
+			s.pos++
+			return nil
+		}
+		if err := item(); err != nil {
+			return err
+		}
+		s.blank()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case end:
+			s.pos++
+			return nil
+		default:
+			return s.fail(unclosed)
+		}
+	}
 }

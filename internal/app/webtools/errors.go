@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -160,11 +159,7 @@ func LegacyClass(c provider.Class) provider.Class {
 // policy's [policy.AllFailedError], else one per [*provider.Error] in err's
 // tree, else one for err itself.
 func failuresOf(err error, fallbackName string) []Failure {
-	out := policy.Failures(err)
-	if len(out) == 0 {
-		out = []provider.Failure{{Provider: fallbackName, Kind: provider.KindOf(err), Err: err}}
-	}
-	return failuresFrom(out)
+	return failuresFrom(provider.FailuresOr(err, fallbackName))
 }
 
 // searchError builds the [ProviderFailed] error of a failed search. The

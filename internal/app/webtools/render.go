@@ -30,11 +30,7 @@ func (r *SearchResult) Text() string {
 		}
 	}
 	for i, h := range r.Results {
-		title := h.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, title, h.URL)
+		h.head(&b, i+1)
 		if h.Published != "" {
 			fmt.Fprintf(&b, "   Published: %s\n", h.Published)
 		}
@@ -88,11 +84,7 @@ func (r *SearchResult) HumanText() string {
 		fmt.Fprintf(&b, "Also in local documentation: %s (MCP tool %s)\n", d.Description, d.MCPTool)
 	}
 	for i, h := range r.Results {
-		title := h.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", i+1, title, h.URL)
+		h.head(&b, i+1)
 		if h.Snippet != "" {
 			fmt.Fprintf(&b, "   %s\n", textfmt.Shorten(h.Snippet, snippetChars))
 		}
@@ -305,3 +297,13 @@ func ptr[T any](v T) *T { return &v }
 // "By Ruth Okafor · Field Notes · published 2024-02-18 · language en",
 // with what is known; empty when nothing is.
 func (r *FetchResult) about() string { return r.Metadata.About() }
+
+// head writes the first lines of result number n of a search: a blank
+// line, its number and title ("(untitled)" when it has none), and its URL.
+func (h Hit) head(b *strings.Builder, n int) {
+	title := h.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintf(b, "\n%d. %s\n   %s\n", n, title, h.URL)
+}

@@ -210,8 +210,8 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	res, err := t.Searcher.Search(ctx, provider.Query{
 		Text:           q,
 		MaxResults:     n,
-		IncludeDomains: cleanList(req.AllowedDomains),
-		ExcludeDomains: cleanList(req.BlockedDomains),
+		IncludeDomains: textfmt.NonBlank(req.AllowedDomains),
+		ExcludeDomains: textfmt.NonBlank(req.BlockedDomains),
 		TimeRange:      req.TimeRange,
 		Topic:          req.Topic,
 	})
@@ -223,7 +223,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 	out := &SearchResult{
 		Query:     sanitize.Line(q),
-		Provider:  sanitize.Line(nameOr(res.Provider, t.Searcher)),
+		Provider:  sanitize.Line(provider.NameOr(res.Provider, t.Searcher, "provider")),
 		Results:   []Hit{},
 		Failed:    failuresFrom(res.Failures),
 		LocalDocs: docs,
@@ -506,7 +506,7 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	switch page.Source {
 	case webpage.SourceProvider:
 		res.Path = PathExtraction
-		res.Provider = nameOr(page.Provider, reader.Extractor)
+		res.Provider = provider.NameOr(page.Provider, reader.Extractor, "provider")
 	case webpage.SourceRecovered:
 		res.Path = PathRecovered
 	case webpage.SourceRendered:
@@ -596,26 +596,6 @@ func trimErr(err, sentinel error) string {
 		return msg[i+len(sentinel.Error())+2:]
 	}
 	return msg
-}
-
-func nameOr(name string, v any) string {
-	if name != "" {
-		return name
-	}
-	if n := provider.NameOf(v); n != "unnamed" {
-		return n
-	}
-	return "provider"
-}
-
-func cleanList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func joinSentences(parts ...string) string {

@@ -1,7 +1,9 @@
 // Package backend holds what the provider backends' constructors and
-// requests share: checking a base URL, the timeout to ask a server for so
-// that it gives up before the client does, and reading a query's domain
-// filters as host names.
+// requests share: copying the Config they are given, defaulting and
+// checking a base URL, the timeout to ask a server for so that it gives up
+// before the client does, reading a query's domain filters as host names
+// and its result count, checking a page URL, labelling a search's results
+// and taking a page's title from its Markdown.
 package backend
 
 import (
@@ -14,15 +16,108 @@ import (
 	"github.com/webgate-dev/webgate/provider"
 )
 
-// CheckBaseURL returns an error naming the backend when raw is not an
-// absolute http(s) URL with a host and without a query or fragment (the
-// backends append paths to it).
-func CheckBaseURL(name, raw string) error {
-	u, err := url.Parse(raw)
+// Copy returns a copy of *cfg, or the zero value when cfg is nil: the
+// Config a backend's New completes with its defaults, so that New never
+// modifies the Config it is given.
+func Copy[T any](cfg *T) T {
+	var c T
+	if cfg != nil {
+		c = *cfg
+	}
+	return c
+}
+
+// BaseURL sets *raw to def when it is empty, then returns an error naming
+// the backend when it is not an absolute http(s) URL with a host and
+// without a query or fragment (the backends append paths to it).
+func BaseURL(name string, raw *string, def string) error {
+	if *raw == "" {
+		*raw = def
+	}
+	u, err := url.Parse(*raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, raw)
+		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, *raw)
 	}
 	return nil
+}
+
+// MaxResultsSetting completes a backend's max_results setting *n: 0
+// means def; anything else must lie in 1..max, or the error names the
+// backend.
+func MaxResultsSetting(name string, n *int, def, max int) error {
+	if *n == 0 {
+		*n = def
+	}
+	if *n < 1 || *n > max {
+		return fmt.Errorf("%s: max_results %d is outside 1..%d", name, *n, max)
+	}
+	return nil
+}
+
+// MaxResults resolves how many results a search asks for: n, the query's
+// MaxResults, when it is positive, else def, the configured default; at
+// most max, what the API accepts.
+func MaxResults(n, def, max int) int {
+	if n <= 0 {
+		n = def
+	}
+	return min(n, max)
+}
+
+// CheckURL returns why raw, the URL of a page to extract, is a bad
+// request: it is empty, or not an absolute http(s) URL; "" when it is
+// neither.
+func CheckURL(raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return "URL is empty"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "URL is not an absolute http(s) URL"
+	}
+	return ""
+}
+
+// Label finishes the results of a search by the backend named name: at
+// most want of them, each named after the backend with its content capped
+// at maxChars runes (0: no cap), and the filters the backend ignored.
+func Label(res *provider.Results, name string, want, maxChars int, ignored []string) {
+	if len(res.Results) > want {
+		res.Results = res.Results[:want]
+	}
+	for i := range res.Results {
+		res.Results[i].Provider = name
+		res.Results[i].Content = provider.CapRunes(res.Results[i].Content, maxChars)
+	}
+	res.Ignored = provider.IgnoredBy(name, ignored)
+}
+
+// MarkdownTitle returns the text of the first ATX heading ("# Title") of
+// the Markdown document md with its runs of white space folded to one
+// space, or "": the title of a page a backend returns without one.
+func MarkdownTitle(md string) string {
+	for line := range strings.Lines(md) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		rest := line[level:]
+		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		if title := strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(rest), "#")), " "); title != "" {
+			return title
+		}
+	}
+	return ""
+}
+
+// IsAlpha2 reports whether s is two ASCII letters, of either case: the
+// form of an ISO 3166-1 country or ISO 639-1 language code.
+func IsAlpha2(s string) bool {
+	letter := func(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+	return len(s) == 2 && letter(s[0]) && letter(s[1])
 }
 
 // ServerTimeout returns want, the time a backend asks its server to spend

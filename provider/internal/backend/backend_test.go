@@ -19,7 +19,7 @@ func TestDomains_ReadsFiltersAsHostNames(t *testing.T) {
 	}
 }
 
-func TestCheckBaseURL(t *testing.T) {
+func TestBaseURL(t *testing.T) {
 	for raw, ok := range map[string]bool{
 		"https://api.example.com":       true,
 		"http://127.0.0.1:8080/v1":      true,
@@ -30,9 +30,27 @@ func TestCheckBaseURL(t *testing.T) {
 		"https://":                      false,
 		"":                              false,
 	} {
-		if err := CheckBaseURL("x", raw); (err == nil) != ok {
-			t.Errorf("CheckBaseURL(%q) = %v, want ok %v", raw, err, ok)
+		u := raw
+		if err := BaseURL("x", &u, ""); (err == nil) != ok {
+			t.Errorf("BaseURL(%q) = %v, want ok %v", raw, err, ok)
 		}
+	}
+	u := ""
+	if err := BaseURL("x", &u, "https://default.example"); err != nil || u != "https://default.example" {
+		t.Errorf("BaseURL of empty = %q, %v; want the default", u, err)
+	}
+}
+
+func TestCopy(t *testing.T) {
+	type cfg struct{ N int }
+	if got := Copy[cfg](nil); got != (cfg{}) {
+		t.Errorf("Copy(nil) = %+v, want the zero value", got)
+	}
+	in := &cfg{N: 3}
+	c := Copy(in)
+	c.N = 4
+	if in.N != 3 {
+		t.Error("Copy shares its result with its argument")
 	}
 }
 
@@ -45,5 +63,62 @@ func TestServerTimeout_StaysASecondBelowTheAttempt(t *testing.T) {
 	}
 	if got := ServerTimeout(provider.HTTPConfig{}, time.Hour); got != provider.DefaultAttemptTimeout-time.Second {
 		t.Errorf("ServerTimeout with the default attempt = %v", got)
+	}
+}
+
+func TestMaxResults(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 10}, {-1, 10}, {5, 5}, {50, 20}} {
+		if got := MaxResults(tc.n, 10, 20); got != tc.want {
+			t.Errorf("MaxResults(%d, 10, 20) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	for raw, ok := range map[string]bool{"https://go.dev/doc": true, " ": false, "go.dev": false, "ftp://go.dev": false} {
+		if msg := CheckURL(raw); (msg == "") != ok {
+			t.Errorf("CheckURL(%q) = %q, want ok %v", raw, msg, ok)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	res := &provider.Results{Results: []provider.Result{{Content: "abcdef"}, {Content: "x"}, {Content: "y"}}}
+	Label(res, "jina", 2, 3, []string{"time_range"})
+	if len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
+		t.Fatalf("Label = %+v", res)
+	}
+}
+
+func TestMarkdownTitle(t *testing.T) {
+	for md, want := range map[string]string{
+		"intro\n## The  Title ##\n# Later": "The Title",
+		"#hashtag\n####### seven\n":        "",
+		"#\n# \n#  Real\n":                 "Real",
+	} {
+		if got := MarkdownTitle(md); got != want {
+			t.Errorf("MarkdownTitle(%q) = %q, want %q", md, got, want)
+		}
+	}
+}
+
+func TestIsAlpha2(t *testing.T) {
+	for s, want := range map[string]bool{"de": true, "US": true, "u1": false, "usa": false, "": false, "é": false} {
+		if got := IsAlpha2(s); got != want {
+			t.Errorf("IsAlpha2(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestMaxResultsSetting(t *testing.T) {
+	n := 0
+	if err := MaxResultsSetting("x", &n, 10, 20); err != nil || n != 10 {
+		t.Errorf("MaxResultsSetting(0) = %d, %v; want the default", n, err)
+	}
+	for _, bad := range []int{-1, 21} {
+		n := bad
+		if err := MaxResultsSetting("x", &n, 10, 20); err == nil {
+			t.Errorf("MaxResultsSetting(%d) accepted it", bad)
+		}
 	}
 }
