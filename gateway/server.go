@@ -108,6 +108,12 @@ func New(o Options) *Server {
 	}
 	r.Probe.AllowPrivate = false
 	t.Reader = &r
+	t.PrivateHint = func(rawURL string) string {
+		if webpage.CheckTarget(rawURL, true) != nil {
+			return "" // a metadata endpoint: nothing lifts the refusal
+		}
+		return "the gateway reads a private address only for a host its gateway.allow_private setting names"
+	}
 	o.Tools = &t
 	s := &Server{o: o, mux: http.NewServeMux(), metrics: newMetrics()}
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
