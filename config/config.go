@@ -71,6 +71,8 @@ type Config struct {
 	Health memory.HealthConfig `koanf:"health"`
 	// Log configures the decision log.
 	Log memory.LogConfig `koanf:"log"`
+	// Gateway configures the team gateway (`webgate serve`).
+	Gateway GatewayConfig `koanf:"gateway"`
 
 	// Sources lists where the configuration came from, in the order
 	// applied: "defaults", "file PATH", and "env NAME" for every environment
@@ -212,6 +214,47 @@ type StoreConfig struct {
 	// Default: fingerprint-salt in the state directory.
 	SaltFile string `koanf:"salt_file"`
 }
+
+// GatewayConfig configures the team gateway, `webgate serve`: where it
+// listens, the limits of its tokens and teams, the private hosts it may
+// read and what its audit log keeps.
+type GatewayConfig struct {
+	// Listen is the address the gateway listens on.
+	Listen string `koanf:"listen"`
+	// AllowPrivate lists the hosts whose loopback or private addresses
+	// the gateway may read: a host name, "*.domain", or an address or
+	// prefix; everything else private is refused.
+	AllowPrivate []string `koanf:"allow_private"`
+	// AuditClear keeps queries and URLs in the audit log as they are
+	// instead of their SHA-256.
+	AuditClear bool `koanf:"audit_clear"`
+	// LimitsFailOpen admits calls when the store that holds the limits
+	// fails; false refuses them with 503.
+	LimitsFailOpen bool `koanf:"limits_fail_open"`
+	// Limits are each token's limits.
+	Limits GatewayLimits `koanf:"limits"`
+	// TeamLimits are each team's limits, over its tokens together.
+	TeamLimits GatewayLimits `koanf:"team_limits"`
+}
+
+// GatewayLimits are the limits of a token or a team; 0 means none.
+// Credits are provider calls (an answer from the cache costs none).
+type GatewayLimits struct {
+	// RatePerMinute caps requests per minute (tokens only).
+	RatePerMinute int64 `koanf:"rate_per_minute" min:"0"`
+	// RequestsPerDay caps requests per UTC day.
+	RequestsPerDay int64 `koanf:"requests_per_day" min:"0"`
+	// RequestsPerMonth caps requests per UTC month.
+	RequestsPerMonth int64 `koanf:"requests_per_month" min:"0"`
+	// CreditsPerDay caps provider calls per UTC day.
+	CreditsPerDay int64 `koanf:"credits_per_day" min:"0"`
+	// CreditsPerMonth caps provider calls per UTC month.
+	CreditsPerMonth int64 `koanf:"credits_per_month" min:"0"`
+}
+
+// DefaultGatewayListen is where `webgate serve` listens by default: this
+// machine only; a team gateway names its address.
+const DefaultGatewayListen = "127.0.0.1:8787"
 
 // access returns a itself, so that every provider section reaches its
 // Access through one method.
@@ -385,6 +428,7 @@ func Default() *Config {
 	c.Cache = memory.CacheConfig{SearchTTL: memory.DefaultSearchTTL, FetchTTL: memory.DefaultFetchTTL, MaxEntries: memory.DefaultCacheEntries}
 	c.Health = memory.HealthConfig{AuthPark: memory.DefaultAuthPark, QuotaPark: memory.DefaultQuotaPark,
 		RateLimitCooldown: memory.DefaultRateLimitCooldown, BreakerFailures: memory.DefaultBreakerFailures, BreakerCooldown: memory.DefaultBreakerCooldown}
+	c.Gateway = GatewayConfig{Listen: DefaultGatewayListen}
 	c.Log = memory.LogConfig{Queries: memory.KeepFull, MaxRecords: memory.DefaultLogRecords, MaxAge: memory.DefaultLogAge}
 	c.reg = Providers()
 	for _, b := range c.reg.All() {

@@ -66,6 +66,9 @@ func commands() []command {
 		logCommand(),
 		setupCommand(),
 		completionCommand(),
+		serveCommand(),
+		tokenCommand(),
+		auditCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -13,7 +13,7 @@ import (
 
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/driver"
-	"github.com/webgate-dev/webgate/store/internal/redistest"
+	"github.com/webgate-dev/webgate/internal/redistest"
 	"github.com/webgate-dev/webgate/store/redisstore"
 	"github.com/webgate-dev/webgate/store/storetest"
 	"github.com/webgate-dev/webgate/store/storeurl"

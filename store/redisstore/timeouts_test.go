@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webgate-dev/webgate/store/internal/redistest"
+	"github.com/webgate-dev/webgate/internal/redistest"
 )
 
 func TestTimeoutsFollowTheCallersBoundUnlessSet(t *testing.T) {

@@ -1,0 +1,29 @@
+// Package gateway is webgate's team gateway: one server, run as one or
+// several replicas over a shared store, that holds the providers' keys and
+// answers every agent of a team with bearer tokens instead of keys.
+//
+// Its pieces work over a [store.Store], so they hold on one machine with
+// SQLite and across replicas with Redis:
+//
+//   - [Tokens]: bearer tokens (prefix "wg_", a random 256-bit secret shown
+//     once), kept as the SHA-256 of the secret with an owner, a label, a
+//     team, an expiry and a revocation; verified in constant time, the
+//     same way for unknown and wrong secrets.
+//   - [Limiter]: per-token request rates and per-token and per-team
+//     budgets (requests and provider credits per day and month), reserved
+//     atomically before any provider is asked and settled after, so
+//     parallel agents cannot overshoot them.
+//   - [Audit]: a hash-chained log of every call (token, tool, decision,
+//     providers, credits; the query and URL hashed unless configured
+//     otherwise) whose head moves by compare-and-swap, so replicas extend
+//     one chain; [Audit.Verify] finds entries edited, removed or
+//     reordered.
+//   - [Server]: the HTTP handler of `webgate serve`: bearer auth on every
+//     endpoint but /healthz and /readyz, the JSON API (/v1/search,
+//     /v1/fetch), the MCP tools over streamable HTTP (stateless, so any
+//     replica answers any request), Prometheus /metrics and JSON logs.
+//
+// The package never reads the environment or files: the command builds
+// the tools (package webtools, over assemble.Build) and the store and
+// hands them over.
+package gateway
