@@ -138,3 +138,32 @@ func ExampleConvertHTML() {
 	// Version 2 released
 	// Adds `--json`. See [the CLI docs](https://example.org/docs/cli).
 }
+
+// What is hidden, for screen readers only, or a cookie banner is dropped
+// whatever the case and spacing of its class, id or style; a class that
+// only contains a screen-reader class's name is not.
+func TestConvertHTML_DropsHiddenScreenReaderAndCookieElements(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Heading</h1>
+<p>Kept paragraph one with enough words to be read as the content of the page.</p>
+<p style="DISPLAY : None">hidden-by-style</p>
+<p style="color:red;visibility:hidden">hidden-by-visibility</p>
+<span class="icon SR-Only">screen-reader-text</span>
+<span class="not-sr-only-here">kept-partial-class</span>
+<div id="CookieConsentBanner">cookie-banner-text</div>
+<div class="GDPR-notice">gdpr-text</div>
+<p>Kept paragraph two with enough words to be read as the content of the page.</p>
+</main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://example.org/", markdown.Options{Mode: mode}).Markdown
+		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text"} {
+			if strings.Contains(md, gone) {
+				t.Errorf("%s: %q kept:\n%s", mode, gone, md)
+			}
+		}
+		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class"} {
+			if !strings.Contains(md, kept) {
+				t.Errorf("%s: %q lost:\n%s", mode, kept, md)
+			}
+		}
+	}
+}
