@@ -32,6 +32,53 @@ type cleaner struct {
 	// trusted says an earlier pass already rewrote the links: web links
 	// are kept as they are, anything else still loses its link.
 	trusted bool
+	// widgets also removes, wherever they are, the elements whose class
+	// or id names a widget ([widgetWords]) and that hold less than a
+	// third of pageChars: the page's text, measured before cleaning.
+	widgets   bool
+	pageChars int
+}
+
+// widgetWords are the words that, in an element's class or id, name a
+// widget of the page's template rather than its content: menus and what
+// opens over the page, a listing's filter and sort panels, breadcrumbs,
+// pagination, newsletter and share boxes. Each was kept because it adds
+// on the development split of the extraction benchmark, pages read for
+// their structure (mean word F1; see dropWidget).
+var widgetWords = map[string]bool{
+	"menu": true, "dropdown": true, "flyout": true, "overlay": true, "modal": true, "offcanvas": true, "drawer": true, "navbar": true,
+	"filter": true, "filters": true, "facet": true, "facets": true, "sort": true, "sorting": true, "refinements": true,
+	"breadcrumb": true, "breadcrumbs": true, "pagination": true, "pager": true, "newsletter": true, "share": true, "social": true,
+}
+
+// namesWidget reports whether a class or id holds one of [widgetWords]
+// as a word of its own ("main-menu", "filter_panel"; not "navbarTop":
+// "navbartop" is one word).
+func namesWidget(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(lowerASCII(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if widgetWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// dropWidget reports whether an element is a widget of the page's
+// template that the structure conversion leaves out. On the development
+// split, mean word F1 rose: listing 0.697 -> 0.711, collection 0.658 ->
+// 0.666, product 0.562 -> 0.573, forum 0.726 -> 0.730, service 0.788 ->
+// 0.789; articles and documentation unchanged.
+func (c *cleaner) dropWidget(n *html.Node) bool {
+	if !c.widgets || n.DataAtom == atom.Body || n.DataAtom == atom.Main {
+		return false
+	}
+	if !namesWidget(attr(n, "class")) && !namesWidget(attr(n, "id")) {
+		return false
+	}
+	return 3*textLength(n) < c.pageChars
 }
 
 // Signs of elements that are not content, in a class or id. They are
@@ -265,6 +312,9 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	}
 	role := strings.ToLower(attr(n, "role"))
 	if role == "search" || role == "alertdialog" || role == "dialog" {
+		return true
+	}
+	if c.dropWidget(n) {
 		return true
 	}
 	if !c.dropChrome || inMain {

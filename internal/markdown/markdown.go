@@ -268,7 +268,7 @@ func convertStructure(page []byte, base string) Document {
 	}
 	// Keep an untouched copy in case dropping the chrome leaves nothing.
 	spare := cloneNode(body)
-	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true}).clean(body, false)
+	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: textLength(body)}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and

@@ -195,3 +195,44 @@ x := 1</code></pre></body></html>`)
 		}
 	}
 }
+
+// A page read for its structure leaves out its template's widgets, even
+// inside <main>: a filter panel, a sort box, a menu, breadcrumbs,
+// pagination, a newsletter box. An element so named that holds most of
+// the page's text (a restaurant's menu) is the content and stays.
+func TestConvert_StructureDropsTemplateWidgets(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main>
+<div class="breadcrumbs"><a href="/">Home</a> / <a href="/shoes">Shoes</a></div>
+<aside id="facet-panel"><h4>Brand</h4><ul><li>Brandone-filter</li><li>Brandtwo-filter</li></ul></aside>
+<div class="sort_by">Sort by price-sorting</div>
+<div class="mega-menu"><a href="/a">Menu entry one</a> <a href="/b">Menu entry two</a></div>
+<h1>Running shoes</h1><ul class="product-grid">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li><h3><a href="/p/%d">Shoe model %d</a></h3><p>Light trainer number %d for daily runs.</p></li>`, i, i, i)
+	}
+	b.WriteString(`</ul><nav class="pagination"><a href="?p=2">Next page-link</a></nav>
+<div class="newsletter-signup"><p>Subscribe-to-our-letter for offers.</p></div>
+</main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	for _, gone := range []string{"Home", "Brandone-filter", "price-sorting", "Menu entry one", "page-link", "Subscribe-to-our-letter"} {
+		if strings.Contains(md, gone) {
+			t.Errorf("%q kept:\n%s", gone, md)
+		}
+	}
+	for i := range 6 {
+		if s := fmt.Sprintf("Shoe model %d", i); !strings.Contains(md, s) {
+			t.Errorf("%q lost:\n%s", s, md)
+		}
+	}
+
+	menu := `<html><body><main><h1>Our restaurant</h1><div class="menu"><h2>Starters</h2>
+<p>Tomato soup with basil and cream, served with fresh bread from our own bakery.</p>
+<p>Grilled vegetables with goat cheese, olive oil and herbs from the garden.</p>
+<h2>Mains</h2><p>Roast chicken with potatoes, seasonal vegetables and a red wine sauce.</p></div>
+<p>Open daily.</p></main></body></html>`
+	md = markdown.Convert([]byte(menu), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "Roast chicken") {
+		t.Errorf("a menu that is the page's content was dropped:\n%s", md)
+	}
+}
