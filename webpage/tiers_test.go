@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,8 +160,8 @@ func portalPage(teaser string) string {
 		b.WriteString(`<a href="/section/` + string(rune('a'+i%26)) + `">Section link</a> `)
 	}
 	b.WriteString("</nav><main>")
-	for range 8 {
-		b.WriteString(`<div class="teaser"><h3><a href="/story">` + teaser + `</a></h3><p>A short teaser sentence about the story that continues on another page.</p></div>`)
+	for i := range 8 {
+		b.WriteString(`<div class="teaser"><h3><a href="/story">` + teaser + `</a></h3><p>A short teaser sentence about story ` + strconv.Itoa(i) + ` that continues on another page.</p></div>`)
 	}
 	b.WriteString("</main><footer>Footer links</footer></body></html>")
 	return b.String()

@@ -32,15 +32,133 @@ type cleaner struct {
 	// trusted says an earlier pass already rewrote the links: web links
 	// are kept as they are, anything else still loses its link.
 	trusted bool
+	// widgets also removes, wherever they are, the elements whose class
+	// or id names a widget ([widgetWords]) and that hold less than a
+	// third of pageChars: the page's text, measured before cleaning.
+	widgets   bool
+	pageChars int
 }
 
-// Signs of elements that are not content, in a class or id.
+// widgetWords are the words that, in an element's class or id, name a
+// widget of the page's template rather than its content: menus and what
+// opens over the page, a listing's filter and sort panels, breadcrumbs,
+// pagination, newsletter and share boxes. Each was kept because it adds
+// on the development split of the extraction benchmark, pages read for
+// their structure (mean word F1; see dropWidget).
+var widgetWords = map[string]bool{
+	"menu": true, "dropdown": true, "flyout": true, "overlay": true, "modal": true, "offcanvas": true, "drawer": true, "navbar": true,
+	"filter": true, "filters": true, "facet": true, "facets": true, "sort": true, "sorting": true, "refinements": true,
+	"breadcrumb": true, "breadcrumbs": true, "pagination": true, "pager": true, "newsletter": true, "share": true, "social": true,
+}
+
+// namesWidget reports whether a class or id holds one of [widgetWords]
+// as a word of its own ("main-menu", "filter_panel"; not "navbarTop":
+// "navbartop" is one word).
+func namesWidget(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(lowerASCII(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if widgetWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// dropWidget reports whether an element is a widget of the page's
+// template that the structure conversion leaves out. On the development
+// split, mean word F1 rose: listing 0.697 -> 0.711, collection 0.658 ->
+// 0.666, product 0.562 -> 0.573, forum 0.726 -> 0.730, service 0.788 ->
+// 0.789; articles and documentation unchanged.
+func (c *cleaner) dropWidget(n *html.Node) bool {
+	if !c.widgets || n.DataAtom == atom.Body || n.DataAtom == atom.Main {
+		return false
+	}
+	if !namesWidget(attr(n, "class")) && !namesWidget(attr(n, "id")) {
+		return false
+	}
+	return 3*textLength(n) < c.pageChars
+}
+
+// Signs of elements that are not content, in a class or id. They are
+// matched by hand rather than with regular expressions: drop looks at
+// every element of every page, and the expressions took a fifth of the
+// reader's CPU time.
 var (
-	cookieBanner = lazyre.New(`(?i)cookie|consent|gdpr|onetrust|cookiebot|didomi|truste|cmp-banner|cc-window|cc-banner|privacy-banner`)
-	screenReader = lazyre.New(`(?i)(^|\s)(sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|a11y-hidden|skip-link|skip-to-content)(\s|$)`)
-	hiddenStyle  = lazyre.New(`(?i)display\s*:\s*none|visibility\s*:\s*hidden`)
-	langClass    = lazyre.New(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([A-Za-z0-9_+#.-]+)`)
+	// cookieSigns, in lower case, are the words of a cookie banner's
+	// class or id.
+	cookieSigns = []string{"cookie", "consent", "gdpr", "onetrust", "cookiebot", "didomi", "truste", "cmp-banner", "cc-window", "cc-banner", "privacy-banner"}
+	// screenReaderClasses, in lower case, are the classes of text meant
+	// for screen readers only, and of skip links.
+	screenReaderClasses = map[string]bool{"sr-only": true, "visually-hidden": true, "visuallyhidden": true, "screen-reader-text": true,
+		"screen-reader-only": true, "a11y-hidden": true, "skip-link": true, "skip-to-content": true}
+	langClass = lazyre.New(`(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([A-Za-z0-9_+#.-]+)`)
 )
+
+// isCookieBanner reports whether a class or id names a cookie banner.
+func isCookieBanner(s string) bool {
+	if s == "" {
+		return false
+	}
+	s = lowerASCII(s)
+	for _, w := range cookieSigns {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isScreenReaderOnly reports whether a class attribute holds a class of
+// text meant for screen readers only.
+func isScreenReaderOnly(class string) bool {
+	for _, c := range strings.Fields(class) {
+		if screenReaderClasses[lowerASCII(c)] {
+			return true
+		}
+	}
+	return false
+}
+
+// isHiddenStyle reports whether an inline style hides its element
+// (display: none, visibility: hidden), whatever its spacing and case.
+func isHiddenStyle(style string) bool {
+	if style == "" {
+		return false
+	}
+	var b strings.Builder
+	b.Grow(len(style))
+	for i := 0; i < len(style); i++ {
+		c := style[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	s := b.String()
+	return strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden")
+}
+
+// lowerASCII lower-cases the ASCII letters of s, without allocating when
+// it has none in upper case.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
 
 // clean cleans the children of n; inMain says n is inside the page's
 // main content (<main>, role="main" or <article>).
@@ -182,18 +300,21 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
 		return true
 	}
-	if style := attr(n, "style"); style != "" && hiddenStyle().MatchString(style) {
+	if isHiddenStyle(attr(n, "style")) {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if class != "" && screenReader().MatchString(class) {
+	if isScreenReaderOnly(class) {
 		return true
 	}
-	if (class != "" && cookieBanner().MatchString(class) || id != "" && cookieBanner().MatchString(id)) && textLength(n) < 3000 {
+	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {
 		return true
 	}
 	role := strings.ToLower(attr(n, "role"))
 	if role == "search" || role == "alertdialog" || role == "dialog" {
+		return true
+	}
+	if c.dropWidget(n) {
 		return true
 	}
 	if !c.dropChrome || inMain {

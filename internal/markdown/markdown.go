@@ -150,6 +150,11 @@ func bound(page []byte) ([]byte, bool) {
 	if len(page) <= 3*MaxElements {
 		return page, truncated
 	}
+	// Nor can a page with no more "<" than the bound; counting them is
+	// much cheaper than tokenizing.
+	if bytes.Count(page, []byte("<")) <= MaxElements {
+		return page, truncated
+	}
 	z := html.NewTokenizer(bytes.NewReader(page))
 	offset, elements := 0, 0
 	for {
@@ -289,7 +294,7 @@ func convertStructure(page []byte, base string) Document {
 		// Before the cleaner takes the classes away.
 		dropProductExtras(body)
 	}
-	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true}).clean(body, false)
+		(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: textLength(body)}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
@@ -299,7 +304,58 @@ func convertStructure(page []byte, base string) Document {
 			node = spare
 		}
 	}
+	dropRepeats(node)
 	return render(node, title, ModeStructure)
+}
+
+// dropRepeats removes, from a page read for its structure, every block
+// whose text an earlier block already says: the second copy of a menu or
+// a banner (one for small screens, one for large), and the labels every
+// item of a list repeats ("Add to cart", "Compare", "Read more"). Text in
+// tables and code stays, repeated or not, and so do the items of an
+// ordered list (a ranking says something new by its order). Measured on the development
+// split of the extraction benchmark: mean word F1 forum +0.009, product
+// +0.009, listing +0.004, collection +0.001, service -0.002.
+func dropRepeats(root *html.Node) {
+	seen := map[string]bool{}
+	var drop []*html.Node
+	// visit looks at n's descendants in document order; it reports
+	// whether n is or holds a block.
+	var visit func(n *html.Node) bool
+	visit = func(n *html.Node) bool {
+		inner := false
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode {
+				continue
+			}
+			switch ch.DataAtom {
+			case atom.Table, atom.Pre:
+				inner = true
+				continue
+			}
+			if visit(ch) {
+				inner = true
+			}
+		}
+		if !isBlock(n.DataAtom) {
+			return inner
+		}
+		ranked := n.DataAtom == atom.Li && n.Parent != nil && n.Parent.DataAtom == atom.Ol
+		if !inner && !ranked {
+			// A block of text alone: the unit that is kept or dropped.
+			if key := strings.ToLower(collapse(textOf(n))); key != "" {
+				if seen[key] {
+					drop = append(drop, n)
+				}
+				seen[key] = true
+			}
+		}
+		return true
+	}
+	visit(root)
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
 }
 
 // render converts a cleaned node to Markdown.

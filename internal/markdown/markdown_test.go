@@ -138,3 +138,101 @@ func ExampleConvertHTML() {
 	// Version 2 released
 	// Adds `--json`. See [the CLI docs](https://example.org/docs/cli).
 }
+
+// What is hidden, for screen readers only, or a cookie banner is dropped
+// whatever the case and spacing of its class, id or style; a class that
+// only contains a screen-reader class's name is not.
+func TestConvertHTML_DropsHiddenScreenReaderAndCookieElements(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Heading</h1>
+<p>Kept paragraph one with enough words to be read as the content of the page.</p>
+<p style="DISPLAY : None">hidden-by-style</p>
+<p style="color:red;visibility:hidden">hidden-by-visibility</p>
+<span class="icon SR-Only">screen-reader-text</span>
+<span class="not-sr-only-here">kept-partial-class</span>
+<div id="CookieConsentBanner">cookie-banner-text</div>
+<div class="GDPR-notice">gdpr-text</div>
+<p>Kept paragraph two with enough words to be read as the content of the page.</p>
+</main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://example.org/", markdown.Options{Mode: mode}).Markdown
+		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text"} {
+			if strings.Contains(md, gone) {
+				t.Errorf("%s: %q kept:\n%s", mode, gone, md)
+			}
+		}
+		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class"} {
+			if !strings.Contains(md, kept) {
+				t.Errorf("%s: %q lost:\n%s", mode, kept, md)
+			}
+		}
+	}
+}
+
+// A page read for its structure says each block once: the labels every
+// item repeats and a second copy of a banner go, a table's repeated cells
+// and code stay.
+func TestConvert_StructureSaysEachBlockOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="promo"><p>Free shipping on every order</p></div><ul>`)
+	for i := range 5 {
+		fmt.Fprintf(&b, `<li><h3><a href="/item/%d">Item number %d</a></h3><p>Blurb of item %d, with its own words.</p><div>Add to cart</div></li>`, i, i, i)
+	}
+	b.WriteString(`</ul><div class="promo mobile"><p>Free shipping on every order</p></div>
+<table><tr><th>Size</th><th>Stock</th></tr><tr><td>S</td><td>yes</td></tr><tr><td>M</td><td>yes</td></tr></table>
+<pre><code>x := 1
+x := 1</code></pre></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	for label, want := range map[string]int{"Add to cart": 1, "Free shipping on every order": 1, "| yes": 2, "x := 1": 2} {
+		if got := strings.Count(md, label); got != want {
+			t.Errorf("%q appears %d times, want %d:\n%s", label, got, want, md)
+		}
+	}
+	for i := range 5 {
+		for _, s := range []string{fmt.Sprintf("Item number %d", i), fmt.Sprintf("Blurb of item %d", i)} {
+			if !strings.Contains(md, s) {
+				t.Errorf("%q lost:\n%s", s, md)
+			}
+		}
+	}
+}
+
+// A page read for its structure leaves out its template's widgets, even
+// inside <main>: a filter panel, a sort box, a menu, breadcrumbs,
+// pagination, a newsletter box. An element so named that holds most of
+// the page's text (a restaurant's menu) is the content and stays.
+func TestConvert_StructureDropsTemplateWidgets(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main>
+<div class="breadcrumbs"><a href="/">Home</a> / <a href="/shoes">Shoes</a></div>
+<aside id="facet-panel"><h4>Brand</h4><ul><li>Brandone-filter</li><li>Brandtwo-filter</li></ul></aside>
+<div class="sort_by">Sort by price-sorting</div>
+<div class="mega-menu"><a href="/a">Menu entry one</a> <a href="/b">Menu entry two</a></div>
+<h1>Running shoes</h1><ul class="product-grid">`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<li><h3><a href="/p/%d">Shoe model %d</a></h3><p>Light trainer number %d for daily runs.</p></li>`, i, i, i)
+	}
+	b.WriteString(`</ul><nav class="pagination"><a href="?p=2">Next page-link</a></nav>
+<div class="newsletter-signup"><p>Subscribe-to-our-letter for offers.</p></div>
+</main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	for _, gone := range []string{"Home", "Brandone-filter", "price-sorting", "Menu entry one", "page-link", "Subscribe-to-our-letter"} {
+		if strings.Contains(md, gone) {
+			t.Errorf("%q kept:\n%s", gone, md)
+		}
+	}
+	for i := range 6 {
+		if s := fmt.Sprintf("Shoe model %d", i); !strings.Contains(md, s) {
+			t.Errorf("%q lost:\n%s", s, md)
+		}
+	}
+
+	menu := `<html><body><main><h1>Our restaurant</h1><div class="menu"><h2>Starters</h2>
+<p>Tomato soup with basil and cream, served with fresh bread from our own bakery.</p>
+<p>Grilled vegetables with goat cheese, olive oil and herbs from the garden.</p>
+<h2>Mains</h2><p>Roast chicken with potatoes, seasonal vegetables and a red wine sauce.</p></div>
+<p>Open daily.</p></main></body></html>`
+	md = markdown.Convert([]byte(menu), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "Roast chicken") {
+		t.Errorf("a menu that is the page's content was dropped:\n%s", md)
+	}
+}

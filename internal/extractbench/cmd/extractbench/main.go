@@ -9,7 +9,8 @@
 // python3 evaluate.py --split dev --results out.json --per-type. -scores
 // writes each page's scores, class and mode; -worst lists the pages with
 // the lowest F1; -engine article or structure reads every page with that
-// conversion alone, to compare with the reader's choice.
+// conversion alone, to compare with the reader's choice; -cpuprofile
+// writes a CPU profile of the reading (go tool pprof).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -36,6 +38,7 @@ func main() {
 	scores := flag.String("scores", "", "write each page's type, precision, recall and F1 to this JSON file")
 	engine := flag.String("engine", "reader", "reader (the product's page reader), or one conversion alone for every page: auto, article, structure")
 	worst := flag.Int("worst", 0, "list the N pages with the lowest F1")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the reading to this file")
 	flag.Parse()
 
 	var list []string
@@ -46,6 +49,17 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extractbench:", err)
 		os.Exit(1)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "extractbench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
 	}
 	cpu0 := cpuTime()
 	start := time.Now()
@@ -68,6 +82,9 @@ func main() {
 		os.Exit(1)
 	}
 	wall, cpu := time.Since(start), cpuTime()-cpu0
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	extractbench.Write(os.Stdout, res)
 	fmt.Printf("\n%d pages in %.1fs (%d workers); CPU %.1f ms per page\n", len(res), wall.Seconds(), *workers, float64(cpu.Microseconds())/1000/float64(len(res)))
 	if *worst > 0 {
