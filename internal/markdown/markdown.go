@@ -294,7 +294,7 @@ func convertStructure(page []byte, base string) Document {
 		// Before the cleaner takes the classes away.
 		dropProductExtras(body)
 	}
-		(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: textLength(body)}).clean(body, false)
+	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: textLength(body)}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
