@@ -88,12 +88,7 @@ func readingOrder(order webpage.Order, via string) string {
 func addPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	s := env.Settings
 	in := p.in
-	var trace []string
-	if s.Debug {
-		trace = append(trace, s.Trace...)
-		trace = append(trace, fmt.Sprintf("%s %s from %s: %s", in.Event, in.ToolName, in.Runtime, textfmt.Shorten(in.Error, 300)))
-		trace = append(trace, p.traceLines()...)
-	}
+	trace := p.debugTrace(s, ": "+textfmt.Shorten(in.Error, 300))
 	pass := func(why string) Decision {
 		return passWith(append(trace, "the native "+in.ToolName+" failed; not adding the page: "+why+"; passing through")...)
 	}

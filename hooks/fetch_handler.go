@@ -357,12 +357,9 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	}
 	start := time.Now()
 	d := answerWithPage(ctx, p, env)
-	d.Diagnostics = append(p.lines, d.Diagnostics...)
-	d = redactDecision(d, s.Secrets)
-	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)})
-	}
-	return d
+	return p.finishAnswer(ctx, s, env.Answers, d, p.lines, func() kept {
+		return kept{Tool: p.in.ToolName, URL: p.in.FetchArgs().URL, Took: time.Since(start)}
+	})
 }
 
 // answerWithPage carries out the page's part of a PreToolUse plan:
@@ -370,12 +367,7 @@ func executeWebFetch(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 func answerWithPage(ctx context.Context, p *Plan, env *WebFetchEnv) Decision {
 	s := env.Settings
 	in := p.in
-	var trace []string
-	if s.Debug {
-		trace = append(trace, s.Trace...)
-		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
-		trace = append(trace, p.traceLines()...)
-	}
+	trace := p.debugTrace(s, "")
 	pass := func(why string) Decision { return passWith(append(trace, why+"; passing through")...) }
 	stepAside := func(problem string) Decision {
 		d := pass(problem)

@@ -1,7 +1,9 @@
 package hooks
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/webgate-dev/webgate/routing"
@@ -199,6 +201,31 @@ func (p *Plan) invalid(problems []string) bool {
 	p.step("providers", "none called (invalid configuration)")
 	p.stepAside("invalid configuration: " + strings.Join(problems, "; "))
 	return true
+}
+
+// debugTrace starts the debug trace of carrying out p: the settings' own
+// lines, the call ("PreToolUse WebFetch from claude", then detail), and
+// the plan. It is nil when debug is off.
+func (p *Plan) debugTrace(s Settings, detail string) []string {
+	if !s.Debug {
+		return nil
+	}
+	in := p.in
+	return slices.Concat(s.Trace, []string{fmt.Sprintf("%s %s from %s%s", in.Event, in.ToolName, in.Runtime, detail)}, p.traceLines())
+}
+
+// finishAnswer finishes the decision d of a web fetch or web search plan:
+// lines go before its diagnostics, the secrets are redacted, and on
+// PreToolUse, when the runtime's output is replaced, the answer is kept
+// for the call's PostToolUse (the record k, read after the answer was
+// made).
+func (p *Plan) finishAnswer(ctx context.Context, s Settings, a Answers, d Decision, lines []string, k func() kept) Decision {
+	d.Diagnostics = append(lines, d.Diagnostics...)
+	d = redactDecision(d, s.Secrets)
+	if p.Event == PreToolUse && replacing(p.in, s, a) {
+		d = keepAnswer(ctx, p.in, s, a, d, k())
+	}
+	return d
 }
 
 // traceLines renders the plan for the debug trace.

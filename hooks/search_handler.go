@@ -209,24 +209,16 @@ func executeWebSearch(ctx context.Context, p *Plan, env *WebSearchEnv) Decision 
 	}
 	start := env.now()
 	d := search(ctx, p, env)
-	d.Diagnostics = append(lines, d.Diagnostics...)
-	d = redactDecision(d, s.Secrets)
-	if p.Event == PreToolUse && replacing(p.in, s, env.Answers) {
-		d = keepAnswer(ctx, p.in, s, env.Answers, d, kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)})
-	}
-	return d
+	return p.finishAnswer(ctx, s, env.Answers, d, lines, func() kept {
+		return kept{Tool: p.in.ToolName, Query: p.in.SearchArgs().Query, Took: env.now().Sub(start)}
+	})
 }
 
 // search carries out the providers' part of p.
 func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 	s := env.Settings
 	in := p.in
-	var trace []string
-	if s.Debug {
-		trace = append(trace, s.Trace...)
-		trace = append(trace, fmt.Sprintf("%s %s from %s", in.Event, in.ToolName, in.Runtime))
-		trace = append(trace, p.traceLines()...)
-	}
+	trace := p.debugTrace(s, "")
 	stepAside := func(problem string) Decision {
 		d := passWith(append(trace, problem+"; passing through")...)
 		// After a successful MCP call the tool's own output stands; a

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
@@ -48,9 +49,7 @@ type CacheConfig struct {
 }
 
 func (c CacheConfig) withDefaults() CacheConfig {
-	if c.MaxEntries <= 0 {
-		c.MaxEntries = DefaultCacheEntries
-	}
+	c.MaxEntries = defaults.Positive(c.MaxEntries, DefaultCacheEntries)
 	return c
 }
 

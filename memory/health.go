@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
 )
@@ -43,21 +44,11 @@ type HealthConfig struct {
 }
 
 func (h HealthConfig) withDefaults() HealthConfig {
-	if h.AuthPark <= 0 {
-		h.AuthPark = DefaultAuthPark
-	}
-	if h.QuotaPark <= 0 {
-		h.QuotaPark = DefaultQuotaPark
-	}
-	if h.RateLimitCooldown <= 0 {
-		h.RateLimitCooldown = DefaultRateLimitCooldown
-	}
-	if h.BreakerFailures <= 0 {
-		h.BreakerFailures = DefaultBreakerFailures
-	}
-	if h.BreakerCooldown <= 0 {
-		h.BreakerCooldown = DefaultBreakerCooldown
-	}
+	h.AuthPark = defaults.Positive(h.AuthPark, DefaultAuthPark)
+	h.QuotaPark = defaults.Positive(h.QuotaPark, DefaultQuotaPark)
+	h.RateLimitCooldown = defaults.Positive(h.RateLimitCooldown, DefaultRateLimitCooldown)
+	h.BreakerFailures = defaults.Positive(h.BreakerFailures, DefaultBreakerFailures)
+	h.BreakerCooldown = defaults.Positive(h.BreakerCooldown, DefaultBreakerCooldown)
 	return h
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/store"
 )
@@ -46,12 +47,8 @@ func (l LogConfig) withDefaults() LogConfig {
 	if l.Queries == "" {
 		l.Queries = KeepFull
 	}
-	if l.MaxRecords <= 0 {
-		l.MaxRecords = DefaultLogRecords
-	}
-	if l.MaxAge <= 0 {
-		l.MaxAge = DefaultLogAge
-	}
+	l.MaxRecords = defaults.Positive(l.MaxRecords, DefaultLogRecords)
+	l.MaxAge = defaults.Positive(l.MaxAge, DefaultLogAge)
 	return l
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -106,9 +107,7 @@ func (c *SearchConfig) withDefaults() SearchConfig {
 	if c != nil {
 		out = *c
 	}
-	if out.Budget <= 0 {
-		out.Budget = DefaultBudget
-	}
+	out.Budget = defaults.Positive(out.Budget, DefaultBudget)
 	if out.PerProvider < 0 {
 		out.PerProvider = 0
 	}

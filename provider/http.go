@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/webgate-dev/webgate/internal/buildinfo"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 )
 
@@ -63,27 +64,15 @@ type HTTPConfig struct {
 }
 
 func (c HTTPConfig) withDefaults() HTTPConfig {
-	if c.AttemptTimeout <= 0 {
-		c.AttemptTimeout = DefaultAttemptTimeout
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.MinBackoff <= 0 {
-		c.MinBackoff = DefaultMinBackoff
-	}
-	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = DefaultMaxBackoff
-	}
+	c.AttemptTimeout = defaults.Positive(c.AttemptTimeout, DefaultAttemptTimeout)
+	c.MaxAttempts = defaults.Positive(c.MaxAttempts, DefaultMaxAttempts)
+	c.MinBackoff = defaults.Positive(c.MinBackoff, DefaultMinBackoff)
+	c.MaxBackoff = defaults.Positive(c.MaxBackoff, DefaultMaxBackoff)
 	if c.MaxBackoff < c.MinBackoff {
 		c.MaxBackoff = c.MinBackoff
 	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
-	}
-	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = DefaultMaxBodyBytes
-	}
+	c.MaxRetryAfter = defaults.Positive(c.MaxRetryAfter, DefaultMaxRetryAfter)
+	c.MaxBodyBytes = defaults.Positive(c.MaxBodyBytes, DefaultMaxBodyBytes)
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent()
 	}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -60,15 +61,9 @@ type ProbeConfig struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c ProbeConfig) WithDefaults() ProbeConfig {
-	if c.MaxDocumentBytes <= 0 {
-		c.MaxDocumentBytes = DefaultDocumentMaxBytes
-	}
-	if c.MaxBytes <= 0 {
-		c.MaxBytes = DefaultProbeMaxBytes
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultProbeTimeout
-	}
+	c.MaxDocumentBytes = defaults.Positive(c.MaxDocumentBytes, DefaultDocumentMaxBytes)
+	c.MaxBytes = defaults.Positive(c.MaxBytes, DefaultProbeMaxBytes)
+	c.Timeout = defaults.Positive(c.Timeout, DefaultProbeTimeout)
 	if c.UserAgent == "" {
 		c.UserAgent = provider.DefaultUserAgent()
 	}

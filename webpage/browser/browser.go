@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/webpage"
 	"net/netip"
 	"net/url"
@@ -86,27 +87,13 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.NavigationTimeout <= 0 {
-		c.NavigationTimeout = DefaultNavigationTimeout
-	}
-	if c.SettleTimeout <= 0 {
-		c.SettleTimeout = DefaultSettleTimeout
-	}
-	if c.QuietWindow <= 0 {
-		c.QuietWindow = DefaultQuietWindow
-	}
-	if c.MaxDOMBytes <= 0 {
-		c.MaxDOMBytes = DefaultMaxDOMBytes
-	}
-	if c.MaxMemoryBytes <= 0 {
-		c.MaxMemoryBytes = DefaultMaxMemoryBytes
-	}
-	if c.MaxNavigations <= 0 {
-		c.MaxNavigations = DefaultMaxNavigations
-	}
+	c.Timeout = defaults.Positive(c.Timeout, DefaultTimeout)
+	c.NavigationTimeout = defaults.Positive(c.NavigationTimeout, DefaultNavigationTimeout)
+	c.SettleTimeout = defaults.Positive(c.SettleTimeout, DefaultSettleTimeout)
+	c.QuietWindow = defaults.Positive(c.QuietWindow, DefaultQuietWindow)
+	c.MaxDOMBytes = defaults.Positive(c.MaxDOMBytes, DefaultMaxDOMBytes)
+	c.MaxMemoryBytes = defaults.Positive(c.MaxMemoryBytes, DefaultMaxMemoryBytes)
+	c.MaxNavigations = defaults.Positive(c.MaxNavigations, DefaultMaxNavigations)
 	return c
 }
 

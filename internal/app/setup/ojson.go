@@ -268,19 +268,14 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		p.members = append(p.members, member{key: k.val, raw: k.raw, val: v})
-		p.space()
-		if p.pos < len(p.data) {
-			switch p.data[p.pos] {
-			case ',':
-				p.pos++
-				continue
-			case '}':
-				p.pos++
-				o.members = pop(&p.members, base)
-				return o, nil
-			}
+		more, ok := p.separator('}')
+		if !ok {
+			return nil, p.fail("after an object member")
 		}
-		return nil, p.fail("after an object member")
+		if !more {
+			o.members = pop(&p.members, base)
+			return o, nil
+		}
 	}
 }
 
@@ -298,19 +293,32 @@ func (p *parser) array(depth int) (any, error) {
 			return nil, err
 		}
 		p.elems = append(p.elems, v)
-		p.space()
-		if p.pos < len(p.data) {
-			switch p.data[p.pos] {
-			case ',':
-				p.pos++
-				continue
-			case ']':
-				p.pos++
-				return pop(&p.elems, base), nil
-			}
+		more, ok := p.separator(']')
+		if !ok {
+			return nil, p.fail("after an array element")
 		}
-		return nil, p.fail("after an array element")
+		if !more {
+			return pop(&p.elems, base), nil
+		}
 	}
+}
+
+// separator reads what follows an object member or an array element: a
+// comma (more is true) or the closing byte (more is false), either
+// consumed. ok is false for anything else, which is left unread.
+func (p *parser) separator(closing byte) (more, ok bool) {
+	p.space()
+	if p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			return true, true
+		case closing:
+			p.pos++
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // pop returns a copy of the entries of the scratch stack *s from base

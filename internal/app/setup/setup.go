@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -294,20 +293,14 @@ const maxWrittenBytes = 4 * MaxSettingsBytes
 // error) when there is none. It never blocks on a FIFO and reads at most
 // one byte more than [MaxSettingsBytes].
 func readFile(path string) ([]byte, error) {
-	f, err := safefile.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := safefile.ReadFile(path, MaxSettingsBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSettingsBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSettingsBytes {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, errTooLarge
+	case err != nil:
+		return nil, err
 	}
 	if data == nil {
 		data = []byte{}
