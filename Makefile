@@ -15,7 +15,7 @@ LDFLAGS := $(if $(VERSION),-ldflags "-X github.com/webgate-dev/webgate/internal/
 # The binaries are built without cgo: statically linked, they start faster,
 # which matters for hooks that run on every tool call.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath $(LDFLAGS) -o $(BIN)/ ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
+	CGO_ENABLED=0 $(GO) build -trimpath $(LDFLAGS) -o $(BIN)/ ./cmd/webgate ./cmd/websearch ./cmd/webfetch ./cmd/webgate-hook
 
 # install builds the four binaries into $(GOBIN), warns when $(GOBIN) is not
 # on PATH, and runs 'webgate doctor', which lists what is not set up yet
@@ -23,7 +23,7 @@ build:
 # finds is reported, not turned into a make error: the install itself
 # succeeded.
 install:
-	CGO_ENABLED=0 $(GO) install -trimpath $(LDFLAGS) ./cmd/webgate ./hooks/websearch ./hooks/webfetch ./hooks/webgate-hook
+	CGO_ENABLED=0 $(GO) install -trimpath $(LDFLAGS) ./cmd/webgate ./cmd/websearch ./cmd/webfetch ./cmd/webgate-hook
 	@echo "installed webgate, websearch, webfetch and webgate-hook in $(GOBIN)"
 	@case ":$$PATH:" in *":$(GOBIN):"* | *":$(GOBIN)/:"*) ;; *) \
 		echo ""; \
@@ -35,13 +35,13 @@ install:
 # test runs vet and the whole suite with the race detector. The end-to-end
 # tests use the real Claude Code CLI, installed from the npm registry into a
 # cache directory when npm is available (they skip without it, outside CI).
-# The extraction quality floors (internal/extractbench) run without the race
+# The extraction quality floors (cmd/internal/extractbench) run without the race
 # detector, which would make them ten times slower.
 test:
 	$(GO) vet ./...
 	WEBGATE_CLAUDE_BIN="$${WEBGATE_CLAUDE_BIN:-$$(bash .ci/install-claude.sh 2>/dev/null || true)}" \
 		$(GO) test -race -count=1 -skip Adversarial ./...
-	$(GO) test -count=1 -run SubsetFloors ./internal/extractbench/
+	$(GO) test -count=1 -run SubsetFloors ./cmd/internal/extractbench/
 	$(MAKE) test-adversarial
 
 # test-adversarial runs the hostile-input tests: the built hooks, the CLI and
@@ -64,4 +64,4 @@ bench-hooks:
 # published systems' figures (the README's reading-quality table).
 WCXB_DIR ?= ../shared/extraction/wcxb
 bench-extract:
-	$(GO) run ./internal/extractbench/cmd/extractbench -dir $(WCXB_DIR)
+	$(GO) run ./cmd/extractbench -dir $(WCXB_DIR)

@@ -104,6 +104,6 @@
 // This package never reads environment variables, and no file but the
 // Claude Code settings whose permission rules decide a replace answer
 // ([ClaudeSettingsFiles]); the hook worker
-// (hooks/webgate-hook, which the websearch and webfetch binaries run) loads
-// the configuration with package hooks/hookenv and hands it over as structs.
+// (cmd/webgate-hook, which the websearch and webfetch binaries run) loads
+// the configuration with package cmd/internal/hookenv and hands it over as structs.
 package hooks

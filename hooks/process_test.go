@@ -55,7 +55,7 @@ func binary(t testing.TB, name string) string {
 		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 		for _, n := range []string{"websearch", "webfetch", "webgate-hook"} {
 			out := filepath.Join(binDir, n)
-			cmd := exec.Command(gobin, "build", "-o", out, "./"+n)
+			cmd := exec.Command(gobin, "build", "-o", out, "github.com/webgate-dev/webgate/cmd/"+n)
 			// As 'make install' builds them: static binaries start faster.
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if msg, err := cmd.CombinedOutput(); err != nil {

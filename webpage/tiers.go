@@ -151,7 +151,7 @@ func (r *Reader) structureTier(_ context.Context, p *Plan, _ Request) (*Result, 
 // must hold, with how few links, for the page to be read as an article;
 // a page that declares itself an article (og:type, JSON-LD) needs less.
 // Chosen on the development split of the extraction benchmark (package
-// internal/extractbench): articles read in structure mode fell from 90 of
+// cmd/internal/extractbench): articles read in structure mode fell from 90 of
 // 793 to 14, mean word F1 rose, and link lists (a portal's, a forum
 // index's), whose readability pick is mostly links, stay in structure
 // mode. Since the structure says each block once, it holds less text and

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/webgate-dev/webgate/gateway"
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 )
 
 func auditCommand() command {

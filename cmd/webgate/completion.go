@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 )
 
 func completionCommand() command {

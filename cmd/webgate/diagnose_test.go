@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 )
 
 // testKey is the key every diagnostic test configures; it must never

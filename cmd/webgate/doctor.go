@@ -18,7 +18,7 @@ import (
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -370,7 +370,7 @@ func (d *doctor) checkWorker(front hookBinary) {
 	}
 	if w.Path == "" {
 		d.add(sec, "webgate-hook", statusFail, "the worker the hooks run was not found next to them or on PATH; without it every hook steps aside",
-			"install it next to websearch and webfetch: 'make install' or 'go install github.com/webgate-dev/webgate/hooks/webgate-hook@latest'")
+			"install it next to websearch and webfetch: 'make install' or 'go install github.com/webgate-dev/webgate/cmd/webgate-hook@latest'")
 		return
 	}
 	d.add(sec, "webgate-hook", statusOK, fmt.Sprintf("%s (%s), the worker behind websearch and webfetch", w.Path, w.Where), "")

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 )
 
 // keyStep says what to do when no provider has a key: the key variables of

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 )
 
 func fetchCommand() command {

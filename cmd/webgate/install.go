@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
@@ -132,14 +132,14 @@ func findHookBinaries(dir, exeDir string) (ws, wf string, err error) {
 	}
 	ws, wf = find("websearch"), find("webfetch")
 	if ws != "" && wf != "" && find("webgate-hook") == "" {
-		return "", "", fmt.Errorf("found websearch and webfetch but not the webgate-hook worker they run; build all three with 'make install' (or 'go install ./hooks/... ./cmd/webgate')")
+		return "", "", fmt.Errorf("found websearch and webfetch but not the webgate-hook worker they run; build all three with 'make install' (or 'go install ./cmd/webgate ./cmd/websearch ./cmd/webfetch ./cmd/webgate-hook')")
 	}
 	if ws == "" || wf == "" {
 		where := "next to webgate or on $PATH"
 		if dir != "" {
 			where = "in " + dir
 		}
-		return "", "", fmt.Errorf("the websearch and webfetch hook binaries were not found %s; build them with 'make install' (or 'go install ./hooks/... ./cmd/webgate') or pass --bin-dir", where)
+		return "", "", fmt.Errorf("the websearch and webfetch hook binaries were not found %s; build them with 'make install' (or 'go install ./cmd/webgate ./cmd/websearch ./cmd/webfetch ./cmd/webgate-hook') or pass --bin-dir", where)
 	}
 	return ws, wf, nil
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webgate-dev/webgate/internal/app/mcpserver"
-	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/cmd/internal/mcpserver"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )

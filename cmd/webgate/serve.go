@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/gateway"
-	"github.com/webgate-dev/webgate/internal/app/webtools"
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 

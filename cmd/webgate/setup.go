@@ -19,7 +19,7 @@ import (
 
 	"github.com/webgate-dev/webgate/assemble"
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/internal/app/setup"
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/config"
-	"github.com/webgate-dev/webgate/gateway"
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/store"
 )

@@ -17,10 +17,10 @@ func TestDeps_TheFrontsLinkTheStandardLibraryAndThisPackageOnly(t *testing.T) {
 	}
 	const mod = "github.com/webgate-dev/webgate/"
 	allowed := map[string]bool{}
-	for _, p := range []string{"hooks/websearch", "hooks/webfetch", "hooks/gate", "hooks/worker", "internal/safefile", "internal/buildinfo"} {
+	for _, p := range []string{"cmd/websearch", "cmd/webfetch", "hooks/gate", "hooks/worker", "internal/safefile", "internal/buildinfo"} {
 		allowed[mod+p] = true
 	}
-	cmd := exec.Command("go", "list", "-deps", mod+"hooks/websearch", mod+"hooks/webfetch")
+	cmd := exec.Command("go", "list", "-deps", mod+"cmd/websearch", mod+"cmd/webfetch")
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	out, err := cmd.Output()
 	if err != nil {

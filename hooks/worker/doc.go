@@ -39,5 +39,5 @@
 // the warm worker off.
 //
 // The package imports only the standard library: the front binaries
-// (hooks/websearch, hooks/webfetch) link it, and must stay small.
+// (cmd/websearch, cmd/webfetch) link it, and must stay small.
 package worker

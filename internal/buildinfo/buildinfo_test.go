@@ -106,7 +106,7 @@ func TestBinaries_ReportTheStampedVersion(t *testing.T) {
 	}
 	const stamp = "v9.8.7-test"
 	dir := t.TempDir()
-	bins := []string{"cmd/webgate", "hooks/websearch", "hooks/webfetch", "hooks/webgate-hook"}
+	bins := []string{"cmd/webgate", "cmd/websearch", "cmd/webfetch", "cmd/webgate-hook"}
 	args := []string{"build", "-buildvcs=false", "-trimpath", "-ldflags", "-X github.com/webgate-dev/webgate/internal/buildinfo.version=" + stamp, "-o", dir + string(filepath.Separator)}
 	for _, b := range bins {
 		args = append(args, "./"+b)

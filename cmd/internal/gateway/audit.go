@@ -1,0 +1,239 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/webgate-dev/webgate/store"
+)
+
+// Store names of the audit log: the log of entries and the chain's head.
+const (
+	auditLog     = "cmd/internal/gateway/audit"
+	auditHeadKey = "cmd/internal/gateway/audit-head"
+)
+
+// DefaultAuditRetention keeps the newest million entries for a year.
+var DefaultAuditRetention = store.Retention{MaxRecords: 1_000_000, MaxAge: 366 * 24 * time.Hour}
+
+// AuditEntry is one call in the audit log. Query and URL are the SHA-256
+// of the call's query and URL (hex) unless the log keeps them in clear.
+type AuditEntry struct {
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	TokenID   string    `json:"token"`
+	Tool      string    `json:"tool"`
+	Decision  string    `json:"decision"`
+	Providers []string  `json:"providers,omitempty"`
+	Credits   int64     `json:"credits"`
+	Query     string    `json:"query,omitempty"`
+	URL       string    `json:"url,omitempty"`
+	// Prev is the Hash of the entry before (Seq-1); "" for the first.
+	Prev string `json:"prev"`
+	// Hash is the hex SHA-256 of the entry's JSON with Hash empty.
+	Hash string `json:"hash"`
+}
+
+// digest returns the hash e should carry.
+func (e AuditEntry) digest() string {
+	e.Hash = ""
+	b, _ := json.Marshal(e)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// auditHead is the chain's newest entry, kept with compare-and-swap so
+// that replicas appending at once extend one chain and never fork it.
+type auditHead struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+// Audit is the tamper-evident log of the gateway's calls: each entry
+// carries the hash of the one before it, and the chain's head (the
+// newest entry's number and hash) is moved by compare-and-swap, so that
+// every replica sharing the store extends one chain. [Audit.Verify] finds
+// an entry edited, removed or reordered.
+//
+// An entry is written in two steps, the head and then the record; a
+// replica that dies between them leaves a gap that Verify reports.
+type Audit struct {
+	// Store keeps the log. Required.
+	Store *store.Store
+	// Clear keeps queries and URLs as they are instead of their SHA-256.
+	Clear bool
+	// Retention bounds the log; zero means [DefaultAuditRetention].
+	// Verify checks the chain from the oldest entry kept.
+	Retention store.Retention
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// hashText returns what the log keeps of a query or URL.
+func (a *Audit) hashText(s string) string {
+	if s == "" || a.Clear {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Record appends e to the log (its Seq, Time, Prev and Hash are set
+// here; its Query and URL are hashed unless Clear) and returns it.
+func (a *Audit) Record(ctx context.Context, e AuditEntry) (AuditEntry, error) {
+	e.Query, e.URL = a.hashText(e.Query), a.hashText(e.URL)
+	if e.Time.IsZero() {
+		now := time.Now
+		if a.Now != nil {
+			now = a.Now
+		}
+		e.Time = now().UTC()
+	}
+	for attempt := 0; ; attempt++ {
+		var head auditHead
+		var version int64
+		cur, err := a.Store.Get(ctx, auditHeadKey)
+		switch {
+		case err == nil:
+			if err := json.Unmarshal(cur.Value, &head); err != nil {
+				return e, fmt.Errorf("the audit log's head is corrupt: %w", err)
+			}
+			version = cur.Version
+		case !errors.Is(err, store.ErrNotFound):
+			return e, err
+		}
+		e.Seq, e.Prev = head.Seq+1, head.Hash
+		e.Hash = e.digest()
+		next, _ := json.Marshal(auditHead{Seq: e.Seq, Hash: e.Hash})
+		if _, err = a.Store.CompareAndSwap(ctx, auditHeadKey, version, next, 0); err == nil {
+			break
+		} else if !errors.Is(err, store.ErrConflict) {
+			return e, err
+		}
+		wait := time.Duration(rand.Int64N(int64(time.Millisecond<<min(attempt, 5)) + 1))
+		select {
+		case <-ctx.Done():
+			return e, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	data, _ := json.Marshal(e)
+	keep := a.Retention
+	if keep.MaxRecords <= 0 && keep.MaxAge <= 0 {
+		keep = DefaultAuditRetention
+	}
+	_, err := a.Store.Append(context.WithoutCancel(ctx), auditLog, data, keep)
+	return e, err
+}
+
+// Entries returns every entry kept, in log order.
+func (a *Audit) Entries(ctx context.Context) ([]AuditEntry, error) {
+	var out []AuditEntry
+	var after int64
+	for {
+		recs, err := a.Store.List(ctx, auditLog, store.ListQuery{After: after, Limit: 1000})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			var e AuditEntry
+			if err := json.Unmarshal(r.Data, &e); err != nil {
+				return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
+			}
+			out = append(out, e)
+			after = max(after, r.ID)
+		}
+		if len(recs) < 1000 {
+			return out, nil
+		}
+	}
+}
+
+// Head returns the chain's head: the newest entry's Seq and Hash (0 and
+// "" for an empty log).
+func (a *Audit) Head(ctx context.Context) (seq int64, hash string, err error) {
+	cur, err := a.Store.Get(ctx, auditHeadKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	var h auditHead
+	if err := json.Unmarshal(cur.Value, &h); err != nil {
+		return 0, "", fmt.Errorf("the audit log's head is corrupt: %w", err)
+	}
+	return h.Seq, h.Hash, nil
+}
+
+// Verify checks the log against its chain and head and returns the
+// number of entries checked; an error names the first entry that breaks
+// the chain.
+func (a *Audit) Verify(ctx context.Context) (int, error) {
+	entries, err := a.Entries(ctx)
+	if err != nil {
+		return 0, err
+	}
+	seq, hash, err := a.Head(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(entries), VerifyChain(entries, seq, hash)
+}
+
+// ErrTampered is wrapped by the errors of [VerifyChain].
+var ErrTampered = errors.New("audit log tampered with")
+
+// VerifyChain checks entries (in any order: replicas may append out of
+// order) against the chain and its head (headSeq, headHash): every
+// entry's hash must be its own, the numbers consecutive from the oldest
+// kept, each entry's Prev the hash of the one before it, and the newest
+// the head. So an entry edited, removed (from anywhere but the oldest
+// end, which retention trims) or moved is found, and an error wrapping
+// [ErrTampered] names it.
+func VerifyChain(entries []AuditEntry, headSeq int64, headHash string) error {
+	es := slices.Clone(entries)
+	slices.SortStableFunc(es, func(a, b AuditEntry) int { return int(a.Seq - b.Seq) })
+	for i, e := range es {
+		if e.digest() != e.Hash {
+			return fmt.Errorf("%w: entry %d does not match its hash (edited)", ErrTampered, e.Seq)
+		}
+		if i == 0 {
+			if e.Seq == 1 && e.Prev != "" {
+				return fmt.Errorf("%w: entry 1 names a previous entry", ErrTampered)
+			}
+			continue
+		}
+		p := es[i-1]
+		switch {
+		case e.Seq == p.Seq:
+			return fmt.Errorf("%w: entry %d appears twice", ErrTampered, e.Seq)
+		case e.Seq != p.Seq+1:
+			return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, p.Seq+1, e.Seq-1)
+		case e.Prev != p.Hash:
+			return fmt.Errorf("%w: entry %d does not follow entry %d (reordered or replaced)", ErrTampered, e.Seq, p.Seq)
+		}
+	}
+	if len(es) == 0 {
+		if headSeq != 0 {
+			return fmt.Errorf("%w: the log is empty but the chain has %d entries (removed)", ErrTampered, headSeq)
+		}
+		return nil
+	}
+	last := es[len(es)-1]
+	switch {
+	case last.Seq < headSeq:
+		return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, last.Seq+1, headSeq)
+	case last.Seq > headSeq || !bytes.Equal([]byte(last.Hash), []byte(headHash)):
+		return fmt.Errorf("%w: entry %d is not the chain's head", ErrTampered, last.Seq)
+	}
+	return nil
+}

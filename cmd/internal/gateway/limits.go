@@ -1,0 +1,250 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/webgate-dev/webgate/store"
+)
+
+// Limits bound what one token, or one team's tokens together, may use. A
+// zero field means no limit. Credits are provider calls: a search or a
+// read answered by one provider costs one credit, from the cache none.
+type Limits struct {
+	// RatePerMinute caps requests per minute (a fixed window of one
+	// minute); tokens only.
+	RatePerMinute int64 `koanf:"rate_per_minute"`
+	// RequestsPerDay and RequestsPerMonth cap requests per calendar day
+	// and month (UTC).
+	RequestsPerDay   int64 `koanf:"requests_per_day"`
+	RequestsPerMonth int64 `koanf:"requests_per_month"`
+	// CreditsPerDay and CreditsPerMonth cap provider calls per calendar
+	// day and month (UTC).
+	CreditsPerDay   int64 `koanf:"credits_per_day"`
+	CreditsPerMonth int64 `koanf:"credits_per_month"`
+}
+
+// LimitError is a refusal by a limit. The HTTP server answers it with 429
+// and a Retry-After header.
+type LimitError struct {
+	// Limit names the limit: "token rate per minute", "team requests per
+	// day", …
+	Limit string
+	// RetryAfter is how long until the limit's window resets.
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("limit reached: %s (resets in %s)", e.Limit, e.RetryAfter.Round(time.Second))
+}
+
+// RetryAfterSeconds is RetryAfter in whole seconds, rounded up, at least 1.
+func (e *LimitError) RetryAfterSeconds() int64 {
+	return max(1, int64(math.Ceil(e.RetryAfter.Seconds())))
+}
+
+// Counter TTLs: a day's and a month's counters outlive their window so
+// that usage can be read after it, and then go on their own.
+const (
+	rateTTL   = 2 * time.Minute
+	budgetTTL = 62 * 24 * time.Hour
+)
+
+// Limiter enforces [Limits] per token and per team with the store's
+// atomic counters, so that replicas sharing one store share the limits
+// and parallel callers cannot overshoot them: a call reserves its request
+// and its estimated credits before it asks any provider (one atomic
+// increment of every counter concerned), and a reservation that takes a
+// counter past its limit is taken back and refused. After the call,
+// [Reservation.Settle] releases the credits it did not use.
+//
+// A budget of N requests so admits exactly N of any number of parallel
+// callers. A Limiter is safe for concurrent use.
+type Limiter struct {
+	// Store keeps the counters. Required.
+	Store *store.Store
+	// Token are the limits of each token; Team those of each team (the
+	// tokens whose Team is the same), and apply only to tokens with a
+	// team.
+	Token, Team Limits
+	// FailOpen admits calls when the store fails; false refuses them.
+	FailOpen bool
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+func (l *Limiter) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+// Reservation is what a call reserved; settle it when the call is done.
+type Reservation struct {
+	l       *Limiter
+	store   *store.Store
+	credits []string // the credit counters
+	budget  map[string]int64
+	rate    string
+	held    int64
+}
+
+// counter is one budget counter of a call: its name, what it counts, its
+// limit and when its window resets.
+type counter struct {
+	name, what string
+	limit      int64
+	credits    bool
+	reset      time.Time
+}
+
+func (l *Limiter) counters(t *Token, now time.Time) []counter {
+	now = now.UTC()
+	day, month := now.Format("2006-01-02"), now.Format("2006-01")
+	nextDay := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	nextMonth := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	var out []counter
+	add := func(who, prefix string, lim Limits) {
+		out = append(out,
+			counter{prefix + "/requests/day/" + day, who + " requests per day", lim.RequestsPerDay, false, nextDay},
+			counter{prefix + "/requests/month/" + month, who + " requests per month", lim.RequestsPerMonth, false, nextMonth},
+			counter{prefix + "/credits/day/" + day, who + " credits per day", lim.CreditsPerDay, true, nextDay},
+			counter{prefix + "/credits/month/" + month, who + " credits per month", lim.CreditsPerMonth, true, nextMonth},
+		)
+	}
+	add("token", UsagePrefix+"token/"+t.ID, l.Token)
+	if t.Team != "" {
+		add("team", UsagePrefix+"team/"+t.Team, l.Team)
+	}
+	return out
+}
+
+// UsagePrefix starts the names of the usage counters:
+// UsagePrefix+"token/<id>/requests/day/2026-03-01", …/credits/month/2026-03,
+// and the same under "team/<team>/".
+const UsagePrefix = "cmd/internal/gateway/usage/"
+
+// Reserve reserves one request and credits provider calls for the token
+// t, or refuses with a [*LimitError] when a limit would be passed (and
+// then holds nothing). Pass the most credits the call may use: the
+// settlement releases what it did not.
+//
+// When the store fails, Reserve returns the store's error, or, with
+// FailOpen, an empty reservation and nil.
+func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reservation, error) {
+	now := l.now()
+	r := &Reservation{l: l, store: l.Store, held: credits}
+	if lim := l.Token.RatePerMinute; lim > 0 {
+		window := now.Truncate(time.Minute)
+		name := fmt.Sprintf("cmd/internal/gateway/rate/%s/%d", t.ID, window.Unix())
+		n, err := l.Store.Incr(ctx, name, 1, rateTTL)
+		if err != nil {
+			return l.failed(err)
+		}
+		if n > lim {
+			l.Store.Incr(context.WithoutCancel(ctx), name, -1, rateTTL)
+			return nil, &LimitError{Limit: "token rate per minute", RetryAfter: window.Add(time.Minute).Sub(now)}
+		}
+		r.rate = name
+	}
+	cs := l.counters(t, now)
+	r.budget = make(map[string]int64, len(cs))
+	for _, c := range cs {
+		if c.credits {
+			r.budget[c.name] = credits
+			r.credits = append(r.credits, c.name)
+		} else {
+			r.budget[c.name] = 1
+		}
+	}
+	got, err := l.Store.IncrMany(ctx, r.budget, budgetTTL)
+	if err != nil {
+		r.undoRate(ctx)
+		return l.failed(err)
+	}
+	var refused *LimitError
+	for _, c := range cs {
+		if c.limit > 0 && got[c.name] > c.limit && r.budget[c.name] > 0 {
+			if wait := c.reset.Sub(now); refused == nil || wait > refused.RetryAfter {
+				refused = &LimitError{Limit: c.what, RetryAfter: wait}
+			}
+		}
+	}
+	if refused != nil {
+		r.Release(ctx)
+		return nil, refused
+	}
+	return r, nil
+}
+
+func (l *Limiter) failed(err error) (*Reservation, error) {
+	if l.FailOpen {
+		return &Reservation{}, nil
+	}
+	return nil, err
+}
+
+func (r *Reservation) undoRate(ctx context.Context) {
+	if r.rate != "" {
+		r.store.Incr(context.WithoutCancel(ctx), r.rate, -1, rateTTL)
+		r.rate = ""
+	}
+}
+
+// Release takes the whole reservation back, request included: for a call
+// that was refused before it used anything. Releasing twice, or after
+// Settle, does nothing.
+func (r *Reservation) Release(ctx context.Context) error {
+	if r == nil || r.l == nil {
+		return nil
+	}
+	r.undoRate(ctx)
+	back := make(map[string]int64, len(r.budget))
+	for k, v := range r.budget {
+		if v != 0 {
+			back[k] = -v
+		}
+	}
+	r.l, r.budget = nil, nil
+	if len(back) == 0 {
+		return nil
+	}
+	_, err := r.apply(ctx, back)
+	return err
+}
+
+// apply applies deltas with a context that outlives the caller's
+// cancellation, so that a reservation is given back even when the client
+// has gone.
+func (r *Reservation) apply(ctx context.Context, deltas map[string]int64) (map[string]int64, error) {
+	return r.store.IncrMany(context.WithoutCancel(ctx), deltas, budgetTTL)
+}
+
+// Settle records that the call used credits provider calls: the credits
+// reserved and not used are released (used beyond the reservation are
+// added). The request stays counted. Settling twice does nothing.
+func (r *Reservation) Settle(ctx context.Context, used int64) error {
+	if r == nil || r.l == nil {
+		return nil
+	}
+	diff := used - r.held
+	names := r.credits
+	r.l, r.budget = nil, nil
+	if diff == 0 || len(names) == 0 {
+		return nil
+	}
+	deltas := make(map[string]int64, len(names))
+	for _, n := range names {
+		deltas[n] = diff
+	}
+	_, err := r.apply(ctx, deltas)
+	return err
+}
+
+// Usage returns every live usage counter (see [UsagePrefix]) by name.
+func (l *Limiter) Usage(ctx context.Context) (map[string]int64, error) {
+	return l.Store.Counters(ctx, UsagePrefix)
+}

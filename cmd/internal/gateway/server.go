@@ -1,0 +1,643 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webgate-dev/webgate/cmd/internal/mcpserver"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/policy"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/webpage"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultMaxBodyBytes caps a request's body.
+	DefaultMaxBodyBytes = 1 << 20
+	// DefaultReserveCredits is how many credits a call reserves before it
+	// runs: the most provider calls a search or a read is expected to make.
+	DefaultReserveCredits = 4
+)
+
+// Options configure a [Server].
+type Options struct {
+	// Tools search and read pages: built by the same path as the CLI's
+	// and the MCP server's (assemble.Build). Required. The server reads
+	// private addresses only for the hosts AllowPrivate names, whatever
+	// the tools' reader allows.
+	Tools *webtools.Tools
+	// Tokens authenticate callers. Required.
+	Tokens *Tokens
+	// Limiter enforces rates and budgets; nil means none.
+	Limiter *Limiter
+	// Audit records each call; nil means no audit log.
+	Audit *Audit
+	// AllowPrivate lists the hosts whose private, loopback or link-local
+	// addresses may be read: a host name ("wiki.corp"), every subdomain of
+	// a domain ("*.corp"), or an address or prefix for URLs that give an
+	// address ("10.1.0.0/16"). Cloud metadata addresses stay refused.
+	// Pages read so are cached for the token that read them only.
+	AllowPrivate []string
+	// MaxBodyBytes caps a request's body; 0 means [DefaultMaxBodyBytes].
+	MaxBodyBytes int64
+	// ReserveCredits is what each call reserves; 0 means
+	// [DefaultReserveCredits].
+	ReserveCredits int64
+	// MaxChars caps an MCP web_fetch answer; 0 means the MCP server's
+	// default.
+	MaxChars int
+	// Version is announced to MCP clients and in /healthz.
+	Version string
+	// Logger receives one JSON line per request; nil means none.
+	Logger *slog.Logger
+}
+
+// Server is the gateway's http.Handler:
+//
+//	GET  /healthz     200 while the process runs (no auth)
+//	GET  /readyz      200 when the store answers, else 503 (no auth)
+//	POST /v1/search   {"query", "allowed_domains", "blocked_domains",
+//	                  "max_results", "time_range", "topic"} → the CLI's
+//	                  search --json answer
+//	POST /v1/fetch    {"url", "prompt"} → the CLI's fetch --json answer
+//	POST /mcp         the MCP tools web_search and web_fetch, streamable
+//	                  HTTP, stateless (any replica answers any request)
+//	GET  /metrics     Prometheus text format
+//
+// Every endpoint but /healthz and /readyz takes "Authorization: Bearer
+// wg_…" and answers 401 with WWW-Authenticate without it. A call past a
+// limit is answered 429 with Retry-After. Every call is recorded in the
+// audit log.
+type Server struct {
+	o       Options
+	mux     *http.ServeMux
+	metrics *metrics
+	mcp     *mcp.StreamableHTTPHandler
+}
+
+// New returns a Server.
+func New(o Options) *Server {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.ReserveCredits <= 0 {
+		o.ReserveCredits = DefaultReserveCredits
+	}
+	// A shared server is strict: no private address unless listed.
+	t := *o.Tools
+	r := webpage.Reader{}
+	if t.Reader != nil {
+		r = *t.Reader
+	}
+	r.Probe.AllowPrivate = false
+	t.Reader = &r
+	t.PrivateHint = func(rawURL string) string {
+		if webpage.CheckTarget(rawURL, true) != nil {
+			return "" // a metadata endpoint: nothing lifts the refusal
+		}
+		return "the gateway reads a private address only for a host its gateway.allow_private setting names"
+	}
+	o.Tools = &t
+	s := &Server{o: o, mux: http.NewServeMux(), metrics: newMetrics()}
+	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		c, _ := r.Context().Value(callKey{}).(*call)
+		if c == nil {
+			return nil
+		}
+		return mcpserver.New(c.tools, &mcpserver.Options{Version: o.Version, MaxChars: o.MaxChars})
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.Handle("POST /v1/search", s.authed("search", s.search))
+	s.mux.Handle("POST /v1/fetch", s.authed("fetch", s.fetch))
+	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
+	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) { s.metrics.write(w) }))
+	return s
+}
+
+// ServeHTTP serves the gateway's endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w, status: 200}
+	r.Body = http.MaxBytesReader(sw, r.Body, s.o.MaxBodyBytes)
+	s.mux.ServeHTTP(sw, r)
+	d := time.Since(start)
+	route := routeOf(r.URL.Path)
+	s.metrics.add("webgate_gateway_requests_total", "Requests by route and status.", labels("route", route, "code", strconv.Itoa(sw.status)), 1)
+	s.metrics.observe("webgate_gateway_request_seconds", "Request latency by route.", labels("route", route), d.Seconds())
+	if s.o.Logger != nil {
+		s.o.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", sw.status), slog.Duration("duration", d), slog.String("token", sw.token))
+	}
+}
+
+func routeOf(p string) string {
+	switch p {
+	case "/healthz", "/readyz", "/v1/search", "/v1/fetch", "/mcp", "/metrics":
+		return p
+	}
+	return "other"
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	token  string
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets the MCP handler stream.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, 200, map[string]string{"status": "ok", "version": s.o.Version})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	_, err := s.o.Tokens.Store.Get(ctx, tokenIndexKey)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		writeJSON(w, 503, map[string]string{"status": "store unavailable"})
+		return
+	}
+	writeJSON(w, 200, map[string]string{"status": "ready"})
+}
+
+// call is one authenticated request: its token and the tools it uses,
+// which count the provider calls it makes.
+type call struct {
+	token *Token
+	tools *webtools.Tools
+	meter *meter
+}
+
+type callKey struct{}
+
+// authed wraps h with bearer authentication.
+func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secret, ok := bearer(r.Header.Get("Authorization"))
+		if !ok {
+			s.unauthorized(w, "")
+			return
+		}
+		tok, err := s.o.Tokens.Verify(r.Context(), secret)
+		switch {
+		case errors.Is(err, ErrUnknownToken), errors.Is(err, ErrRevokedToken), errors.Is(err, ErrExpiredToken):
+			s.unauthorized(w, err.Error())
+			return
+		case err != nil:
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			writeError(w, 503, "unavailable", "the gateway's store is unavailable")
+			return
+		}
+		if sw, ok := w.(*statusWriter); ok {
+			sw.token = tok.ID
+		}
+		m := &meter{}
+		h(w, r, &call{token: tok, tools: s.o.Tools, meter: m})
+	})
+}
+
+// bearer returns the token of an "Authorization: Bearer" header.
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+func (s *Server) unauthorized(w http.ResponseWriter, why string) {
+	v := `Bearer realm="webgate"`
+	if why != "" {
+		v += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", v)
+	writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+}
+
+// admit reserves the call's request and credits, or answers the refusal
+// and returns nil.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool string) (*Reservation, bool) {
+	if s.o.Limiter == nil {
+		return nil, true
+	}
+	res, err := s.o.Limiter.Reserve(r.Context(), c.token, s.o.ReserveCredits)
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
+		s.record(r.Context(), c, tool, "limited", "", "")
+		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds(), 10))
+		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
+		return nil, false
+	case err != nil:
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
+		return nil, false
+	}
+	return res, true
+}
+
+// settle settles the reservation with what the call used and records the
+// call.
+func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
+	credits, providers := c.meter.read()
+	res.Settle(ctx, credits)
+	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
+	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
+	for _, p := range providers {
+		s.metrics.add("webgate_gateway_provider_calls_total", "Provider calls by provider.", labels("provider", p), 1)
+	}
+	if credits == 0 && decision == "answered" {
+		s.metrics.add("webgate_gateway_cache_hits_total", "Calls answered without a provider call (cache or local read).", labels("tool", tool), 1)
+	}
+	s.recordUsed(ctx, c, tool, decision, query, rawURL, credits, providers)
+}
+
+func (s *Server) record(ctx context.Context, c *call, tool, decision, query, rawURL string) {
+	s.recordUsed(ctx, c, tool, decision, query, rawURL, 0, nil)
+}
+
+func (s *Server) recordUsed(ctx context.Context, c *call, tool, decision, query, rawURL string, credits int64, providers []string) {
+	if s.o.Audit == nil {
+		return
+	}
+	if _, err := s.o.Audit.Record(context.WithoutCancel(ctx), AuditEntry{TokenID: c.token.ID, Tool: tool, Decision: decision,
+		Providers: providers, Credits: credits, Query: query, URL: rawURL}); err != nil {
+		s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", "", 1)
+		if s.o.Logger != nil {
+			s.o.Logger.Error("audit", slog.String("error", err.Error()))
+		}
+	}
+}
+
+// searchRequest is the body of /v1/search.
+type searchRequest struct {
+	Query          string   `json:"query"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	BlockedDomains []string `json:"blocked_domains,omitempty"`
+	MaxResults     int      `json:"max_results,omitempty"`
+	TimeRange      string   `json:"time_range,omitempty"`
+	Topic          string   `json:"topic,omitempty"`
+}
+
+// fetchRequest is the body of /v1/fetch.
+type fetchRequest struct {
+	URL    string `json:"url"`
+	Prompt string `json:"prompt,omitempty"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
+	var req searchRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	res, ok := s.admit(w, r, c, "web_search")
+	if !ok {
+		return
+	}
+	tools := c.metered(s.o.Tools)
+	out, err := tools.Search(r.Context(), webtools.SearchRequest{Query: req.Query, AllowedDomains: req.AllowedDomains, BlockedDomains: req.BlockedDomains,
+		MaxResults: req.MaxResults, TimeRange: provider.TimeRange(req.TimeRange), Topic: provider.Topic(req.Topic)})
+	if err != nil {
+		s.settle(r.Context(), res, c, "web_search", decisionOf(err), req.Query, "")
+		writeToolError(w, err)
+		return
+	}
+	s.settle(r.Context(), res, c, "web_search", "answered", req.Query, "")
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
+	var req fetchRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	res, ok := s.admit(w, r, c, "web_fetch")
+	if !ok {
+		return
+	}
+	tools := c.metered(s.forURL(s.o.Tools, c.token, req.URL))
+	out, err := tools.Fetch(r.Context(), webtools.FetchRequest{URL: req.URL, Prompt: req.Prompt})
+	if err == nil && !s.finalAllowed(req.URL, out.FinalURL) {
+		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
+	}
+	if err != nil {
+		s.settle(r.Context(), res, c, "web_fetch", decisionOf(err), "", req.URL)
+		writeToolError(w, err)
+		return
+	}
+	s.settle(r.Context(), res, c, "web_fetch", "answered", "", req.URL)
+	writeJSON(w, 200, out)
+}
+
+// serveMCP serves the MCP endpoint. A tools/call is admitted by the
+// limits, metered and recorded like a /v1 call; the other methods
+// (initialize, tools/list) cost nothing.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		body, err = io.ReadAll(r.Body)
+		if err != nil {
+			writeError(w, http.StatusRequestEntityTooLarge, "bad-input", "the request body is too large")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	tool, args := toolCall(body)
+	c.tools = c.metered(s.o.Tools)
+	if tool == mcpserver.FetchTool {
+		c.tools = c.metered(s.forURL(s.o.Tools, c.token, args.URL))
+	}
+	var res *Reservation
+	if tool != "" {
+		var ok bool
+		if res, ok = s.admit(w, r, c, tool); !ok {
+			return
+		}
+	}
+	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+	if tool != "" {
+		s.settle(r.Context(), res, c, tool, "answered", args.Query, args.URL)
+	}
+}
+
+// toolArgs are the arguments of a tool call the gateway looks at.
+type toolArgs struct {
+	Query string `json:"query"`
+	URL   string `json:"url"`
+}
+
+// toolCall returns the tool and arguments of a JSON-RPC tools/call, or
+// "" for any other message.
+func toolCall(body []byte) (string, toolArgs) {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      string   `json:"name"`
+			Arguments toolArgs `json:"arguments"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
+		return "", toolArgs{}
+	}
+	return msg.Params.Name, msg.Params.Arguments
+}
+
+// forURL returns the tools a fetch of rawURL by tok uses: the strict ones,
+// or, when AllowPrivate names the URL's host, a reader that may read
+// private addresses, with its cache scoped to tok.
+func (s *Server) forURL(t *webtools.Tools, tok *Token, rawURL string) *webtools.Tools {
+	if !s.privateAllowed(rawURL) {
+		return t
+	}
+	t2 := *t
+	r := *t.Reader
+	r.Probe.AllowPrivate = true
+	if r.Cache != nil {
+		r.Cache = scopedCache{c: r.Cache, scope: "token=" + tok.ID + " "}
+	}
+	t2.Reader = &r
+	return &t2
+}
+
+// privateAllowed reports whether AllowPrivate names rawURL's host.
+func (s *Server) privateAllowed(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	addr, addrErr := netip.ParseAddr(host)
+	for _, a := range s.o.AllowPrivate {
+		a = strings.ToLower(strings.TrimSpace(a))
+		switch {
+		case addrErr == nil:
+			if p, err := netip.ParsePrefix(a); err == nil && p.Contains(addr.Unmap()) {
+				return true
+			}
+			if b, err := netip.ParseAddr(a); err == nil && b == addr.Unmap() {
+				return true
+			}
+		case strings.HasPrefix(a, "*."):
+			if strings.HasSuffix(host, a[1:]) {
+				return true
+			}
+		case a == host:
+			return true
+		}
+	}
+	return false
+}
+
+// finalAllowed reports whether a page read for rawURL that ended at
+// finalURL stayed where the gateway may read: a redirect from a listed
+// host to a private address the list does not name is refused.
+func (s *Server) finalAllowed(rawURL, finalURL string) bool {
+	if finalURL == "" || finalURL == rawURL || !s.privateAllowed(rawURL) {
+		return true
+	}
+	return webpage.CheckTarget(finalURL, false) == nil || s.privateAllowed(finalURL)
+}
+
+// scopedCache keeps the reads of one token apart from everyone else's.
+type scopedCache struct {
+	c     webpage.Cache
+	scope string
+}
+
+func (sc scopedCache) Get(ctx context.Context, key string) (*webpage.Cached, time.Time, bool) {
+	return sc.c.Get(ctx, sc.scope+key)
+}
+
+func (sc scopedCache) Put(ctx context.Context, key string, page *webpage.Cached) {
+	sc.c.Put(ctx, sc.scope+key, page)
+}
+
+// meter counts the provider calls of one request.
+type meter struct {
+	mu        sync.Mutex
+	credits   int64
+	providers []string
+}
+
+func (m *meter) add(names ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		m.credits++
+		if !slices.Contains(m.providers, n) {
+			m.providers = append(m.providers, n)
+		}
+	}
+}
+
+func (m *meter) read() (int64, []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.credits, slices.Clone(m.providers)
+}
+
+// metered returns a copy of t whose searcher and extractor count the
+// provider calls into c's meter: one per provider that answered or
+// failed; nothing for an answer from the cache.
+func (c *call) metered(t *webtools.Tools) *webtools.Tools {
+	t2 := *t
+	if t.Searcher != nil {
+		t2.Searcher = meteredSearcher{t.Searcher, c.meter}
+	}
+	if t.Reader != nil && t.Reader.Extractor != nil {
+		r := *t.Reader
+		r.Extractor = meteredExtractor{t.Reader.Extractor, c.meter}
+		t2.Reader = &r
+	}
+	return &t2
+}
+
+type meteredSearcher struct {
+	provider.Searcher
+	m *meter
+}
+
+func (ms meteredSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	res, err := ms.Searcher.Search(ctx, q)
+	if res != nil && !res.Cached.IsZero() {
+		return res, err
+	}
+	var names []string
+	if res != nil {
+		for _, h := range res.Results {
+			names = append(names, h.Provider)
+			names = append(names, h.Providers...)
+		}
+		for _, f := range res.Failures {
+			names = append(names, f.Provider)
+		}
+	}
+	var ae *policy.AllFailedError
+	if errors.As(err, &ae) {
+		for _, f := range ae.Failures {
+			names = append(names, f.Provider)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 0 && (err != nil || res != nil) {
+		names = []string{"search"}
+	}
+	ms.m.add(names...)
+	return res, err
+}
+
+type meteredExtractor struct {
+	provider.Extractor
+	m *meter
+}
+
+func (me meteredExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	p, err := me.Extractor.Extract(ctx, req)
+	switch {
+	case p != nil && !p.Cached.IsZero():
+	case p != nil && p.Provider != "":
+		me.m.add(p.Provider)
+	default:
+		me.m.add("extract")
+	}
+	return p, err
+}
+
+// decisionOf names a failed call's decision for the audit log.
+func decisionOf(err error) string {
+	var we *webtools.Error
+	if errors.As(err, &we) && we.TimedOut {
+		return "timeout"
+	}
+	return "failed:" + string(webtools.ReasonOf(err))
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, "bad-input", fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "bad-input", "the request body is not the JSON expected: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// writeToolError answers a failed search or fetch with the status its
+// reason maps to and the CLI's --json error object.
+func writeToolError(w http.ResponseWriter, err error) {
+	status := http.StatusBadGateway
+	var we *webtools.Error
+	switch reason := webtools.ReasonOf(err); {
+	case errors.As(err, &we) && we.TimedOut:
+		status = http.StatusGatewayTimeout
+	case reason == webtools.BadInput:
+		status = http.StatusBadRequest
+	case reason == webtools.NotConfigured:
+		status = http.StatusServiceUnavailable
+	}
+	msg := err.Error()
+	writeJSON(w, status, map[string]any{"error": map[string]any{"reason": string(webtools.ReasonOf(err)), "message": msg}})
+}
+
+func writeError(w http.ResponseWriter, status int, reason, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]string{"reason": reason, "message": msg}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

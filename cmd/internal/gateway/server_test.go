@@ -1,0 +1,326 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/redistest"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/webpage"
+)
+
+// fakeSearcher answers every query with one hit after delay, counting
+// the calls.
+type fakeSearcher struct {
+	delay time.Duration
+	calls atomic.Int64
+}
+
+func (f *fakeSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	f.calls.Add(1)
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &provider.Results{Query: q.Text, Provider: "fake", Results: []provider.Result{
+		{Title: "Result for " + q.Text, URL: "https://example.com/a", Snippet: "a snippet", Provider: "fake"}}}, nil
+}
+
+// mapCache is a webpage.Cache in memory.
+type mapCache struct {
+	mu sync.Mutex
+	m  map[string]*webpage.Cached
+}
+
+func (c *mapCache) Get(_ context.Context, key string) (*webpage.Cached, time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[key]
+	return p, time.Now(), ok
+}
+
+func (c *mapCache) Put(_ context.Context, key string, page *webpage.Cached) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*webpage.Cached{}
+	}
+	c.m[key] = page
+}
+
+type fixture struct {
+	url    string
+	tokens *Tokens
+	secret string
+	tok    *Token
+	search *fakeSearcher
+	cache  *mapCache
+}
+
+func newFixture(t testing.TB, st *store.Store, o Options) *fixture {
+	t.Helper()
+	f := &fixture{search: &fakeSearcher{}, cache: &mapCache{}, tokens: &Tokens{Store: st}}
+	if o.Tools == nil {
+		o.Tools = &webtools.Tools{Searcher: f.search, Reader: &webpage.Reader{Cache: f.cache, Probe: webpage.ProbeConfig{AllowPrivate: true}}}
+	}
+	o.Tokens = f.tokens
+	var err error
+	f.tok, f.secret, err = f.tokens.Create(context.Background(), NewToken{Owner: "ana", Team: "core"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(o))
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	return f
+}
+
+func post(t testing.TB, url, secret, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestServer_Auth(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	f := newFixture(t, st, Options{})
+	expired, expiredSecret, _ := f.tokens.Create(ctx, NewToken{Owner: "old", TTL: time.Second})
+	_ = expired
+	revoked, revokedSecret, _ := f.tokens.Create(ctx, NewToken{Owner: "gone"})
+	f.tokens.Revoke(ctx, revoked.ID)
+	f.tokens.Now = nil
+	time.Sleep(1100 * time.Millisecond) // the expired token's second passes
+	for name, secret := range map[string]string{"missing": "", "invalid": "wg_nope", "expired": expiredSecret, "revoked": revokedSecret} {
+		for _, path := range []string{"/v1/search", "/v1/fetch", "/mcp"} {
+			resp, _ := post(t, f.url+path, secret, `{"query":"x"}`)
+			if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("%s token on %s: %d %q, want 401 with WWW-Authenticate: Bearer", name, path, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+		}
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(f.url + path)
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("%s without a token: %v %v", path, resp, err)
+		}
+	}
+	if f.search.calls.Load() != 0 {
+		t.Fatal("an unauthenticated call reached the provider")
+	}
+}
+
+func TestServer_SearchAndQuota(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	audit := &Audit{Store: st}
+	f := newFixture(t, st, Options{Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 2}}, Audit: audit})
+	for range 2 {
+		resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":"golang context"}`)
+		if resp.StatusCode != 200 || !strings.Contains(body, "Result for golang context") {
+			t.Fatalf("search: %d %s", resp.StatusCode, body)
+		}
+	}
+	resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":"golang context"}`)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("third search of a budget of 2: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if f.search.calls.Load() != 2 {
+		t.Fatalf("provider called %d times, want 2", f.search.calls.Load())
+	}
+	if resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":""}`); resp.StatusCode != 429 {
+		t.Fatalf("over quota: %d %s", resp.StatusCode, body)
+	}
+	entries, _ := audit.Entries(ctx)
+	if len(entries) != 4 || entries[0].Decision != "answered" || entries[0].Credits != 1 || entries[2].Decision != "limited" || entries[0].TokenID != f.tok.ID {
+		t.Fatalf("audit entries %+v", entries)
+	}
+	if _, err := audit.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", f.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+f.secret)
+	mresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(mresp.Body)
+	for _, want := range []string{`webgate_gateway_requests_total{route="/v1/search",code="200"} 2`, `webgate_gateway_limits_hit_total{limit="token requests per day"} 2`,
+		`webgate_gateway_request_seconds_bucket{route="/v1/search",le="+Inf"} 4`, `webgate_gateway_provider_calls_total{provider="fake"} 2`} {
+		if !strings.Contains(string(mb), want) {
+			t.Errorf("metrics lack %s:\n%s", want, mb)
+		}
+	}
+}
+
+func TestServer_BadRequests(t *testing.T) {
+	f := newFixture(t, openStore(t, "memory:"), Options{MaxBodyBytes: 100})
+	if resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":"`+strings.Repeat("x", 200)+`"}`); resp.StatusCode != 413 {
+		t.Errorf("large body: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := post(t, f.url+"/v1/search", f.secret, `{"qery":"x"}`); resp.StatusCode != 400 {
+		t.Errorf("unknown field: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":""}`); resp.StatusCode != 400 || !strings.Contains(body, "bad-input") {
+		t.Errorf("empty query: %d %s", resp.StatusCode, body)
+	}
+}
+
+// A shared server reads no private address unless the allow list names
+// it, and a page read so is cached for its token only.
+func TestServer_FetchPrivateAllowListAndScopedCache(t *testing.T) {
+	var version atomic.Int64
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>Internal</title></head><body><article><h1>Runbook</h1><p>%s</p></article></body></html>",
+			strings.Repeat(fmt.Sprintf("Version %d of the internal runbook says how to restart the service safely. ", version.Load()), 20))
+	}))
+	defer page.Close()
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	strict := newFixture(t, st, Options{})
+	resp, body := post(t, strict.url+"/v1/fetch", strict.secret, `{"url":"`+page.URL+`/"}`)
+	if resp.StatusCode != 400 || strings.Contains(body, "runbook") {
+		t.Fatalf("loopback page without an allow list: %d %s", resp.StatusCode, body)
+	}
+
+	f := newFixture(t, st, Options{AllowPrivate: []string{"127.0.0.1"}})
+	_, other, _ := f.tokens.Create(ctx, NewToken{Owner: "bo"})
+	resp, body = post(t, f.url+"/v1/fetch", f.secret, `{"url":"`+page.URL+`/"}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, "Version 0") {
+		t.Fatalf("allowed page: %d %s", resp.StatusCode, body)
+	}
+	version.Store(1)
+	// The first token is answered from its cache; the second reads the
+	// page itself and never sees the first token's read.
+	_, body = post(t, f.url+"/v1/fetch", f.secret, `{"url":"`+page.URL+`/"}`)
+	if !strings.Contains(body, "Version 0") {
+		t.Fatalf("same token, second read not from its cache: %s", body)
+	}
+	_, body = post(t, f.url+"/v1/fetch", other, `{"url":"`+page.URL+`/"}`)
+	if !strings.Contains(body, "Version 1") {
+		t.Fatalf("another token was served the first token's cached private page: %s", body)
+	}
+}
+
+func TestServer_MCPOverHTTP(t *testing.T) {
+	st := openStore(t, "memory:")
+	audit := &Audit{Store: st}
+	f := newFixture(t, st, Options{Audit: audit, Limiter: &Limiter{Store: st}})
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	hc := &http.Client{Transport: bearerTransport{f.secret}}
+	sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tools, err := sess.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("ListTools = %v, %v", tools, err)
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "web_search", Arguments: map[string]any{"query": "mcp over http"}})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool = %+v, %v", res, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, "Result for mcp over http") {
+		t.Fatalf("answer: %s", text)
+	}
+	entries, _ := audit.Entries(ctx)
+	if len(entries) != 1 || entries[0].Tool != "web_search" || entries[0].Credits != 1 {
+		t.Fatalf("audit: %+v", entries)
+	}
+	// Without the token, no MCP.
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "x", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: f.url + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil); err == nil {
+		t.Fatal("connected without a token")
+	}
+}
+
+type bearerTransport struct{ secret string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.secret)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Two gateways over one redis-server share tokens, limits and the audit
+// chain: a budget of N admits exactly N of 50 parallel callers spread over
+// both.
+func TestServer_TwoReplicasOverRedis(t *testing.T) {
+	const n, callers = 12, 50
+	redis := redistest.Start(t)
+	st1 := openStore(t, redis.URL)
+	ctx := context.Background()
+	tokens := &Tokens{Store: st1}
+	_, secret, err := tokens.Create(ctx, NewToken{Owner: "ana", Team: "core"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second replica opens its own connection to the same server.
+	var urls []string
+	searchers := []*fakeSearcher{{}, {}}
+	for i := range 2 {
+		st := st1
+		if i == 1 {
+			st = openStore(t, redis.URL)
+		}
+		h := New(Options{Tools: &webtools.Tools{Searcher: searchers[i]}, Tokens: &Tokens{Store: st},
+			Limiter: &Limiter{Store: st, Team: Limits{RequestsPerDay: n}}, Audit: &Audit{Store: st}})
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		urls = append(urls, srv.URL)
+	}
+	var ok, limited atomic.Int64
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			resp, body := post(t, urls[i%2]+"/v1/search", secret, fmt.Sprintf(`{"query":"q%d"}`, i))
+			switch resp.StatusCode {
+			case 200:
+				ok.Add(1)
+			case 429:
+				limited.Add(1)
+			default:
+				t.Errorf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != n || limited.Load() != callers-n {
+		t.Fatalf("%d answered, %d limited; want %d and %d", ok.Load(), limited.Load(), n, callers-n)
+	}
+	if searchers[0].calls.Load() == 0 || searchers[1].calls.Load() == 0 {
+		t.Fatalf("one replica answered nothing: %d, %d", searchers[0].calls.Load(), searchers[1].calls.Load())
+	}
+	if got, err := (&Audit{Store: st1}).Verify(ctx); err != nil || got != callers {
+		t.Fatalf("audit over both replicas: %d entries, %v", got, err)
+	}
+}
