@@ -28,10 +28,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
-	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/buildinfo"
 )

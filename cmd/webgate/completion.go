@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/config"
 )
 
 func completionCommand() command {

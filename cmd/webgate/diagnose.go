@@ -15,9 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"

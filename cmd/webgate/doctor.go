@@ -16,9 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/routing"
 )
 

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/config"
 )
 
 // keyStep says what to do when no provider has a key: the key variables of

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 

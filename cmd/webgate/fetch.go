@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/config"
 )
 
 func fetchCommand() command {

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/assemble"
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"

@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 

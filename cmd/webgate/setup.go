@@ -18,8 +18,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/webgate-dev/webgate/assemble"
-	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"

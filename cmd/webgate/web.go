@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/assemble"
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
-	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )

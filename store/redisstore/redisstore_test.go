@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/redistest"
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/driver"
-	"github.com/webgate-dev/webgate/internal/redistest"
 	"github.com/webgate-dev/webgate/store/redisstore"
 	"github.com/webgate-dev/webgate/store/storetest"
 	"github.com/webgate-dev/webgate/store/storeurl"
