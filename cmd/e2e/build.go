@@ -57,7 +57,7 @@ func (b *Builder) Build(t testing.TB, pkg string) string {
 }
 
 const (
-	hookPkgPrefix = "github.com/webgate-dev/webgate/hooks/"
+	hookPkgPrefix = "github.com/webgate-dev/webgate/cmd/"
 	workerPkg     = "github.com/webgate-dev/webgate/cmd/webgate-hook"
 )
 

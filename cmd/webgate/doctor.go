@@ -340,7 +340,7 @@ func (d *doctor) checkBinaries(ctx context.Context) (ws, wf hookBinary) {
 			if d.f.binDir != "" {
 				where = "in " + d.f.binDir
 			}
-			d.add(sec, b.Name, statusFail, "not found "+where, "build and install it: 'make install' or 'go install github.com/webgate-dev/webgate/hooks/"+b.Name+"@latest'")
+			d.add(sec, b.Name, statusFail, "not found "+where, "build and install it: 'make install' or 'go install github.com/webgate-dev/webgate/cmd/"+b.Name+"@latest'")
 			continue
 		}
 		v, err := hookVersion(ctx, b.Path, d.f.host, d.f.versionTimeout)
