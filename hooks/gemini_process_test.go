@@ -14,7 +14,7 @@ import (
 // the e2e test recorded it), with web_fetch's page replaced by url.
 func geminiPayload(t *testing.T, name, url string) io.Reader {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "e2e", "testdata", "gemini", name+".json"))
+	b, err := os.ReadFile(filepath.Join("..", "cmd", "e2e", "testdata", "gemini", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

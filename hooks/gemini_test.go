@@ -17,7 +17,7 @@ import (
 // as the e2e test recorded it.
 func geminiRecording(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "e2e", "testdata", "gemini", name+".json"))
+	b, err := os.ReadFile(filepath.Join("..", "cmd", "e2e", "testdata", "gemini", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
