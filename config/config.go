@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
@@ -90,6 +91,27 @@ type Config struct {
 	// directory and project root as the environment names them (see
 	// [Config.ClaudeDirs]).
 	claudeConfigDir, claudeProjectDir string
+	// lookedAt are the configuration files the loader read or looked for;
+	// keyFiles the key files [Config.ResolveKeys] read (see [Config.Files]).
+	lookedAt, keyFiles []string
+}
+
+// Files returns the files the configuration depends on: the
+// configuration file the loader read or looked for (with no file named,
+// every default file name of the configuration directory, since one that
+// appears there changes the configuration), the docs and tool routes
+// files it names, and the providers' key files. Sorted, each once. A
+// caller that keeps a loaded configuration loads it again when one of
+// them changes.
+func (c *Config) Files() []string {
+	files := slices.Concat(c.lookedAt, c.keyFiles)
+	for _, p := range []string{c.Docs.Config, c.Routes.Config} {
+		if p = strings.TrimSpace(p); p != "" {
+			files = append(files, p)
+		}
+	}
+	slices.Sort(files)
+	return slices.Compact(files)
 }
 
 // ClaudeDirs returns the Claude Code settings directory (CLAUDE_CONFIG_DIR)

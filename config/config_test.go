@@ -690,3 +690,36 @@ func TestLoad_ClaudeDirsComeFromTheEnvironment(t *testing.T) {
 		t.Errorf("ClaudeDirs without absolute directories = %q, %q", cd, pd)
 	}
 }
+
+// TestConfig_FilesAreWhatTheLoaderLookedAtAndRead checks that Files lists
+// every default file name of the configuration directory (one that appears
+// changes the configuration), the routes files and the key files, and no
+// key that is not a file.
+func TestConfig_FilesAreWhatTheLoaderLookedAtAndRead(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "webgate")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(home, "tavily.keys")
+	if err := os.WriteFile(keyFile, []byte("tvly-FILES-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("routes:\n  config: ~/routes.toml\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(&LoadOptions{HomeDir: home, Env: []string{"HOME=" + home, "TAVILY_API_KEY=~/tavily.keys", "EXA_API_KEY=exa-not-a-file-0123"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "config.json"), filepath.Join(dir, "config.toml"), filepath.Join(dir, "config.yaml"), filepath.Join(dir, "config.yml"), filepath.Join(home, "routes.toml"), keyFile}
+	slices.Sort(want)
+	if got := cfg.Files(); !slices.Equal(got, want) {
+		t.Errorf("Files() =\n%q\nwant\n%q", got, want)
+	}
+	explicit := filepath.Join(home, "other.toml")
+	cfg, _ = Load(&LoadOptions{HomeDir: home, Env: []string{"WEBGATE_CONFIG=" + explicit}})
+	if got := cfg.Files(); !slices.Equal(got, []string{explicit}) {
+		t.Errorf("with WEBGATE_CONFIG: Files() = %q, want only %q", got, explicit)
+	}
+}

@@ -86,9 +86,14 @@ func (c *Config) providerKeys(name string) (*KeySpec, **keyState, string) {
 // setting and the path, never a key.
 func (c *Config) ResolveKeys(home string) error {
 	var errs []error
+	c.keyFiles = nil
 	for _, name := range c.registry().Names() {
 		spec, st, _ := c.providerKeys(name)
-		keys, err := provider.ParseKeys(expandHome(strings.TrimSpace(string(*spec)), home))
+		raw := expandHome(strings.TrimSpace(string(*spec)), home)
+		if isPathSpec(strings.TrimSpace(string(*spec))) {
+			c.keyFiles = append(c.keyFiles, raw)
+		}
+		keys, err := provider.ParseKeys(raw)
 		if err != nil {
 			key := "providers." + name + ".keys"
 			msg := "cannot read the key file"

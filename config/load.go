@@ -238,9 +238,12 @@ func (l *loader) loadFile(explicit string) {
 		}
 		for _, name := range DefaultFileNames {
 			p := filepath.Join(dir, name)
+			l.cfg.lookedAt = append(l.cfg.lookedAt, p)
+			if path != "" {
+				continue
+			}
 			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 				path, source = p, "default location"
-				break
 			}
 		}
 		if path == "" {
@@ -248,6 +251,7 @@ func (l *loader) loadFile(explicit string) {
 		}
 	}
 	path = expandHome(path, l.home)
+	l.cfg.lookedAt = append(l.cfg.lookedAt, path)
 
 	var parser koanf.Parser
 	switch strings.ToLower(filepath.Ext(path)) {

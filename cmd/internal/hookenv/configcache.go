@@ -2,7 +2,6 @@ package hookenv
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -99,7 +98,7 @@ func (c *ConfigCache) Load(env []string) (*config.Config, error) {
 		c.forget(key)
 		return cfg, err
 	}
-	files, settled := stampFiles(configFiles(env, cfg), started)
+	files, settled := stampFiles(cfg.Files(), started)
 	if !settled {
 		c.forget(key)
 		return cfg, nil
@@ -128,7 +127,7 @@ func (c *ConfigCache) RouteBuilds() int64 { return c.builds.Load() }
 // a tool route compiles its pattern once, when first needed), and false
 // when cfg is not one it keeps. The routes files it names are among the
 // files whose change makes the configuration load again
-// ([configFiles]).
+// ([config.Config.Files]).
 func (c *ConfigCache) routes(cfg *config.Config, withDocs, withTools bool) (hooks.Routes, bool) {
 	c.mu.Lock()
 	var e *configEntry
@@ -171,63 +170,6 @@ func envKey(env []string) string {
 	kept := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, worker.FrontEnv+"=") })
 	slices.Sort(kept)
 	return strings.Join(kept, "\x00")
-}
-
-// configFiles lists the files a configuration loaded from env was, or
-// would have been, read from: the file WEBGATE_CONFIG names, or each
-// default file name in the configuration directory (a file that appears
-// there changes the configuration too); the file the loader read; and
-// the docs and tool routes files it names; and every provider key
-// specification that may name a file.
-func configFiles(env []string, cfg *config.Config) []string {
-	e := worker.EnvList(env)
-	home, _ := e("HOME")
-	var files []string
-	if p, ok := e(config.ConfigFileEnv); ok && strings.TrimSpace(p) != "" {
-		files = append(files, expandHomeDir(strings.TrimSpace(p), home))
-	} else {
-		dir := ""
-		if x, ok := e("XDG_CONFIG_HOME"); ok && filepath.IsAbs(strings.TrimSpace(x)) {
-			dir = filepath.Join(strings.TrimSpace(x), "webgate")
-		} else if home != "" {
-			dir = filepath.Join(home, ".config", "webgate")
-		}
-		if dir != "" {
-			for _, n := range config.DefaultFileNames {
-				files = append(files, filepath.Join(dir, n))
-			}
-		}
-	}
-	for _, s := range cfg.Sources {
-		if p, ok := strings.CutPrefix(s, "file "); ok {
-			files = append(files, p)
-		}
-	}
-	// The routes files, whose routers are kept with the configuration.
-	for _, p := range []string{cfg.Docs.Config, cfg.Routes.Config} {
-		if p = strings.TrimSpace(p); p != "" {
-			files = append(files, p)
-		}
-	}
-	for _, name := range cfg.Registry().Names() {
-		a := cfg.ProviderAccess(name)
-		if a == nil {
-			continue
-		}
-		// A spec is a key, a pool of keys ("k1|k2") or a file.
-		if spec := strings.TrimSpace(string(a.Keys)); spec != "" && !strings.ContainsAny(spec, "|\n") {
-			files = append(files, expandHomeDir(spec, home))
-		}
-	}
-	slices.Sort(files)
-	return slices.Compact(files)
-}
-
-func expandHomeDir(p, home string) string {
-	if home != "" && strings.HasPrefix(p, "~/") {
-		return filepath.Join(home, p[2:])
-	}
-	return p
 }
 
 // fileStamp is what a file was when a configuration was read from it: its
