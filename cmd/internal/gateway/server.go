@@ -87,6 +87,7 @@ type Options struct {
 // audit log.
 type Server struct {
 	o       Options
+	private privateList
 	mux     *http.ServeMux
 	metrics *metrics
 	mcp     *mcp.StreamableHTTPHandler
@@ -115,7 +116,7 @@ func New(o Options) *Server {
 		return "the gateway reads a private address only for a host its gateway.allow_private setting names"
 	}
 	o.Tools = &t
-	s := &Server{o: o, mux: http.NewServeMux(), metrics: newMetrics()}
+	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, _ := r.Context().Value(callKey{}).(*call)
 		if c == nil {
@@ -441,6 +442,33 @@ func (s *Server) forURL(t *webtools.Tools, tok *Token, rawURL string) *webtools.
 	return &t2
 }
 
+// privateList is [Options].AllowPrivate parsed once: the addresses and
+// prefixes, the "*.domain" suffixes and the host names it names.
+type privateList struct {
+	prefixes []netip.Prefix
+	addrs    []netip.Addr
+	suffixes []string // ".corp" for "*.corp"
+	hosts    []string
+}
+
+func parsePrivateList(entries []string) privateList {
+	var l privateList
+	for _, a := range entries {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if p, err := netip.ParsePrefix(a); err == nil {
+			l.prefixes = append(l.prefixes, p)
+		}
+		if b, err := netip.ParseAddr(a); err == nil {
+			l.addrs = append(l.addrs, b)
+		}
+		if strings.HasPrefix(a, "*.") {
+			l.suffixes = append(l.suffixes, a[1:])
+		}
+		l.hosts = append(l.hosts, a)
+	}
+	return l
+}
+
 // privateAllowed reports whether AllowPrivate names rawURL's host.
 func (s *Server) privateAllowed(rawURL string) bool {
 	u, err := url.Parse(rawURL)
@@ -448,26 +476,13 @@ func (s *Server) privateAllowed(rawURL string) bool {
 		return false
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	addr, addrErr := netip.ParseAddr(host)
-	for _, a := range s.o.AllowPrivate {
-		a = strings.ToLower(strings.TrimSpace(a))
-		switch {
-		case addrErr == nil:
-			if p, err := netip.ParsePrefix(a); err == nil && p.Contains(addr.Unmap()) {
-				return true
-			}
-			if b, err := netip.ParseAddr(a); err == nil && b == addr.Unmap() {
-				return true
-			}
-		case strings.HasPrefix(a, "*."):
-			if strings.HasSuffix(host, a[1:]) {
-				return true
-			}
-		case a == host:
-			return true
-		}
+	if addr, err := netip.ParseAddr(host); err == nil {
+		addr = addr.Unmap()
+		return slices.ContainsFunc(s.private.prefixes, func(p netip.Prefix) bool { return p.Contains(addr) }) ||
+			slices.Contains(s.private.addrs, addr)
 	}
-	return false
+	return slices.ContainsFunc(s.private.suffixes, func(suf string) bool { return strings.HasSuffix(host, suf) }) ||
+		slices.Contains(s.private.hosts, host)
 }
 
 // finalAllowed reports whether a page read for rawURL that ended at
