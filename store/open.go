@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/store/driver"
 )
 
@@ -39,12 +40,8 @@ func OpenWith(ctx context.Context, rawURL string, opts *Options, backend Backend
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.OpenTimeout <= 0 {
-		o.OpenTimeout = DefaultOpenTimeout
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
+	o.OpenTimeout = defaults.Positive(o.OpenTimeout, DefaultOpenTimeout)
+	o.Timeout = defaults.Positive(o.Timeout, DefaultTimeout)
 	ctx, cancel := withTimeout(ctx, o.OpenTimeout)
 	defer cancel()
 

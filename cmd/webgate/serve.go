@@ -15,6 +15,7 @@ import (
 	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
 
@@ -108,10 +109,7 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		fmt.Fprintf(stderr, "webgate serve: %v\n", err)
 		return exitFail
 	}
-	fetchTimeout := tools.FetchTimeout
-	if fetchTimeout <= 0 {
-		fetchTimeout = webtools.DefaultFetchTimeout
-	}
+	fetchTimeout := defaults.Positive(tools.FetchTimeout, webtools.DefaultFetchTimeout)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: serveReadHeaderTimeout,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/webgate-dev/webgate/cmd/internal/mcpserver"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
@@ -95,12 +96,8 @@ type Server struct {
 
 // New returns a Server.
 func New(o Options) *Server {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.ReserveCredits <= 0 {
-		o.ReserveCredits = DefaultReserveCredits
-	}
+	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, DefaultMaxBodyBytes)
+	o.ReserveCredits = defaults.Positive(o.ReserveCredits, DefaultReserveCredits)
 	// A shared server is strict: no private address unless listed.
 	t := *o.Tools
 	r := webpage.Reader{}
