@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/webgate-dev/webgate/cmd/internal/gateway"
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/defaults"
@@ -41,6 +43,10 @@ Endpoints (all but /healthz and /readyz need "Authorization: Bearer wg_…"):
   POST /v1/search   {"query", "allowed_domains", "blocked_domains",
                     "max_results", "time_range", "topic"}
   POST /v1/fetch    {"url", "prompt"}
+  POST /v1/hooks/websearch, /v1/hooks/webfetch
+                    a runtime's raw hook payload (Claude Code's and
+                    Copilot CLI's HTTP hooks; webgate install --gateway)
+                    → the decision JSON the local hook would print
   POST /mcp         web_search and web_fetch over MCP streamable HTTP
   GET  /metrics     Prometheus text format
   GET  /healthz, /readyz
@@ -94,6 +100,15 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		addr = cfg.Gateway.Listen
 	}
 	gw := cfg.Gateway
+	// The hook endpoints answer with the local warm worker's handler,
+	// loading the configuration as the hooks do, from the gateway's
+	// environment (and the --config file).
+	hookEnv := slices.Clone(h.Env)
+	if *configFile != "" {
+		hookEnv = append(hookEnv, config.ConfigFileEnv+"="+*configFile)
+	}
+	warm := hookenv.NewWarm()
+	defer warm.Close()
 	handler := gateway.New(gateway.Options{
 		Tools:  tools,
 		Tokens: &gateway.Tokens{Store: st},
@@ -101,6 +116,9 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 			FailOpen: gw.LimitsFailOpen},
 		Audit:        &gateway.Audit{Store: st, Clear: gw.AuditClear},
 		AllowPrivate: gw.AllowPrivate,
+		Hooks:        warm,
+		HookEnv:      hookEnv,
+		HookCwd:      h.WorkDir,
 		Version:      versionString(),
 		Logger:       logger,
 	})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/webgate-dev/webgate/cmd/internal/mcpserver"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
@@ -64,6 +65,15 @@ type Options struct {
 	// MaxChars caps an MCP web_fetch answer; 0 means the MCP server's
 	// default.
 	MaxChars int
+	// Hooks answers the hook endpoints (/v1/hooks/websearch,
+	// /v1/hooks/webfetch): the handler a local warm worker serves
+	// (hookenv.Warm in webgate serve). Nil means no hook endpoints.
+	Hooks worker.Handler
+	// HookEnv is the environment ("NAME=value") the hook calls load the
+	// configuration from, the gateway's own; HookCwd their working
+	// directory. The gateway adds [StrictHookEnv].
+	HookEnv []string
+	HookCwd string
 	// Version is announced to MCP clients and in /healthz.
 	Version string
 	// Logger receives one JSON line per request; nil means none.
@@ -78,6 +88,9 @@ type Options struct {
 //	                  "max_results", "time_range", "topic"} → the CLI's
 //	                  search --json answer
 //	POST /v1/fetch    {"url", "prompt"} → the CLI's fetch --json answer
+//	POST /v1/hooks/websearch, /v1/hooks/webfetch
+//	                  a runtime's raw hook payload → the decision JSON the
+//	                  local hook would print (see [HookPath])
 //	POST /mcp         the MCP tools web_search and web_fetch, streamable
 //	                  HTTP, stateless (any replica answers any request)
 //	GET  /metrics     Prometheus text format
@@ -125,6 +138,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("POST /v1/search", s.authed("search", s.search))
 	s.mux.Handle("POST /v1/fetch", s.authed("fetch", s.fetch))
+	s.mux.Handle("POST "+HookPath+"{hook}", s.authed("hook", s.hook))
 	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
 	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) { s.metrics.write(w) }))
 	return s
@@ -150,6 +164,9 @@ func routeOf(p string) string {
 	switch p {
 	case "/healthz", "/readyz", "/v1/search", "/v1/fetch", "/mcp", "/metrics":
 		return p
+	}
+	if r, ok := hookRoute(p); ok {
+		return r
 	}
 	return "other"
 }
