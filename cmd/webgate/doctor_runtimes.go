@@ -101,8 +101,14 @@ func (d *doctor) checkHooks(o setup.Options, events string) bool {
 	}
 	switch {
 	case r.Registered():
-		if o.WebSearchBin != "" && o.WebFetchBin != "" && problems == 0 {
-			if p, err := setup.PlanInstall(r.InstallOptions(o)); err == nil && p.Changed() {
+		io := r.InstallOptions(o)
+		if g := r.Gateway(); g != "" {
+			// HTTP hooks to a gateway: compared with what install
+			// --gateway would write.
+			io.Gateway = g
+		}
+		if (io.Gateway != "" || o.WebSearchBin != "" && o.WebFetchBin != "") && problems == 0 {
+			if p, err := setup.PlanInstall(io); err == nil && p.Changed() {
 				d.add(sec, name, statusWarn, "registered in "+r.Path+", but not as 'webgate install' would write it now (other binaries, matchers or timeouts)", install+" --dry-run   # shows the difference")
 				return true
 			}

@@ -32,6 +32,7 @@ func (s *stringList) Set(v string) error {
 
 type setupFlags struct {
 	target, scope, binDir, projectDir string
+	gateway, gatewayTokenEnv          string
 	dryRun, sessionStart, bashRoutes  bool
 	mcpTools                          stringList
 }
@@ -50,6 +51,8 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 		fs.Var(&f.mcpTools, "mcp-tool", "an MCP search tool to accompany with provider results, e.g. mcp__ccs-websearch__WebSearch (repeatable)")
 		fs.BoolVar(&f.sessionStart, "session-start", false, "also register the SessionStart hook that lists docs indexes and tool routes")
 		fs.BoolVar(&f.bashRoutes, "tool-routes", false, "also run the webfetch hook on Bash, so tool routes apply to Bash commands")
+		fs.StringVar(&f.gateway, "gateway", "", "register HTTP hooks that post to the team gateway at `URL` (webgate serve) instead of the hook binaries (claude-code and copilot-cli)")
+		fs.StringVar(&f.gatewayTokenEnv, "gateway-token-env", setup.DefaultGatewayTokenEnv, "with --gateway: the environment variable `NAME` the runtime reads the token from (the token is never written)")
 	}
 }
 
@@ -61,6 +64,9 @@ func (f *setupFlags) register(fs *flag.FlagSet, install bool) {
 func (f *setupFlags) targets(o setup.Options, install bool) ([]setup.Target, error) {
 	if f.target == "all" {
 		ts := []setup.Target{setup.ClaudeCode, setup.CopilotCLI}
+		if install && f.gateway != "" {
+			return ts, nil // the runtimes with HTTP hooks
+		}
 		for _, t := range []setup.Target{setup.GeminiCLI, setup.Codex} {
 			o.Target = t
 			path, _ := setup.SettingsPath(o)
@@ -102,6 +108,15 @@ func (f *setupFlags) options(h hostEnv) (setup.Options, error) {
 	o.MCPTools = f.mcpTools
 	o.SessionStart = f.sessionStart
 	o.BashRoutes = f.bashRoutes
+	if f.gateway != "" {
+		if err := setup.CheckGatewayURL(f.gateway); err != nil {
+			return o, err
+		}
+		if !envName(f.gatewayTokenEnv) {
+			return o, fmt.Errorf("--gateway-token-env %q is not an environment variable name", f.gatewayTokenEnv)
+		}
+		o.Gateway, o.GatewayTokenEnv = f.gateway, f.gatewayTokenEnv
+	}
 	return o, nil
 }
 
@@ -222,6 +237,13 @@ func runSetup(args []string, stdout, stderr io.Writer, install bool) int {
 		if install {
 			fmt.Fprint(w, `Usage: webgate install [--target T] [--scope user|project] [--dry-run]
                        [--tool-routes] [--session-start] [--mcp-tool NAME] [--bin-dir DIR]
+                       [--gateway URL [--gateway-token-env NAME]]
+
+With --gateway URL, Claude Code and Copilot CLI get HTTP hooks that post each
+payload to the team gateway's hook endpoints (URL/v1/hooks/websearch and
+/v1/hooks/webfetch) with "Authorization: Bearer $WEBGATE_GATEWAY_TOKEN": the
+settings name the variable (allowedEnvVars), never the token, and no hook
+binary or provider key is needed on this machine.
 
 Registers the websearch and webfetch hooks by merging them into the target's
 settings file (for Codex, webgate's MCP server: 'webgate mcp'). Everything
@@ -252,6 +274,7 @@ Examples:
   webgate install --target codex --dry-run
   webgate install --mcp-tool mcp__ccs-websearch__WebSearch
   webgate install --tool-routes --session-start
+  webgate install --target all --gateway https://gateway.example:8787
 
 Flags:
 `)
@@ -300,7 +323,9 @@ Flags:
 		fmt.Fprintf(stderr, "webgate %s: %v\n", name, err)
 		return exitUsage
 	}
-	if install {
+	if install && o.Gateway != "" {
+		// HTTP hooks need no binary on this machine.
+	} else if install {
 		if slices.ContainsFunc(targets, func(t setup.Target) bool { return t != setup.Codex }) {
 			o.WebSearchBin, o.WebFetchBin, err = findHookBinaries(f.binDir, host.ExeDir)
 			if err != nil {
@@ -318,6 +343,9 @@ Flags:
 	code := exitOK
 	if !applyTargets(name, o, targets, install, f.dryRun, stdout, stderr) {
 		code = exitFail
+	}
+	if install && code == exitOK && o.Gateway != "" {
+		fmt.Fprintf(stdout, "The hooks post to %s with the token from $%s, which the settings name but do not hold: set it (webgate token create prints one) where the agent runs.\n", o.Gateway, o.GatewayTokenEnv)
 	}
 	if install && code == exitOK && !f.dryRun {
 		fmt.Fprintln(stdout, "Next: run 'webgate doctor' to check keys, configuration and the hooks.")
@@ -408,4 +436,17 @@ func indent(s, prefix string) string {
 	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}
+
+// envName reports whether s is a portable environment variable name.
+func envName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }

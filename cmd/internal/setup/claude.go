@@ -183,7 +183,18 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 	var want []groupEntry
 	if install {
 		for _, e := range claudeEntries(o) {
-			want = append(want, groupEntry{e.event, e.bin, e.matcher, handler(e.path, e.timeout)})
+			h := handler(e.path, e.timeout)
+			if o.Gateway != "" {
+				if e.event == "SessionStart" {
+					// SessionStart takes command hooks only.
+					continue
+				}
+				h = httpHandler(o, e.bin, "timeout", e.timeout)
+			}
+			want = append(want, groupEntry{e.event, e.bin, e.matcher, h})
+		}
+		if o.Gateway != "" && o.SessionStart {
+			p.Notes = append(p.Notes, "Claude Code's SessionStart takes no HTTP hook: the SessionStart entry is not registered with --gateway.")
 		}
 	}
 	editGroups(root, want, install, true, p)
@@ -248,12 +259,12 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 				if s := legacyScript(cmd); legacy && s != "" {
 					p.Found = append(p.Found, fmt.Sprintf("%s: an older Node hook (%s) is registered for %s; it runs alongside webgate — remove it once webgate works", event, s, matcherOf(group)))
 				}
-				bin := hookBinary(cmd)
+				bin, remote := handlerBin(ho, "command")
 				if bin == "" {
 					keptHooks = append(keptHooks, h)
 					continue
 				}
-				if _, err := os.Stat(firstField(cmd)); err != nil {
+				if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
 					p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
 				}
 				key := event + "\x00" + bin
@@ -266,9 +277,7 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 					continue
 				}
 				done[key] = true
-				for _, m := range e.handler.members {
-					ho.set(m.key, m.val)
-				}
+				setHandler(ho, e.handler)
 				if len(list) == 1 {
 					group.set("matcher", e.matcher)
 				}

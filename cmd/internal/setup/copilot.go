@@ -29,13 +29,9 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		hooks = newObject()
 		root.set("hooks", hooks)
 	}
-	type entry struct {
-		event, bin, path string
-		timeout          int
-	}
-	var want []entry
+	var want []copilotEntry
 	if install {
-		want = append(want, entry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
+		want = append(want, copilotEntry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
 	}
 	done := map[string]bool{}
 	for _, event := range hooks.names() {
@@ -52,15 +48,15 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 				continue
 			}
 			cmd := textOf(ho, "bash")
-			bin := hookBinary(cmd)
+			bin, remote := handlerBin(ho, "bash")
 			if bin == "" {
 				kept = append(kept, h)
 				continue
 			}
-			if _, err := os.Stat(firstField(cmd)); err != nil {
+			if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
 				p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
 			}
-			var match *entry
+			var match *copilotEntry
 			for i := range want {
 				if want[i].event == event && want[i].bin == bin {
 					match = &want[i]
@@ -75,10 +71,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 				continue
 			}
 			done[key] = true
-			ho.set("type", "command")
-			ho.set("bash", match.path)
-			ho.set("powershell", match.path)
-			ho.set("timeoutSec", match.timeout)
+			setHandler(ho, copilotHandler(o, *match))
 			kept = append(kept, ho)
 		}
 		if len(kept) == 0 {
@@ -91,11 +84,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		if done[e.event+"\x00"+e.bin] {
 			continue
 		}
-		h := newObject()
-		h.set("type", "command")
-		h.set("bash", e.path)
-		h.set("powershell", e.path)
-		h.set("timeoutSec", e.timeout)
+		h := copilotHandler(o, e)
 		lv, _ := hooks.get(e.event)
 		list, _ := lv.([]any)
 		hooks.set(e.event, append(list, h))
@@ -113,4 +102,25 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 			p.Notes = append(p.Notes, "MCP search tools get no companion results in Copilot CLI: it ignores postToolUse hook output and takes postToolUseFailure guidance only from exit code 2, which webgate's hooks never use.")
 		}
 	}
+}
+
+// copilotEntry is one handler webgate registers in a Copilot CLI hooks
+// file.
+type copilotEntry struct {
+	event, bin, path string
+	timeout          int
+}
+
+// copilotHandler is the handler of e: the hook binary, or with
+// o.Gateway the gateway's hook endpoint.
+func copilotHandler(o Options, e copilotEntry) *object {
+	if o.Gateway != "" {
+		return httpHandler(o, e.bin, "timeoutSec", e.timeout)
+	}
+	h := newObject()
+	h.set("type", "command")
+	h.set("bash", e.path)
+	h.set("powershell", e.path)
+	h.set("timeoutSec", e.timeout)
+	return h
 }

@@ -70,6 +70,20 @@ type RegisteredHook struct {
 	Path string
 	// Missing reports that Path does not exist.
 	Missing bool
+	// URL is the gateway hook endpoint an HTTP hook posts to (install
+	// --gateway); Command and Path are empty then.
+	URL string
+}
+
+// Gateway returns the base URL of the gateway r's HTTP hooks post to, ""
+// when none does.
+func (r *Registration) Gateway() string {
+	for _, h := range r.Hooks {
+		if h.URL != "" {
+			return strings.TrimSuffix(h.URL, gatewayHookPath+h.Binary)
+		}
+	}
+	return ""
 }
 
 // Inspect reads the settings file of o.Target in o.Scope and reports
@@ -96,7 +110,8 @@ func Inspect(o Options) (*Registration, error) {
 	if !ok {
 		return r, nil
 	}
-	add := func(event, matcher, cmd string) {
+	add := func(event, matcher string, ho *object, cmdKey string) {
+		cmd := textOf(ho, cmdKey)
 		if s := legacyScript(cmd); s != "" {
 			m := ""
 			if o.Target != CopilotCLI {
@@ -104,13 +119,16 @@ func Inspect(o Options) (*Registration, error) {
 			}
 			r.Legacy = append(r.Legacy, fmt.Sprintf("%s: older Node hook %s%s", event, s, m))
 		}
-		bin := hookBinary(cmd)
+		bin, remote := handlerBin(ho, cmdKey)
 		if bin == "" {
 			return
 		}
 		h := RegisteredHook{Event: event, Binary: bin, Command: cmd, Path: firstField(cmd)}
+		if remote {
+			h = RegisteredHook{Event: event, Binary: bin, URL: textOf(ho, "url")}
+		}
 		h.Matcher = matcher
-		if _, err := os.Stat(h.Path); err != nil {
+		if _, err := os.Stat(h.Path); err != nil && !remote {
 			h.Missing = true
 		}
 		r.Hooks = append(r.Hooks, h)
@@ -140,17 +158,14 @@ func Inspect(o Options) (*Registration, error) {
 				continue
 			}
 			if o.Target == CopilotCLI {
-				cmd := textOf(ho, "bash")
-				add(event, "", cmd)
+				add(event, "", ho, "bash")
 				continue
 			}
 			iv, _ := ho.get("hooks")
 			inner, _ := iv.([]any)
 			for _, h := range inner {
 				if hh, ok := h.(*object); ok {
-					cmd := textOf(hh, "command")
-					m := textOf(ho, "matcher")
-					add(event, m, cmd)
+					add(event, textOf(ho, "matcher"), hh, "command")
 				}
 			}
 		}

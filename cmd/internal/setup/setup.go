@@ -89,6 +89,15 @@ type Options struct {
 	// SearchTimeout and FetchTimeout are the hook timeouts in seconds
 	// written into the settings; defaults 30 and 45.
 	SearchTimeout, FetchTimeout int
+	// Gateway, when set, is the base URL of a team gateway (webgate
+	// serve): Claude Code and Copilot CLI then get HTTP hooks that post
+	// each payload to its hook endpoints instead of command hooks, and
+	// the hook binaries are not needed. The token is read by the runtime
+	// from the environment variable GatewayTokenEnv (default
+	// [DefaultGatewayTokenEnv]), which the registration names; the token
+	// itself is never written.
+	Gateway         string
+	GatewayTokenEnv string
 	// Now stamps backup names; nil means time.Now.
 	Now func() time.Time
 }
@@ -370,7 +379,14 @@ func plan(o Options, install bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if install {
+	if install && o.Gateway != "" {
+		if o.Target != ClaudeCode && o.Target != CopilotCLI {
+			return nil, fmt.Errorf("%s has no HTTP hooks; --gateway works with claude-code and copilot-cli", o.Target)
+		}
+		if err := CheckGatewayURL(o.Gateway); err != nil {
+			return nil, err
+		}
+	} else if install {
 		for _, b := range []string{o.WebSearchBin, o.WebFetchBin} {
 			if !filepath.IsAbs(b) {
 				return nil, fmt.Errorf("hook binary path %q is not absolute", b)
