@@ -53,6 +53,14 @@ are counted as agents count them (UTF-16 code units). Every part is cut
 from the same read of the page: the result cache answers the reads after
 the first.
 
+With WEBGATE_GATEWAY_URL and WEBGATE_GATEWAY_TOKEN set, the page is asked
+of that team gateway (webgate serve) instead, with the token and nothing
+else: no configuration, provider or key is needed here, and it prints
+what the local command prints. The connection must open within 300ms
+and the answer come within the timeout and 2s more; a gateway that does
+not answer, refuses the token (401) or a limit (429) exits 6 with the
+reason.
+
 With --json it prints one JSON object: {"url", "final_url", "status",
 "class", "confidence", "path", "why", "provider", "title", "content",
 "note", "total_chars", "offset", "next_offset", …}, where path is route,
@@ -111,11 +119,27 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		return exitUsage
 	}
 
-	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, extractProviders: providers})
-	printWarnings(stderr, "fetch", warnings)
-	tools.FetchTimeout = *timeout
+	gw, err := remoteGateway(h)
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate fetch: %v\n", err)
+		return exitUsage
+	}
+	if gw != nil && len(providers) > 0 {
+		fmt.Fprintf(stderr, "webgate fetch: --provider chooses local providers; the gateway at %s (%s) chooses its own\n", gw.base, gatewayURLEnv)
+		return exitUsage
+	}
+	var res *webtools.FetchResult
+	req := webtools.FetchRequest{URL: pos[0], Prompt: *prompt}
 	stop := spinner(stderr, "fetching")
-	res, err := tools.Fetch(ctx, webtools.FetchRequest{URL: pos[0], Prompt: *prompt})
+	if gw != nil {
+		// Remote mode: no configuration, no key, no provider here.
+		res, err = gw.fetch(ctx, *timeout, req)
+	} else {
+		tools, _, warnings := loadTools(h, overrides{configFile: *configFile, extractProviders: providers})
+		printWarnings(stderr, "fetch", warnings)
+		tools.FetchTimeout = *timeout
+		res, err = tools.Fetch(ctx, req)
+	}
 	stop()
 	paged := false
 	fs.Visit(func(f *flag.Flag) { paged = paged || f.Name == "offset" })

@@ -45,6 +45,14 @@ control characters and bidirectional overrides are removed, and results
 whose URL is not an http or https link are left out. The search gives up
 after 25s unless --timeout says otherwise.
 
+With WEBGATE_GATEWAY_URL and WEBGATE_GATEWAY_TOKEN set, the search is asked
+of that team gateway (webgate serve) instead, with the token and nothing
+else: no configuration, provider or key is needed here, and it prints
+what the local command prints. The connection must open within 300ms
+and the answer come within the timeout and 2s more; a gateway that does
+not answer, refuses the token (401) or a limit (429) exits 6 with the
+reason.
+
 With --json it prints the result as one JSON object: {"query", "provider",
 "results": [{"title", "url", "snippet", "published", "providers"}],
 "failed_providers": [{"provider", "class", "legacy_class"}], "ignored":
@@ -109,34 +117,57 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		return exitUsage
 	}
 
+	gw, err := remoteGateway(h)
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate search: %v\n", err)
+		return exitUsage
+	}
+	if gw != nil && (len(providers) > 0 || *mode != "") {
+		fmt.Fprintf(stderr, "webgate search: --provider and --mode choose local providers; the gateway at %s (%s) chooses its own\n", gw.base, gatewayURLEnv)
+		return exitUsage
+	}
+	req := webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults,
+		TimeRange: provider.TimeRange(*timeRange), Topic: provider.Topic(*topic)}
+	var res *webtools.SearchResult
+	if gw != nil {
+		// Remote mode: no configuration, no key, no provider here.
+		stop := spinner(stderr, "searching")
+		res, err = gw.search(ctx, *timeout, req)
+		stop()
+		return printSearch(stdout, stderr, *asJSON, res, err)
+	}
 	tools, _, warnings := loadTools(h, overrides{configFile: *configFile, mode: *mode, searchProviders: providers})
 	printWarnings(stderr, "search", warnings)
 	tools.SearchTimeout = *timeout
-	var res *webtools.SearchResult
 	if len(providers) > 0 && tools.Searcher == nil && tools.SearchHint != "" {
 		// Only providers that cannot be used were named: say what each
 		// lacks rather than that no provider at all has a key.
 		err = &webtools.Error{Reason: webtools.NotConfigured, Message: tools.SearchHint}
 	} else {
 		stop := spinner(stderr, "searching")
-		res, err = tools.Search(ctx, webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults,
-			TimeRange: provider.TimeRange(*timeRange), Topic: provider.Topic(*topic)})
+		res, err = tools.Search(ctx, req)
 		stop()
 	}
+	return printSearch(stdout, stderr, *asJSON, res, err)
+}
+
+// printSearch prints a search's result or error, locally or from the
+// gateway alike, and returns the exit code.
+func printSearch(stdout, stderr io.Writer, asJSON bool, res *webtools.SearchResult, err error) int {
 	if err != nil {
-		if *asJSON {
+		if asJSON {
 			writeJSON(stdout, jsonErrorOf(err))
 		}
 		printError(stderr, "search", err)
 		return exitCode(err)
 	}
-	if *asJSON {
+	if asJSON {
 		writeJSON(stdout, res)
 	} else {
 		printText(stdout, res.HumanText())
 	}
 	if len(res.Results) == 0 {
-		if !*asJSON {
+		if !asJSON {
 			fmt.Fprintf(stderr, "webgate search: no results (%v)\n", res.Elapsed.Round(time.Millisecond))
 		}
 		return exitNoResults

@@ -51,7 +51,10 @@ const exitCodesHelp = `Exit status:
      rate-limited, transient-provider-failed or unknown, as the message
      says; rate-limited was reported as credit-or-quota-failed before,
      which --json still gives as legacy_class)
-  5  not configured: no provider has an API key`
+  5  not configured: no provider has an API key
+  6  the team gateway (WEBGATE_GATEWAY_URL) did not answer: not reachable
+     within 300ms, no answer within the timeout and 2s more, the token
+     refused (401) or a limit reached (429)`
 
 // exitCode maps a webtools error to an exit code.
 func exitCode(err error) int {
@@ -62,6 +65,10 @@ func exitCode(err error) int {
 		return exitProvider
 	case webtools.NotConfigured:
 		return exitNotConfigured
+	}
+	var ge *gatewayError
+	if errors.As(err, &ge) {
+		return exitGateway
 	}
 	return exitFail
 }
@@ -347,15 +354,24 @@ type jsonError struct {
 		Message     string             `json:"message"`
 		Failures    []webtools.Failure `json:"failed_providers,omitempty"`
 		TimedOut    bool               `json:"timed_out,omitempty"`
+		// RetryAfter is the gateway's Retry-After in seconds, for a call
+		// refused by a limit (reason rate-limited).
+		RetryAfter int64 `json:"retry_after,omitempty"`
 	} `json:"error"`
 }
 
 func jsonErrorOf(err error) jsonError {
 	var j jsonError
 	var e *webtools.Error
+	var ge *gatewayError
 	if errors.As(err, &e) {
 		j.Error.Reason, j.Error.Class, j.Error.Failures, j.Error.TimedOut = e.Reason, string(e.Class), e.Failures, e.TimedOut
 		j.Error.LegacyClass = string(webtools.LegacyClass(e.Class))
+	} else if errors.As(err, &ge) {
+		j.Error.Reason = webtools.Reason(ge.Reason)
+		if ge.RetryAfter > 0 {
+			j.Error.RetryAfter = int64(ge.RetryAfter / time.Second)
+		}
 	} else {
 		j.Error.Reason = "unknown"
 	}

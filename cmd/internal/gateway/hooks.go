@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/hooks"
 	"github.com/webgate-dev/webgate/hooks/gate"
 	"github.com/webgate-dev/webgate/hooks/worker"
@@ -142,4 +143,28 @@ func hookArgs(name string, payload []byte) (query, rawURL string) {
 		return in.SearchArgs().Query, ""
 	}
 	return "", in.FetchArgs().URL
+}
+
+// toolErrorBody is the answer to a failed search or fetch: the CLI's
+// --json error object, {"error": {"reason", "class", "legacy_class",
+// "message", "failed_providers", "timed_out"}}, so that a client prints
+// what the local command prints.
+func toolErrorBody(err error) map[string]any {
+	e := map[string]any{"reason": string(webtools.ReasonOf(err)), "message": err.Error()}
+	var we *webtools.Error
+	if errors.As(err, &we) {
+		if we.Class != "" {
+			e["class"] = string(we.Class)
+			if l := webtools.LegacyClass(we.Class); l != "" {
+				e["legacy_class"] = string(l)
+			}
+		}
+		if len(we.Failures) > 0 {
+			e["failed_providers"] = we.Failures
+		}
+		if we.TimedOut {
+			e["timed_out"] = true
+		}
+	}
+	return map[string]any{"error": e}
 }

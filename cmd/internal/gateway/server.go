@@ -655,8 +655,7 @@ func writeToolError(w http.ResponseWriter, err error) {
 	case reason == webtools.NotConfigured:
 		status = http.StatusServiceUnavailable
 	}
-	msg := err.Error()
-	writeJSON(w, status, map[string]any{"error": map[string]any{"reason": string(webtools.ReasonOf(err)), "message": msg}})
+	writeJSON(w, status, toolErrorBody(err))
 }
 
 func writeError(w http.ResponseWriter, status int, reason, msg string) {

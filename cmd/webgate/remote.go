@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/sanitize"
+	"github.com/webgate-dev/webgate/provider"
+)
+
+// The environment of the remote mode: webgate search and fetch ask the
+// team gateway at GatewayURLEnv with the token in GatewayTokenEnv instead
+// of the providers.
+const (
+	gatewayURLEnv   = "WEBGATE_GATEWAY_URL"
+	gatewayTokenEnv = "WEBGATE_GATEWAY_TOKEN"
+)
+
+// Deadlines of the remote mode: the connection to the gateway within
+// gatewayConnectTimeout, the whole call within the command's timeout
+// (--timeout, else the tools' default) and gatewayCallSlack more, for the
+// gateway's own work around the providers'.
+const (
+	gatewayConnectTimeout = 300 * time.Millisecond
+	gatewayTLSTimeout     = 2 * time.Second
+	gatewayCallSlack      = 2 * time.Second
+)
+
+// exitGateway is the exit code of a call the gateway did not answer: it
+// could not be reached in time, refused the token, or a limit.
+const exitGateway = 6
+
+// gatewayClient calls a team gateway's JSON API (/v1/search, /v1/fetch).
+// It sends the token and nothing else of the caller's: no provider key.
+type gatewayClient struct {
+	base, token string
+	http        *http.Client
+}
+
+// remoteGateway returns the gateway client h's environment configures
+// (WEBGATE_GATEWAY_URL and WEBGATE_GATEWAY_TOKEN), nil when the URL is
+// not set, or an error for a URL or token that cannot be used.
+func remoteGateway(h hostEnv) (*gatewayClient, error) {
+	base := strings.TrimSpace(h.getenv(gatewayURLEnv))
+	if base == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, fmt.Errorf("%s must be the gateway's http:// or https:// base URL, with no user information", gatewayURLEnv)
+	}
+	token := strings.TrimSpace(h.getenv(gatewayTokenEnv))
+	if token == "" {
+		return nil, fmt.Errorf("%s is set but %s is not: the gateway needs a token (webgate token create on the gateway prints one)", gatewayURLEnv, gatewayTokenEnv)
+	}
+	return newGatewayClient(strings.TrimRight(base, "/"), token), nil
+}
+
+func newGatewayClient(base, token string) *gatewayClient {
+	dialer := &net.Dialer{Timeout: gatewayConnectTimeout}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   gatewayTLSTimeout,
+		MaxIdleConns:          2,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 0, // the call's deadline bounds it
+	}
+	return &gatewayClient{base: base, token: token, http: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse // the token goes to the gateway only
+	}}}
+}
+
+// gatewayError is a call the gateway did not answer with a result or a
+// tool's error: Reason is "gateway-unavailable" (not reached in time, or
+// an answer that is not the gateway's), "unauthorized" (401) or
+// "rate-limited" (429, RetryAfter from its Retry-After).
+type gatewayError struct {
+	Reason     string
+	Message    string
+	RetryAfter time.Duration
+}
+
+func (e *gatewayError) Error() string { return e.Message }
+
+// call posts body to path and decodes a 200 answer into out. A tool's
+// error (the gateway's {"error": {...}} with the reason of a search or a
+// fetch) is returned as a *webtools.Error, any other failure as a
+// *gatewayError whose message names the gateway and never the token.
+func (g *gatewayClient) call(ctx context.Context, path string, timeout time.Duration, body, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout+gatewayCallSlack)
+	defer cancel()
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.base+path, bytes.NewReader(data))
+	if err != nil {
+		return g.unavailable(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+g.token)
+	req.Header.Set("User-Agent", "webgate/"+versionString())
+	resp, err := g.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s did not answer within %v", g.base, (timeout + gatewayCallSlack).Round(time.Millisecond))}
+		}
+		return g.unavailable(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return g.unavailable(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if err := json.Unmarshal(raw, out); err != nil {
+			return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s answered something that is not a webgate answer", g.base)}
+		}
+		return nil
+	case http.StatusUnauthorized:
+		return &gatewayError{Reason: "unauthorized", Message: fmt.Sprintf("the gateway at %s refused the token in %s (unknown, expired or revoked); ask for a new one (webgate token create)", g.base, gatewayTokenEnv)}
+	case http.StatusTooManyRequests:
+		e := &gatewayError{Reason: "rate-limited", Message: fmt.Sprintf("the gateway at %s refused the call: %s", g.base, g.message(raw, "a limit of the token was reached"))}
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+			e.RetryAfter = time.Duration(s) * time.Second
+			e.Message += fmt.Sprintf("; retry after %v", e.RetryAfter)
+		}
+		return e
+	}
+	var te struct {
+		Error *struct {
+			Reason   webtools.Reason    `json:"reason"`
+			Class    string             `json:"class"`
+			Message  string             `json:"message"`
+			Failures []webtools.Failure `json:"failed_providers"`
+			TimedOut bool               `json:"timed_out"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &te) == nil && te.Error != nil {
+		switch te.Error.Reason {
+		case webtools.BadInput, webtools.NotConfigured, webtools.ProviderFailed, webtools.PageUnavailable:
+			return &webtools.Error{Reason: te.Error.Reason, Class: provider.Class(te.Error.Class), Failures: te.Error.Failures, Message: te.Error.Message, TimedOut: te.Error.TimedOut}
+		}
+	}
+	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s answered %s: %s", g.base, resp.Status, g.message(raw, "no reason given"))}
+}
+
+// message returns the message of a gateway's error answer, scrubbed,
+// or fallback.
+func (g *gatewayClient) message(raw []byte, fallback string) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Error.Message == "" {
+		return fallback
+	}
+	return g.scrub(sanitize.Line(e.Error.Message))
+}
+
+// unavailable is the error of a call that did not reach the gateway.
+func (g *gatewayClient) unavailable(err error) error {
+	why := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		why = ue.Err.Error()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		why = fmt.Sprintf("no connection within %v", gatewayConnectTimeout)
+	}
+	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(why))}
+}
+
+// scrub removes the token from s.
+func (g *gatewayClient) scrub(s string) string {
+	if g.token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, g.token, "wg_…")
+}
+
+// search asks the gateway's /v1/search.
+func (g *gatewayClient) search(ctx context.Context, timeout time.Duration, req webtools.SearchRequest) (*webtools.SearchResult, error) {
+	if timeout <= 0 {
+		timeout = webtools.DefaultSearchTimeout
+	}
+	start := time.Now()
+	body := map[string]any{"query": req.Query}
+	if len(req.AllowedDomains) > 0 {
+		body["allowed_domains"] = req.AllowedDomains
+	}
+	if len(req.BlockedDomains) > 0 {
+		body["blocked_domains"] = req.BlockedDomains
+	}
+	if req.MaxResults > 0 {
+		body["max_results"] = req.MaxResults
+	}
+	if req.TimeRange != "" {
+		body["time_range"] = string(req.TimeRange)
+	}
+	if req.Topic != "" {
+		body["topic"] = string(req.Topic)
+	}
+	var res webtools.SearchResult
+	if err := g.call(ctx, "/v1/search", timeout, body, &res); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	return &res, nil
+}
+
+// fetch asks the gateway's /v1/fetch.
+func (g *gatewayClient) fetch(ctx context.Context, timeout time.Duration, req webtools.FetchRequest) (*webtools.FetchResult, error) {
+	if timeout <= 0 {
+		timeout = webtools.DefaultFetchTimeout
+	}
+	start := time.Now()
+	body := map[string]any{"url": req.URL}
+	if req.Prompt != "" {
+		body["prompt"] = req.Prompt
+	}
+	var res webtools.FetchResult
+	if err := g.call(ctx, "/v1/fetch", timeout, body, &res); err != nil {
+		return nil, err
+	}
+	res.Prompt = req.Prompt
+	res.Elapsed = time.Since(start)
+	return &res, nil
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
+	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
+)
+
+const remoteKey = "tvly-REMOTE-SECRET-5a7c"
+
+// remoteFixture is a gateway on 127.0.0.1 over a fake Tavily, and the
+// environments of a local webgate (the key) and of a remote one (the
+// gateway's URL and a token, no key).
+type remoteFixture struct {
+	fake          *fakeweb.Tavily
+	gw            string
+	secret        string
+	local, remote hostEnv
+	pages         string
+	keyHeaders    *atomic.Int64
+}
+
+func newRemoteFixture(t *testing.T, limits gateway.Limits, searchStatus int) *remoteFixture {
+	t.Helper()
+	f := &remoteFixture{fake: &fakeweb.Tavily{Key: remoteKey, SearchStatus: searchStatus, Hits: []fakeweb.Hit{{Title: "Go contexts", URL: "https://go.dev/blog/context", Content: "Cancellation and deadlines."}}}, keyHeaders: &atomic.Int64{}}
+	tavily := f.fake.Start(t)
+	f.pages = fakeweb.Pages(t)
+	gwHome := t.TempDir()
+	gwHost := hostEnv{Env: append(fakeweb.Env(gwHome, tavily, remoteKey), "WEBGATE_STORE=sqlite://"+filepath.Join(gwHome, "gw.db")), Home: gwHome, WorkDir: gwHome}
+	tools, cfg, _ := loadTools(gwHost, overrides{})
+	st, err := storeurl.Open(context.Background(), cfg.Store.URL, &store.Options{Timeout: 10 * time.Second, OpenTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tokens := &gateway.Tokens{Store: st}
+	_, f.secret, err = tokens.Create(context.Background(), gateway.NewToken{Owner: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := gateway.New(gateway.Options{Tools: tools, Tokens: tokens, Limiter: &gateway.Limiter{Store: st, Token: limits}, AllowPrivate: []string{"127.0.0.1"}})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				if strings.Contains(v, remoteKey) || strings.EqualFold(k, "X-Api-Key") {
+					f.keyHeaders.Add(1)
+				}
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	f.gw = srv.URL
+	localHome := t.TempDir()
+	f.local = hostEnv{Env: fakeweb.Env(localHome, tavily, remoteKey), Home: localHome, WorkDir: localHome}
+	remoteHome := t.TempDir()
+	f.remote = hostEnv{Env: []string{"HOME=" + remoteHome, "WEBGATE_GATEWAY_URL=" + f.gw, "WEBGATE_GATEWAY_TOKEN=" + f.secret}, Home: remoteHome, WorkDir: remoteHome}
+	return f
+}
+
+type cliRun struct {
+	code           int
+	stdout, stderr string
+}
+
+func search(h hostEnv, args ...string) cliRun {
+	var out, errb bytes.Buffer
+	code := runSearch(context.Background(), h, args, nil, &out, &errb)
+	return cliRun{code, out.String(), errb.String()}
+}
+
+func fetch(h hostEnv, args ...string) cliRun {
+	var out, errb bytes.Buffer
+	code := runFetch(context.Background(), h, args, nil, &out, &errb)
+	return cliRun{code, out.String(), errb.String()}
+}
+
+// uncached drops the moment a cached answer was read (each side has its
+// own cache, so each reads the page once, at its own moment).
+func uncached(s string) string {
+	return regexp.MustCompile(`"cached_at": "[^"]*"`).ReplaceAllString(s, `"cached_at": "…"`)
+}
+
+// webgate search and fetch with WEBGATE_GATEWAY_URL and a token print
+// what the local commands print, text and --json, and send no key.
+func TestRemote_SearchAndFetchPrintWhatTheLocalCommandsPrint(t *testing.T) {
+	f := newRemoteFixture(t, gateway.Limits{}, 0)
+	page := f.pages + "/readable/docs-page.html"
+	for _, args := range [][]string{{"go", "contexts"}, {"--json", "go", "contexts"}, {"--json", "-n", "1", "--allow", "go.dev", "go"}} {
+		local, remote := search(f.local, args...), search(f.remote, args...)
+		if local.code != 0 || remote.code != local.code || uncached(remote.stdout) != uncached(local.stdout) {
+			t.Errorf("search %v: local %d\n%s%s\nremote %d\n%s%s", args, local.code, local.stdout, local.stderr, remote.code, remote.stdout, remote.stderr)
+		}
+	}
+	for _, args := range [][]string{{page}, {"--json", page}, {"--json", "--offset", "100", "--max-chars", "300", page}, {"--max-chars", "400", "--prompt", "install", page}} {
+		local, remote := fetch(f.local, args...), fetch(f.remote, args...)
+		if local.code != 0 || remote.code != local.code || uncached(remote.stdout) != uncached(local.stdout) {
+			t.Errorf("fetch %v: local %d\n%s%s\nremote %d\n%s%s", args, local.code, local.stdout, local.stderr, remote.code, remote.stdout, remote.stderr)
+		}
+	}
+	// A provider's failure reads as it does locally.
+	local, remote := fetch(f.local, "--json", f.pages+"/missing"), fetch(f.remote, "--json", f.pages+"/missing")
+	if remote.code != local.code || remote.stdout != local.stdout {
+		t.Errorf("a missing page: local %d %s remote %d %s", local.code, local.stdout, remote.code, remote.stdout)
+	}
+	if n := f.keyHeaders.Load(); n != 0 {
+		t.Errorf("%d requests to the gateway carried a provider key", n)
+	}
+	if r := search(f.remote, "--provider", "tavily", "go"); r.code != exitUsage {
+		t.Errorf("--provider in remote mode: %d %s", r.code, r.stderr)
+	}
+}
+
+// A gateway that is down, slow, refuses the token or a limit gives a
+// clear message and exit 6, within the deadline, and never shows the
+// token.
+func TestRemote_GatewayFailuresAreClear(t *testing.T) {
+	f := newRemoteFixture(t, gateway.Limits{RequestsPerDay: 1}, 0)
+	if r := search(f.remote, "go"); r.code != 0 {
+		t.Fatalf("first search: %d %s", r.code, r.stderr)
+	}
+	r := search(f.remote, "--json", "go")
+	if r.code != exitGateway || !strings.Contains(r.stderr, "refused the call") || !strings.Contains(r.stderr, "retry after") || !strings.Contains(r.stdout, `"reason": "rate-limited"`) {
+		t.Errorf("over the limit: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	bad := f.remote
+	bad.Env = []string{"HOME=" + bad.Home, "WEBGATE_GATEWAY_URL=" + f.gw, "WEBGATE_GATEWAY_TOKEN=wg_NOTAREALTOKEN0000"}
+	if r := search(bad, "go"); r.code != exitGateway || !strings.Contains(r.stderr, "refused the token") {
+		t.Errorf("a wrong token: %d %s", r.code, r.stderr)
+	}
+	// Down: a port nothing listens on.
+	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
+	downURL := "http://" + ln.Addr().String()
+	ln.Close()
+	down := f.remote
+	down.Env = []string{"HOME=" + down.Home, "WEBGATE_GATEWAY_URL=" + downURL, "WEBGATE_GATEWAY_TOKEN=" + f.secret}
+	if r := fetch(down, "https://go.dev/"); r.code != exitGateway || !strings.Contains(r.stderr, "not reachable") {
+		t.Errorf("down: %d %s", r.code, r.stderr)
+	}
+	// Slow: accepts, never answers.
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // so that the server sees the client go
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+	t.Cleanup(slow.Close)
+	sl := f.remote
+	sl.Env = []string{"HOME=" + sl.Home, "WEBGATE_GATEWAY_URL=" + slow.URL, "WEBGATE_GATEWAY_TOKEN=" + f.secret}
+	start := time.Now()
+	r = search(sl, "--timeout", "1s", "go")
+	if r.code != exitGateway || !strings.Contains(r.stderr, "did not answer within 3s") || time.Since(start) > 20*time.Second {
+		t.Errorf("slow: %d %s after %v", r.code, r.stderr, time.Since(start))
+	}
+	for _, run := range []cliRun{r, search(bad, "go")} {
+		if strings.Contains(run.stderr+run.stdout, f.secret) || strings.Contains(run.stderr+run.stdout, "wg_NOTAREAL") {
+			t.Errorf("a token was printed: %s %s", run.stdout, run.stderr)
+		}
+	}
+	noToken := f.remote
+	noToken.Env = []string{"HOME=" + noToken.Home, "WEBGATE_GATEWAY_URL=" + f.gw}
+	if r := search(noToken, "go"); r.code != exitUsage || !strings.Contains(r.stderr, "WEBGATE_GATEWAY_TOKEN") {
+		t.Errorf("no token: %d %s", r.code, r.stderr)
+	}
+}
+
+// When every provider fails, the remote command fails as the local one
+// does: the same exit code and the same --json error, failed providers
+// and classes included.
+func TestRemote_ProviderFailuresReadAsLocally(t *testing.T) {
+	f := newRemoteFixture(t, gateway.Limits{}, 432)
+	for _, args := range [][]string{{"--json", "go"}, {"go"}} {
+		local, remote := search(f.local, args...), search(f.remote, args...)
+		if local.code != exitProvider || remote.code != local.code || remote.stdout != local.stdout || remote.stderr != local.stderr {
+			t.Errorf("search %v: local %d\n%s%s\nremote %d\n%s%s", args, local.code, local.stdout, local.stderr, remote.code, remote.stdout, remote.stderr)
+		}
+	}
+}
