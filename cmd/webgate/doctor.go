@@ -36,6 +36,10 @@ marked OK, INFO, WARN or FAIL, with the fix for anything wrong:
 
   configuration   where it came from (defaults, the file, the names of the
                   environment variables used) and every invalid setting
+  gateway         when WEBGATE_GATEWAY_URL is set or HTTP hooks post to a
+                  team gateway: which of them use it, that it answers
+                  (/healthz), is ready (/readyz) and accepts the token
+                  (a free call the hooks ignore)
   keys            per provider, how many keys (never a key) and whether it
                   is in the search and extraction orders; non-default base
                   URLs
@@ -53,7 +57,7 @@ marked OK, INFO, WARN or FAIL, with the fix for anything wrong:
   dry run         what each hook would do with a sample WebSearch, WebFetch
                   and (when Bash routes exist) Bash call
 
-Doctor is offline: it calls no provider and fetches no page, and says
+Doctor is offline but for a gateway in use: it calls no provider and fetches no page, and says
 which providers would be called. With --live it runs the hook handlers
 in-process on the sample calls, within the hooks' budgets, calling the
 providers and fetching the sample URL.
@@ -110,6 +114,9 @@ type doctor struct {
 	pluginErr    error
 	// mem is the memory the checks read, opened once.
 	mem *cliMemory
+	// remote reports that this machine uses a team gateway, which holds
+	// the providers' keys.
+	remote bool
 }
 
 func (d *doctor) add(section, name, status, detail, fix string) {
@@ -147,6 +154,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	defer out.flush()
 
 	d.checkConfig(cfg, loadErr)
+	d.remote = d.checkGateway(ctx)
 	d.checkKeys(cfg)
 	ws, wf := d.checkBinaries(ctx)
 	d.checkRegistration(ws, wf)
@@ -277,7 +285,9 @@ func (d *doctor) checkKeys(cfg *config.Config) {
 			d.add(sec, n, statusInfo, "no keys; "+where+" (skipped)", "")
 		}
 	}
-	if len(cfg.Configured()) == 0 {
+	if len(cfg.Configured()) == 0 && d.remote {
+		d.add(sec, "providers", statusInfo, "no provider has a key here: the team gateway (see Gateway) holds them for what goes through it", "")
+	} else if len(cfg.Configured()) == 0 {
 		d.add(sec, "providers", statusNext, "no provider has a key yet: until one has, WebSearch steps aside to the native tool; WebFetch reads pages locally (see Local reading) and steps aside for pages that need a provider", keyStep())
 	} else {
 		if ps := cfg.SearchProviders(); len(ps) > 0 {

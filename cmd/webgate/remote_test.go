@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/cmd/internal/gateway"
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/store"
 	"github.com/webgate-dev/webgate/store/storeurl"
@@ -52,7 +53,10 @@ func newRemoteFixture(t *testing.T, limits gateway.Limits, searchStatus int) *re
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := gateway.New(gateway.Options{Tools: tools, Tokens: tokens, Limiter: &gateway.Limiter{Store: st, Token: limits}, AllowPrivate: []string{"127.0.0.1"}})
+	warm := hookenv.NewWarm()
+	t.Cleanup(warm.Close)
+	h := gateway.New(gateway.Options{Tools: tools, Tokens: tokens, Limiter: &gateway.Limiter{Store: st, Token: limits}, AllowPrivate: []string{"127.0.0.1"},
+		Hooks: warm, HookEnv: gwHost.Env, HookCwd: gwHome})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for k, vs := range r.Header {
 			for _, v := range vs {

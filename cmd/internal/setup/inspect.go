@@ -71,8 +71,21 @@ type RegisteredHook struct {
 	// Missing reports that Path does not exist.
 	Missing bool
 	// URL is the gateway hook endpoint an HTTP hook posts to (install
-	// --gateway); Command and Path are empty then.
-	URL string
+	// --gateway); Command and Path are empty then. TokenEnv is the first
+	// variable its allowedEnvVars lists.
+	URL, TokenEnv string
+}
+
+// GatewayTokenEnv returns the environment variable r's HTTP hooks read
+// the gateway token from (the first their allowedEnvVars lists), "" when
+// none does.
+func (r *Registration) GatewayTokenEnv() string {
+	for _, h := range r.Hooks {
+		if h.TokenEnv != "" {
+			return h.TokenEnv
+		}
+	}
+	return ""
 }
 
 // Gateway returns the base URL of the gateway r's HTTP hooks post to, ""
@@ -126,6 +139,11 @@ func Inspect(o Options) (*Registration, error) {
 		h := RegisteredHook{Event: event, Binary: bin, Command: cmd, Path: firstField(cmd)}
 		if remote {
 			h = RegisteredHook{Event: event, Binary: bin, URL: textOf(ho, "url")}
+			if av, ok := ho.get("allowedEnvVars"); ok {
+				if l, ok := av.([]any); ok && len(l) > 0 {
+					h.TokenEnv, _ = text(l[0])
+				}
+			}
 		}
 		h.Matcher = matcher
 		if _, err := os.Stat(h.Path); err != nil && !remote {
