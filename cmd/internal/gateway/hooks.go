@@ -21,11 +21,22 @@ import (
 // binaries of those names read it on stdin.
 const HookPath = "/v1/hooks/"
 
-// StrictHookEnv is what the gateway adds to its hook calls' environment:
-// a shared server reads no private, loopback or link-local address for a
-// hook, whatever its configuration says (gateway.allow_private applies to
-// /v1/fetch and MCP, whose cache it scopes to the token).
-const StrictHookEnv = "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=false"
+// StrictHookEnv is what the gateway adds to its hook calls' environment,
+// after Options.HookEnv. A shared server reads no private, loopback or
+// link-local address for a hook, whatever its configuration says
+// (gateway.allow_private applies to /v1/fetch and MCP, whose cache it
+// scopes to the token); and it reads no Claude Code settings file at the
+// paths a caller's payload names (cwd, transcript_path), which are the
+// caller's paths, not the gateway's: the settings directories are pinned
+// to a path that cannot exist.
+var StrictHookEnv = []string{
+	"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=false",
+	"CLAUDE_CONFIG_DIR=" + noDir,
+	"CLAUDE_PROJECT_DIR=" + noDir,
+}
+
+// noDir is a path that is never a directory: /dev/null is a device.
+const noDir = "/dev/null/webgate-gateway"
 
 // hookRoute is the metrics route of a hook endpoint.
 func hookRoute(p string) (string, bool) {
@@ -115,7 +126,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request, c *call) {
 // hookEnv is the environment of the gateway's hook calls: Options.HookEnv
 // and [StrictHookEnv] after it, which wins.
 func (s *Server) hookEnv() []string {
-	return append(slices.Clip(s.o.HookEnv), StrictHookEnv)
+	return append(slices.Clip(s.o.HookEnv), StrictHookEnv...)
 }
 
 // charge records credits provider calls made under the name provider,
@@ -167,4 +178,15 @@ func toolErrorBody(err error) map[string]any {
 		}
 	}
 	return map[string]any{"error": e}
+}
+
+// bodyLimit is the most a request to path may send: Options.MaxBodyBytes,
+// and for a hook endpoint at least what a local hook reads
+// ([gate.MaxInputBytes]), since a PostToolUse payload carries the tool's
+// whole output.
+func (s *Server) bodyLimit(path string) int64 {
+	if _, ok := hookRoute(path); ok {
+		return max(s.o.MaxBodyBytes, gate.MaxInputBytes)
+	}
+	return s.o.MaxBodyBytes
 }

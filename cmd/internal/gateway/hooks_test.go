@@ -218,3 +218,49 @@ func TestServer_HookEndpointIsStrict(t *testing.T) {
 		t.Fatalf("the gateway's hook probed a loopback page (%d hits): %d %s", hits.Load(), resp.StatusCode, body)
 	}
 }
+
+// The hook endpoints read no Claude Code settings file at the paths a
+// caller's payload names: those are the caller's paths, and the answer
+// would tell the caller about the gateway's files.
+func TestServer_HookEndpointReadsNoFileTheCallerNames(t *testing.T) {
+	tavily, _ := tavilyFake(t)
+	project := t.TempDir()
+	settings := filepath.Join(project, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"permissions":{"deny":["WebSearch"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(hookEnvFor(t, tavily), "WEBGATE_HOOKS_ANSWER=replace")
+	payload := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"golang context"},"tool_use_id":"t","cwd":"` + project + `"}`
+	// Run where the file is, the hook reads the deny rule and denies
+	// instead of letting the native tool run and replacing its output.
+	if local, stderr := runLocalHook(t, "websearch", []byte(payload), env); !strings.Contains(stderr, settings) || !strings.Contains(local, `"permissionDecision":"deny"`) {
+		t.Fatalf("the local hook did not read the project's settings: %s %s", local, stderr)
+	}
+	st := openStore(t, "memory:")
+	warm := hookenv.NewWarm()
+	t.Cleanup(warm.Close)
+	f := newFixture(t, st, Options{Hooks: warm, HookEnv: env})
+	if resp, body := post(t, f.url+"/v1/hooks/websearch", f.secret, payload); resp.StatusCode != 200 || body == "" || strings.Contains(body, settings) || strings.Contains(body, `"permissionDecision":"deny"`) {
+		t.Fatalf("the gateway's hook: %d %s", resp.StatusCode, body)
+	}
+}
+
+// A hook payload as large as a local hook reads (a PostToolUse carrying a
+// long page) is taken, past the JSON API's body cap.
+func TestServer_HookEndpointTakesPayloadsAsLargeAsTheLocalHook(t *testing.T) {
+	st := openStore(t, "memory:")
+	warm := hookenv.NewWarm()
+	t.Cleanup(warm.Close)
+	f := newFixture(t, st, Options{Hooks: warm, HookEnv: hookEnvFor(t, "http://127.0.0.1:1")})
+	big := strings.Repeat("x", 2<<20)
+	payload := `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"WebFetch","tool_input":{"url":"https://go.dev/"},"tool_response":{"result":"` + big + `"}}`
+	if resp, body := post(t, f.url+"/v1/hooks/webfetch", f.secret, payload); resp.StatusCode != 200 {
+		t.Fatalf("a 2 MiB payload: %d %.200s", resp.StatusCode, body)
+	}
+	if resp, _ := post(t, f.url+"/v1/search", f.secret, `{"query":"`+big+`"}`); resp.StatusCode != 413 {
+		t.Fatalf("a 2 MiB search: %d", resp.StatusCode)
+	}
+}

@@ -148,7 +148,7 @@ func New(o Options) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w, status: 200}
-	r.Body = http.MaxBytesReader(sw, r.Body, s.o.MaxBodyBytes)
+	r.Body = http.MaxBytesReader(sw, r.Body, s.bodyLimit(r.URL.Path))
 	s.mux.ServeHTTP(sw, r)
 	d := time.Since(start)
 	route := routeOf(r.URL.Path)
