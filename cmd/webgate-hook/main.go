@@ -55,6 +55,11 @@ func main() {
 	if fronted && !t.IsZero() {
 		start = t
 	}
+	if base, token := hookenv.Gateway(os.LookupEnv); base != "" && (hook == gate.WebSearch || hook == gate.WebFetch) {
+		// A team gateway answers (WEBGATE_GATEWAY_URL): the payload is
+		// forwarded as it is, and its answer printed, or nothing.
+		os.Exit(forward(hook, base, token, start))
+	}
 	var h hooks.Handler
 	// The configuration the call loaded, to know whether to start a warm
 	// worker afterwards.
@@ -133,6 +138,20 @@ func serve(args []string) int {
 		fmt.Fprintf(os.Stderr, "webgate-hook serve: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+// forward sends the payload on stdin to the gateway at base and prints
+// its answer; it always returns 0 (a hook never blocks by exit code).
+func forward(hook, base, token string, start time.Time) int {
+	data, err := gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "webgate: %v; passing through\n", err)
+		return 0
+	}
+	out, diag := hookenv.Forward(context.Background(), hook, data, base, token, start)
+	_, _ = os.Stdout.Write(out)
+	fmt.Fprint(os.Stderr, diag)
 	return 0
 }
 

@@ -28,11 +28,14 @@ const HookPath = "/v1/hooks/"
 // scopes to the token); and it reads no Claude Code settings file at the
 // paths a caller's payload names (cwd, transcript_path), which are the
 // caller's paths, not the gateway's: the settings directories are pinned
-// to a path that cannot exist.
+// to a path that cannot exist. Nor do its hooks forward to a gateway, as
+// a hook with WEBGATE_GATEWAY_URL set does.
 var StrictHookEnv = []string{
 	"WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=false",
 	"CLAUDE_CONFIG_DIR=" + noDir,
 	"CLAUDE_PROJECT_DIR=" + noDir,
+	// The hooks answer here, never forward to a gateway (this one).
+	"WEBGATE_GATEWAY_URL=",
 }
 
 // noDir is a path that is never a directory: /dev/null is a device.

@@ -264,3 +264,47 @@ func TestServer_HookEndpointTakesPayloadsAsLargeAsTheLocalHook(t *testing.T) {
 		t.Fatalf("a 2 MiB search: %d", resp.StatusCode)
 	}
 }
+
+// A local hook with WEBGATE_GATEWAY_URL forwards the payload to the
+// gateway and prints its answer: for Gemini CLI, which has no HTTP hooks,
+// the same answer as the local hook with the keys, without a key here.
+// A gateway that is down or refuses the token lets the agent's own tool
+// run, and the hook says why, without the token.
+func TestServer_LocalHookForwardsToTheGateway(t *testing.T) {
+	tavily, calls := tavilyFake(t)
+	st := openStore(t, "memory:")
+	warm := hookenv.NewWarm()
+	t.Cleanup(warm.Close)
+	f := newFixture(t, st, Options{Hooks: warm, HookEnv: hookEnvFor(t, tavily)})
+	raw, err := os.ReadFile(filepath.Join("..", "..", "e2e", "testdata", "gemini", "beforetool-google_web_search.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	payload := []byte(strings.NewReplacer("<HOME>", project, "<PROJECT>", project).Replace(string(raw)))
+	local, _ := runLocalHook(t, "websearch", payload, hookEnvFor(t, tavily))
+	if !strings.Contains(local, "Tavily: context package") {
+		t.Fatalf("the local hook: %s", local)
+	}
+	home := t.TempDir()
+	remoteEnv := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "WEBGATE_STATE_DIR=" + filepath.Join(home, "state"),
+		"WEBGATE_GATEWAY_URL=" + f.url, "WEBGATE_GATEWAY_TOKEN=" + f.secret}
+	n := calls.Load()
+	forwarded, stderr := runLocalHook(t, "websearch", payload, remoteEnv)
+	if forwarded != local || calls.Load() == n {
+		t.Errorf("forwarded through the gateway:\n%s\n(stderr %s)\nlocally:\n%s", forwarded, stderr, local)
+	}
+	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	for name, env := range map[string][]string{
+		"down":        {"HOME=" + home, "WEBGATE_GATEWAY_URL=" + down, "WEBGATE_GATEWAY_TOKEN=" + f.secret},
+		"wrong token": {"HOME=" + home, "WEBGATE_GATEWAY_URL=" + f.url, "WEBGATE_GATEWAY_TOKEN=wg_WRONGTOKEN123"},
+	} {
+		start := time.Now()
+		out, stderr := runLocalHook(t, "websearch", payload, env)
+		if out != "" || !strings.Contains(stderr, "passing through") || strings.Contains(stderr, "wg_") || time.Since(start) > 20*time.Second {
+			t.Errorf("%s: stdout %q stderr %q after %v", name, out, stderr, time.Since(start))
+		}
+	}
+}
