@@ -3,6 +3,7 @@ package setup
 import (
 	"fmt"
 	"os"
+	"strings"
 )
 
 // editCopilot adds or removes webgate's entries in a Copilot CLI hooks file
@@ -94,6 +95,9 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		if !install && len(root.names()) == 1 {
 			root.del("version")
 		}
+	}
+	if install && strings.HasPrefix(strings.ToLower(o.Gateway), "http://") {
+		p.Notes = append(p.Notes, "Copilot CLI skips a preToolUse HTTP hook, and one with allowedEnvVars, whose URL is not https://: serve the gateway over https, or, for a gateway on localhost, set COPILOT_HOOK_ALLOW_LOCALHOST=1 where Copilot CLI runs.")
 	}
 	if install {
 		p.Notes = append(p.Notes, "Copilot CLI has no built-in web search tool: only the webfetch hook is registered (it sees every tool and acts on web_fetch).")

@@ -129,6 +129,14 @@ func TestInstall_GatewayCopilotCLIAndRefusals(t *testing.T) {
 	if again, _ := PlanInstall(o); again.Changed() {
 		t.Fatal("second install changes the file")
 	}
+	if strings.Contains(strings.Join(p.Notes, "\n"), "https://") {
+		t.Errorf("an https gateway gets the note about http: %v", p.Notes)
+	}
+	plain := o
+	plain.Gateway = "http://127.0.0.1:8787"
+	if pp, _ := PlanInstall(plain); !strings.Contains(strings.Join(pp.Notes, "\n"), "COPILOT_HOOK_ALLOW_LOCALHOST=1") {
+		t.Errorf("an http gateway: no note that Copilot CLI skips its hook: %v", pp.Notes)
+	}
 	if r, _ := Inspect(o); !r.Registered() {
 		t.Fatalf("not registered: %+v", r)
 	}
