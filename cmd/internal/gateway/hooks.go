@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -57,9 +59,10 @@ func hookRoute(p string) (string, bool) {
 // passes through). An event the hook certainly ignores ([gate.Relevant])
 // is answered at once, costs nothing and is not recorded. Any other is
 // admitted by the limits first; when the hook passed through silently
-// the reservation is released, when it said why on stderr it counts as a
-// request, and when it answered it is charged the credits reserved (the
-// hook does not report its provider calls one by one). Each call the
+// the reservation is released, when it passed through saying why (a
+// systemMessage, or stderr) it counts as a request, and when it answered
+// ([answers]) it is charged the credits reserved (the hook does not
+// report its provider calls one by one). Each call the
 // hook looked at is recorded in the audit log as "hook:websearch" or
 // "hook:webfetch", with the query or URL of the tool call.
 func (s *Server) hook(w http.ResponseWriter, r *http.Request, c *call) {
@@ -96,15 +99,23 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request, c *call) {
 		writeError(w, http.StatusNotFound, "not-found", "the hook "+name+" is not served: "+a.Refused)
 		return
 	}
-	decision := "answered"
+	decision := "passed"
 	var credits int64
 	switch {
-	case len(strings.TrimSpace(string(a.Stdout))) == 0 && len(a.Stderr) == 0:
+	case len(bytes.TrimSpace(a.Stdout)) == 0 && len(a.Stderr) == 0:
 		decision = ""
-	case len(strings.TrimSpace(string(a.Stdout))) == 0:
-		decision = "passed"
-	default:
-		credits = s.o.ReserveCredits
+	case answers(a.Stdout):
+		decision, credits = "answered", s.o.ReserveCredits
+	}
+	// Settled before the answer, as /v1 calls are: the next call of the
+	// token sees what this one used.
+	ctx := context.WithoutCancel(r.Context())
+	if decision == "" {
+		// The hook ignored the event: nothing happened.
+		_ = res.Release(ctx)
+	} else {
+		c.meter.charge(credits, "hook")
+		s.settle(ctx, res, c, tool, decision, query, rawURL)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(a.Stdout)))
@@ -113,17 +124,28 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request, c *call) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-	ctx := context.WithoutCancel(r.Context())
+	// The hook's writes that can wait (decision log, usage, cache).
 	if a.After != nil {
 		a.After()
 	}
-	if decision == "" {
-		// The hook ignored the event: nothing happened.
-		_ = res.Release(ctx)
-		return
+}
+
+// answers reports whether a hook's output decides the call (a deny with
+// the answer, an input rewritten, context added: Claude Code's
+// hookSpecificOutput, Copilot CLI's permissionDecision, Gemini CLI's
+// decision) rather than only telling the user why it stepped aside (a
+// systemMessage alone).
+func answers(stdout []byte) bool {
+	var o map[string]json.RawMessage
+	if json.Unmarshal(stdout, &o) != nil {
+		return false
 	}
-	c.meter.charge(credits, "hook")
-	s.settle(ctx, res, c, tool, decision, query, rawURL)
+	for _, k := range []string{"hookSpecificOutput", "permissionDecision", "decision"} {
+		if _, ok := o[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // hookEnv is the environment of the gateway's hook calls: Options.HookEnv

@@ -207,7 +207,8 @@ func TestServer_HookEndpointIsStrict(t *testing.T) {
 	warm := hookenv.NewWarm()
 	t.Cleanup(warm.Close)
 	env := append(hookEnvFor(t, "http://127.0.0.1:1"), "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=true")
-	f := newFixture(t, st, Options{Hooks: warm, HookEnv: env})
+	audit := &Audit{Store: st}
+	f := newFixture(t, st, Options{Hooks: warm, HookEnv: env, Audit: audit})
 	payload := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"` + page.URL + `/","prompt":"x"}}`
 	if _, stderr := runLocalHook(t, "webfetch", []byte(payload), env); hits.Load() == 0 {
 		t.Fatalf("the local hook, allowed private addresses, did not probe the page: %s", stderr)
@@ -216,6 +217,10 @@ func TestServer_HookEndpointIsStrict(t *testing.T) {
 	resp, body := post(t, f.url+"/v1/hooks/webfetch", f.secret, payload)
 	if resp.StatusCode != 200 || hits.Load() != 0 || !strings.Contains(body, "not probing") && !strings.Contains(body, "ALLOW_PRIVATE") {
 		t.Fatalf("the gateway's hook probed a loopback page (%d hits): %d %s", hits.Load(), resp.StatusCode, body)
+	}
+	// Stepping aside with a message for the user is no answer: no credit.
+	if entries, _ := audit.Entries(context.Background()); len(entries) != 1 || entries[0].Decision != "passed" || entries[0].Credits != 0 {
+		t.Fatalf("audit %+v", entries)
 	}
 }
 
