@@ -42,7 +42,9 @@ type Mode string
 const (
 	// ModeAuto converts the page's main content ([ModeArticle]) and turns
 	// to its structure ([ModeStructure]) when readability finds less than
-	// [MinArticleChars] characters of text and the structure holds more.
+	// [MinArticleChars] characters of text and the structure holds more,
+	// and on a page that declares a product (JSON-LD or microdata) when
+	// readability keeps too little of the page's structure.
 	ModeAuto Mode = ""
 	// ModeArticle converts the main content readability finds: an
 	// article, a post, a documentation page.
@@ -130,6 +132,8 @@ func Convert(page []byte, base string, opts Options) Document {
 			if s := convertStructure(page, base); 4*s.TextChars > 5*read {
 				doc = s
 			}
+		} else if doc.Mode == ModeArticle && doc.Posts == 0 && declaresProduct(page) {
+			doc = productFallback(doc, page, base)
 		}
 	}
 	doc.Truncated = truncated

@@ -61,3 +61,23 @@ func dropProductExtras(body *html.Node) {
 		n.Parent.RemoveChild(n)
 	}
 }
+
+// minProductShare is how much of a product page's structure the article
+// conversion must keep for [ModeAuto] to read the page as an article.
+// Readability often picks one block of a product page (the description,
+// or a review) and leaves the name, price and specifications out; the
+// structure keeps them. Measured on the development split of the
+// extraction benchmark (mean word F1): product 0.592 -> 0.604, other
+// types unchanged.
+const minProductShare = 0.35
+
+// productFallback returns the structure of a page that declares a
+// product when the article conversion doc kept less than
+// [minProductShare] of it, else doc.
+func productFallback(doc Document, page []byte, base string) Document {
+	s := convertStructure(page, base)
+	if float64(doc.TextChars+doc.titleChars) < minProductShare*float64(s.TextChars) {
+		return s
+	}
+	return doc
+}
