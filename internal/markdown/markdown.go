@@ -302,9 +302,13 @@ func convertStructure(page []byte, base string) Document {
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
-		// links is read whole.
+		// links is read whole. When it left nothing, the page as served
+		// is its template alone (an app that fills itself in with its
+		// scripts): its header and footer are not its content. On the
+		// development split, product +0.025, listing +0.010, service
+		// +0.006; articles in structure mode 13 -> 11 of 793.
 		(&cleaner{base: u, strip: true}).clean(spare, false)
-		if textLength(spare) > 4*n {
+		if n > 0 && textLength(spare) > 4*n {
 			node = spare
 		}
 	}
