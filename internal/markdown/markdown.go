@@ -204,7 +204,8 @@ func convertArticle(page []byte, base string) (Document, int) {
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
 	threads := findThreads(body, articleNotThread(page))
-	if declaresProduct(page) {
+	product := declaresProduct(page)
+	if product {
 		dropProductExtras(body)
 	}
 	p := readability.NewParser()
@@ -219,6 +220,14 @@ func convertArticle(page []byte, base string) (Document, int) {
 	}
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
+	if product {
+		// A product page says its name, price and blurbs more than once
+		// (a gallery's captions, a sticky buy bar, a tab and its copy
+		// for small screens): they are said once. On the development
+		// split, product 0.629 -> 0.637, service 0.801 -> 0.804; read
+		// on every page, it lowered collection, documentation and forum.
+		dropRepeats(art.Node)
+	}
 	doc := render(art.Node, title, ModeArticle)
 	if doc.Markdown == "" {
 		return doc, pageChars

@@ -59,3 +59,20 @@ func TestConvertHTML_AProductPageWhoseArticleIsItsDescriptionAloneIsReadWhole(t 
 		}
 	}
 }
+
+// A product page says its blurbs twice (a tab and its copy for small
+// screens, a sticky buy bar): the article says each once.
+func TestConvertHTML_AProductPageSaysEachOfItsBlocksOnce(t *testing.T) {
+	feature := "Colorful design that lets you shine: four colours to match your style, each with a matte aluminium finish that resists fingerprints."
+	page := `<html><head><title>Tab Nine | Store</title>
+	<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Tab Nine"}</script></head>
+	<body><main><article><h1>Tab Nine</h1><p>A tablet with an 11 inch screen, a pen in the box and a battery that lasts a working day and then an evening of films on the sofa.</p>
+	<div class="desktop"><h2>Design</h2><p>` + feature + `</p></div>
+	<div class="mobile"><h2>Design</h2><p>` + feature + `</p></div>
+	<p>Made for drawing and notes, it keeps its pen on its side with magnets and charges it there, so the pen is always ready when an idea comes.</p>
+	</article></main></body></html>`
+	doc := markdown.Convert([]byte(page), "https://store.example/tab-nine", markdown.Options{Mode: markdown.ModeArticle})
+	if n := strings.Count(doc.Markdown, "Colorful design"); n != 1 {
+		t.Errorf("the feature is said %d times:\n%s", n, doc.Markdown)
+	}
+}
