@@ -43,7 +43,7 @@ var floors = map[string]float64{
 	"":              0.850,
 	"article":       0.920,
 	"forum":         0.920,
-	"product":       0.550,
+	"product":       0.560,
 	"collection":    0.710,
 	"listing":       0.920,
 	"documentation": 0.880,
