@@ -43,7 +43,8 @@ const (
 	// ModeAuto converts the page's main content ([ModeArticle]) and turns
 	// to its structure ([ModeStructure]) when readability finds less than
 	// [MinArticleChars] characters of text and the structure holds more,
-	// and on a page that declares a product (JSON-LD or microdata) when
+	// and on a page that declares a product (JSON-LD, microdata, Open
+	// Graph) when
 	// readability keeps too little of the page's structure.
 	ModeAuto Mode = ""
 	// ModeArticle converts the main content readability finds: an
@@ -132,7 +133,7 @@ func Convert(page []byte, base string, opts Options) Document {
 			if s := convertStructure(page, base); 4*s.TextChars > 5*read {
 				doc = s
 			}
-		} else if doc.Mode == ModeArticle && doc.Posts == 0 && declaresProduct(page) {
+		} else if doc.Mode == ModeArticle && doc.Posts == 0 && sellsProduct(page) {
 			doc = productFallback(doc, page, base)
 		}
 	}

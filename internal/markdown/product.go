@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,6 +20,14 @@ import (
 func declaresProduct(page []byte) bool {
 	n := typeMentions(page, "Product", nil, 4)
 	return n >= 1 && n <= 3
+}
+
+// sellsProduct reports whether a page declares a product ([declaresProduct])
+// or says it is one in its Open Graph metadata (og:type product, a
+// product:price).
+func sellsProduct(page []byte) bool {
+	return declaresProduct(page) || bytes.Contains(page, []byte(`"product:price:amount"`)) ||
+		bytes.Contains(page, []byte(`og:type" content="product`)) || bytes.Contains(page, []byte(`content="product" property="og:type"`))
 }
 
 // productExtras are the words of the classes and ids of a product page's

@@ -44,18 +44,24 @@ func TestConvertHTML_AProductPageWhoseArticleIsItsDescriptionAloneIsReadWhole(t 
 		"Max tyre clearance: 45 mm on 700c, 2.1 in on 650b", "Warranty: lifetime on the frame, two years on parts", "Bottom bracket: threaded BSA 68 mm"} {
 		specs.WriteString("<li><span>" + s + "</span></li>")
 	}
-	page := `<html><head><title>Gravel One | Cycles</title>
-	<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Gravel One","offers":{"@type":"Offer","price":"1499.00"}}</script></head>
+	// The page says it is a product in JSON-LD, or in its Open Graph
+	// metadata alone.
+	for name, head := range map[string]string{
+		"JSON-LD":    `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Gravel One","offers":{"@type":"Offer","price":"1499.00"}}</script>`,
+		"Open Graph": `<meta property="og:type" content="product"><meta property="product:price:amount" content="1499.00">`,
+	} {
+		page := `<html><head><title>Gravel One | Cycles</title>` + head + `</head>
 	<body><div class="wrap"><div class="buybox"><h1>Gravel One</h1><span class="price">$1,499.00</span><span class="stock">In stock, ships in 2 days</span></div>
 	<div class="tabs"><div class="tab"><span>Key features</span><ul>` + specs.String() + `</ul></div>
 	<div class="tab"><span>Delivery</span><ul><li><span>Free delivery over $100 to the continental states</span></li><li><span>Thirty day returns, unridden and in the box</span></li></ul></div></div>
 	<div class="description"><p>The Gravel One is the bike for the long way round: a stable, relaxed frame that climbs forest roads, rolls the tarmac home and carries what a weekend needs.</p>
 	<p>Its frame mixes a long wheelbase with a short stem, so it tracks straight when loaded and still turns quickly on a narrow trail between the trees.</p></div>
 	</div></body></html>`
-	doc := markdown.ConvertHTML([]byte(page), "https://cycles.example/p/gravel-one")
-	for _, want := range []string{"$1,499.00", "hydroformed tubes", "28 mm internal width", "long way round"} {
-		if !strings.Contains(doc.Markdown, want) {
-			t.Errorf("the product lacks %q:\n%s", want, doc.Markdown)
+		doc := markdown.ConvertHTML([]byte(page), "https://cycles.example/p/gravel-one")
+		for _, want := range []string{"$1,499.00", "hydroformed tubes", "28 mm internal width", "long way round"} {
+			if !strings.Contains(doc.Markdown, want) {
+				t.Errorf("%s: the product lacks %q:\n%s", name, want, doc.Markdown)
+			}
 		}
 	}
 }
