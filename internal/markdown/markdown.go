@@ -44,8 +44,7 @@ const (
 	// to its structure ([ModeStructure]) when readability finds less than
 	// [MinArticleChars] characters of text and the structure holds more,
 	// and on a page that declares a product (JSON-LD, microdata, Open
-	// Graph) when
-	// readability keeps too little of the page's structure.
+	// Graph) when readability keeps too little of the page's structure.
 	ModeAuto Mode = ""
 	// ModeArticle converts the main content readability finds: an
 	// article, a post, a documentation page.
