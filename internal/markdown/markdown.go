@@ -42,7 +42,9 @@ type Mode string
 const (
 	// ModeAuto converts the page's main content ([ModeArticle]) and turns
 	// to its structure ([ModeStructure]) when readability finds less than
-	// [MinArticleChars] characters of text and the structure holds more.
+	// [MinArticleChars] characters of text and the structure holds more,
+	// and on a page that declares a product (JSON-LD, microdata, Open
+	// Graph) when readability keeps too little of the page's structure.
 	ModeAuto Mode = ""
 	// ModeArticle converts the main content readability finds: an
 	// article, a post, a documentation page.
@@ -130,6 +132,8 @@ func Convert(page []byte, base string, opts Options) Document {
 			if s := convertStructure(page, base); 4*s.TextChars > 5*read {
 				doc = s
 			}
+		} else if doc.Mode == ModeArticle && doc.Posts == 0 && sellsProduct(page) {
+			doc = productFallback(doc, page, base)
 		}
 	}
 	doc.Truncated = truncated
@@ -200,7 +204,8 @@ func convertArticle(page []byte, base string) (Document, int) {
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
 	threads := findThreads(body, articleNotThread(page))
-	if declaresProduct(page) {
+	product := declaresProduct(page)
+	if product {
 		dropProductExtras(body)
 	}
 	p := readability.NewParser()
@@ -215,6 +220,14 @@ func convertArticle(page []byte, base string) (Document, int) {
 	}
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
+	if product {
+		// A product page says its name, price and blurbs more than once
+		// (a gallery's captions, a sticky buy bar, a tab and its copy
+		// for small screens): they are said once. On the development
+		// split, product 0.629 -> 0.637, service 0.801 -> 0.804; read
+		// on every page, it lowered collection, documentation and forum.
+		dropRepeats(art.Node)
+	}
 	doc := render(art.Node, title, ModeArticle)
 	if doc.Markdown == "" {
 		return doc, pageChars
@@ -298,9 +311,13 @@ func convertStructure(page []byte, base string) Document {
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
-		// links is read whole.
+		// links is read whole. When it left nothing, the page as served
+		// is its template alone (an app that fills itself in with its
+		// scripts): its header and footer are not its content. On the
+		// development split, product +0.025, listing +0.010, service
+		// +0.006; articles in structure mode 13 -> 11 of 793.
 		(&cleaner{base: u, strip: true}).clean(spare, false)
-		if textLength(spare) > 4*n {
+		if n > 0 && textLength(spare) > 4*n {
 			node = spare
 		}
 	}

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,6 +20,14 @@ import (
 func declaresProduct(page []byte) bool {
 	n := typeMentions(page, "Product", nil, 4)
 	return n >= 1 && n <= 3
+}
+
+// sellsProduct reports whether a page declares a product ([declaresProduct])
+// or says it is one in its Open Graph metadata (og:type product, a
+// product:price).
+func sellsProduct(page []byte) bool {
+	return declaresProduct(page) || bytes.Contains(page, []byte(`"product:price:amount"`)) ||
+		bytes.Contains(page, []byte(`og:type" content="product`)) || bytes.Contains(page, []byte(`content="product" property="og:type"`))
 }
 
 // productExtras are the words of the classes and ids of a product page's
@@ -60,4 +69,25 @@ func dropProductExtras(body *html.Node) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+}
+
+// minProductShare is how much of a product page's structure the article
+// conversion must keep for [ModeAuto] to read the page as an article.
+// Readability often picks one block of a product page (the description,
+// or a review) and leaves the name, price and specifications out; the
+// structure keeps them. Measured on the development split of the
+// extraction benchmark (mean word F1): product 0.592 -> 0.604 with a
+// share of 0.35, other types unchanged; 0.637 -> 0.639 at 0.5 once the
+// article says each block once (0.638 at 0.45, 0.635 at 0.6).
+const minProductShare = 0.5
+
+// productFallback returns the structure of a page that declares a
+// product when the article conversion doc kept less than
+// [minProductShare] of it, else doc.
+func productFallback(doc Document, page []byte, base string) Document {
+	s := convertStructure(page, base)
+	if float64(doc.TextChars+doc.titleChars) < minProductShare*float64(s.TextChars) {
+		return s
+	}
+	return doc
 }

@@ -31,3 +31,54 @@ func TestConvertHTML_AProductPageKeepsTheProductNotItsReviewsAndRecommendations(
 		}
 	}
 }
+
+// Readability reads one block of a product page, its description, and
+// leaves out the product's name, price, features and specifications,
+// which sit in blocks of their own; the page is then read for its
+// structure.
+func TestConvertHTML_AProductPageWhoseArticleIsItsDescriptionAloneIsReadWhole(t *testing.T) {
+	var specs strings.Builder
+	for _, s := range []string{"Frame: 6061 aluminium, hydroformed tubes", "Fork: carbon, tapered steerer, flat mount", "Groupset: 2x11 speed, hydraulic discs",
+		"Wheels: tubeless ready, 28 mm internal width", "Tyres: 40 mm gravel, puncture protection", "Weight: 9.4 kg in size M",
+		"Sizes: XS, S, M, L, XL with reach from 370 to 420 mm", "Colours: sage green, graphite, sand", "Bottle mounts: three, plus fork cages",
+		"Max tyre clearance: 45 mm on 700c, 2.1 in on 650b", "Warranty: lifetime on the frame, two years on parts", "Bottom bracket: threaded BSA 68 mm"} {
+		specs.WriteString("<li><span>" + s + "</span></li>")
+	}
+	// The page says it is a product in JSON-LD, or in its Open Graph
+	// metadata alone.
+	for name, head := range map[string]string{
+		"JSON-LD":    `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Gravel One","offers":{"@type":"Offer","price":"1499.00"}}</script>`,
+		"Open Graph": `<meta property="og:type" content="product"><meta property="product:price:amount" content="1499.00">`,
+	} {
+		page := `<html><head><title>Gravel One | Cycles</title>` + head + `</head>
+	<body><div class="wrap"><div class="buybox"><h1>Gravel One</h1><span class="price">$1,499.00</span><span class="stock">In stock, ships in 2 days</span></div>
+	<div class="tabs"><div class="tab"><span>Key features</span><ul>` + specs.String() + `</ul></div>
+	<div class="tab"><span>Delivery</span><ul><li><span>Free delivery over $100 to the continental states</span></li><li><span>Thirty day returns, unridden and in the box</span></li></ul></div></div>
+	<div class="description"><p>The Gravel One is the bike for the long way round: a stable, relaxed frame that climbs forest roads, rolls the tarmac home and carries what a weekend needs.</p>
+	<p>Its frame mixes a long wheelbase with a short stem, so it tracks straight when loaded and still turns quickly on a narrow trail between the trees.</p></div>
+	</div></body></html>`
+		doc := markdown.ConvertHTML([]byte(page), "https://cycles.example/p/gravel-one")
+		for _, want := range []string{"$1,499.00", "hydroformed tubes", "28 mm internal width", "long way round"} {
+			if !strings.Contains(doc.Markdown, want) {
+				t.Errorf("%s: the product lacks %q:\n%s", name, want, doc.Markdown)
+			}
+		}
+	}
+}
+
+// A product page says its blurbs twice (a tab and its copy for small
+// screens, a sticky buy bar): the article says each once.
+func TestConvertHTML_AProductPageSaysEachOfItsBlocksOnce(t *testing.T) {
+	feature := "Colorful design that lets you shine: four colours to match your style, each with a matte aluminium finish that resists fingerprints."
+	page := `<html><head><title>Tab Nine | Store</title>
+	<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Tab Nine"}</script></head>
+	<body><main><article><h1>Tab Nine</h1><p>A tablet with an 11 inch screen, a pen in the box and a battery that lasts a working day and then an evening of films on the sofa.</p>
+	<div class="desktop"><h2>Design</h2><p>` + feature + `</p></div>
+	<div class="mobile"><h2>Design</h2><p>` + feature + `</p></div>
+	<p>Made for drawing and notes, it keeps its pen on its side with magnets and charges it there, so the pen is always ready when an idea comes.</p>
+	</article></main></body></html>`
+	doc := markdown.Convert([]byte(page), "https://store.example/tab-nine", markdown.Options{Mode: markdown.ModeArticle})
+	if n := strings.Count(doc.Markdown, "Colorful design"); n != 1 {
+		t.Errorf("the feature is said %d times:\n%s", n, doc.Markdown)
+	}
+}

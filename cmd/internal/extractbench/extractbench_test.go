@@ -40,10 +40,10 @@ var subset = map[string][]string{
 // floors are the subset's mean word F1, overall and per type, that the
 // reader must keep. They may only go up.
 var floors = map[string]float64{
-	"":              0.850,
+	"":              0.852,
 	"article":       0.920,
 	"forum":         0.920,
-	"product":       0.550,
+	"product":       0.585,
 	"collection":    0.710,
 	"listing":       0.920,
 	"documentation": 0.880,
