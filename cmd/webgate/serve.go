@@ -131,7 +131,14 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(sctx)
+	// The calls answered leave their settlements and audit entries to be
+	// written: write them before the store closes.
+	if cerr := handler.Close(sctx); cerr != nil {
+		fmt.Fprintf(stderr, "webgate serve: writing the last calls' audit entries: %v\n", cerr)
+		return exitFail
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "webgate serve: shutting down: %v\n", err)
 		return exitFail
 	}

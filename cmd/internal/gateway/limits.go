@@ -227,6 +227,17 @@ func (r *Reservation) apply(ctx context.Context, deltas map[string]int64) (map[s
 // reserved and not used are released (used beyond the reservation are
 // added). The request stays counted. Settling twice does nothing.
 func (r *Reservation) Settle(ctx context.Context, used int64) error {
+	deltas := r.settleDeltas(used)
+	if len(deltas) == 0 {
+		return nil
+	}
+	_, err := r.apply(ctx, deltas)
+	return err
+}
+
+// settleDeltas marks r settled and returns the increments that settle it
+// with used credits; none when there is nothing to change.
+func (r *Reservation) settleDeltas(used int64) map[string]int64 {
 	if r == nil || r.l == nil {
 		return nil
 	}
@@ -240,8 +251,7 @@ func (r *Reservation) Settle(ctx context.Context, used int64) error {
 	for _, n := range names {
 		deltas[n] = diff
 	}
-	_, err := r.apply(ctx, deltas)
-	return err
+	return deltas
 }
 
 // Usage returns every live usage counter (see [UsagePrefix]) by name.

@@ -33,6 +33,9 @@ func newMetrics() *metrics {
 	return &metrics{help: map[string]string{}, counters: map[string]map[string]float64{}, hists: map[string]map[string]*histogram{}}
 }
 
+// labelEscaper escapes a label's value as the text format wants.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
 // labels renders label pairs ("k1", "v1", "k2", "v2") as {k1="v1",k2="v2"}.
 func labels(kv ...string) string {
 	var b strings.Builder
@@ -43,7 +46,7 @@ func labels(kv ...string) string {
 		}
 		b.WriteString(kv[i])
 		b.WriteString(`="`)
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(kv[i+1]))
+		b.WriteString(labelEscaper.Replace(kv[i+1]))
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')

@@ -68,6 +68,10 @@ type Options struct {
 	Version string
 	// Logger receives one JSON line per request; nil means none.
 	Logger *slog.Logger
+	// AfterQueue bounds the calls whose settlement and audit entry wait
+	// to be written after their answers; 0 means [DefaultAfterQueue].
+	// Past it a call writes its own before it answers.
+	AfterQueue int
 }
 
 // Server is the gateway's http.Handler:
@@ -86,17 +90,25 @@ type Options struct {
 // wg_…" and answers 401 with WWW-Authenticate without it. A call past a
 // limit is answered 429 with Retry-After. Every call is recorded in the
 // audit log.
+//
+// A call's reservation is taken before it runs; its settlement (the
+// credits it did not use given back) and its audit entry are written
+// after its answer, in batches, by one goroutine: [Server.Close] writes
+// what is left at shutdown, and a process that dies loses at most the
+// calls still queued (see [Options].AfterQueue).
 type Server struct {
 	o       Options
 	private privateList
 	mux     *http.ServeMux
 	metrics *metrics
 	mcp     *mcp.StreamableHTTPHandler
+	after   *after
 }
 
 // New returns a Server.
 func New(o Options) *Server {
 	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, DefaultMaxBodyBytes)
+	o.AfterQueue = defaults.Positive(o.AfterQueue, DefaultAfterQueue)
 	o.ReserveCredits = defaults.Positive(o.ReserveCredits, DefaultReserveCredits)
 	// A shared server is strict: no private address unless listed.
 	t := *o.Tools
@@ -114,6 +126,7 @@ func New(o Options) *Server {
 	}
 	o.Tools = &t
 	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
+	s.after = newAfter(s, o.AfterQueue)
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, _ := r.Context().Value(callKey{}).(*call)
 		if c == nil {
@@ -263,7 +276,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 	switch {
 	case errors.As(err, &le):
 		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
-		s.record(r.Context(), c, tool, "limited", "", "")
+		s.record(c, tool, "limited", "", "")
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds(), 10))
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
@@ -275,11 +288,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 	return res, true
 }
 
-// settle settles the reservation with what the call used and records the
-// call.
-func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
+// settle counts the call in the metrics and leaves its settlement and
+// audit entry to be written after the answer.
+func (s *Server) settle(res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
-	res.Settle(ctx, credits)
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
 	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
 	for _, p := range providers {
@@ -288,24 +300,24 @@ func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, de
 	if credits == 0 && decision == "answered" {
 		s.metrics.add("webgate_gateway_cache_hits_total", "Calls answered without a provider call (cache or local read).", labels("tool", tool), 1)
 	}
-	s.recordUsed(ctx, c, tool, decision, query, rawURL, credits, providers)
+	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers)
 }
 
-func (s *Server) record(ctx context.Context, c *call, tool, decision, query, rawURL string) {
-	s.recordUsed(ctx, c, tool, decision, query, rawURL, 0, nil)
+func (s *Server) record(c *call, tool, decision, query, rawURL string) {
+	s.recordUsed(nil, c, tool, decision, query, rawURL, 0, nil)
 }
 
-func (s *Server) recordUsed(ctx context.Context, c *call, tool, decision, query, rawURL string, credits int64, providers []string) {
-	if s.o.Audit == nil {
-		return
-	}
-	if _, err := s.o.Audit.Record(context.WithoutCancel(ctx), AuditEntry{TokenID: c.token.ID, Tool: tool, Decision: decision,
-		Providers: providers, Credits: credits, Query: query, URL: rawURL}); err != nil {
-		s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", "", 1)
-		if s.o.Logger != nil {
-			s.o.Logger.Error("audit", slog.String("error", err.Error()))
+func (s *Server) recordUsed(res *Reservation, c *call, tool, decision, query, rawURL string, credits int64, providers []string) {
+	w := afterWork{res: res, used: credits}
+	if a := s.o.Audit; a != nil {
+		now := time.Now
+		if a.Now != nil {
+			now = a.Now
 		}
+		w.entry = &AuditEntry{TokenID: c.token.ID, Tool: tool, Decision: decision,
+			Providers: providers, Credits: credits, Query: query, URL: rawURL, Time: now().UTC()}
 	}
+	s.after.add(w)
 }
 
 // searchRequest is the body of /v1/search.
@@ -337,11 +349,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
 	out, err := tools.Search(r.Context(), webtools.SearchRequest{Query: req.Query, AllowedDomains: req.AllowedDomains, BlockedDomains: req.BlockedDomains,
 		MaxResults: req.MaxResults, TimeRange: provider.TimeRange(req.TimeRange), Topic: provider.Topic(req.Topic)})
 	if err != nil {
-		s.settle(r.Context(), res, c, "web_search", decisionOf(err), req.Query, "")
+		s.settle(res, c, "web_search", decisionOf(err), req.Query, "")
 		writeToolError(w, err)
 		return
 	}
-	s.settle(r.Context(), res, c, "web_search", "answered", req.Query, "")
+	s.settle(res, c, "web_search", "answered", req.Query, "")
 	writeJSON(w, 200, out)
 }
 
@@ -360,11 +372,11 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
 	}
 	if err != nil {
-		s.settle(r.Context(), res, c, "web_fetch", decisionOf(err), "", req.URL)
+		s.settle(res, c, "web_fetch", decisionOf(err), "", req.URL)
 		writeToolError(w, err)
 		return
 	}
-	s.settle(r.Context(), res, c, "web_fetch", "answered", "", req.URL)
+	s.settle(res, c, "web_fetch", "answered", "", req.URL)
 	writeJSON(w, 200, out)
 }
 
@@ -396,7 +408,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
 	if tool != "" {
-		s.settle(r.Context(), res, c, tool, "answered", args.Query, args.URL)
+		s.settle(res, c, tool, "answered", args.Query, args.URL)
 	}
 }
 
