@@ -161,27 +161,23 @@ func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditE
 	return es, errors.Join(errs...)
 }
 
-// Entries returns every entry kept, in log order.
+// Entries returns every entry kept, in log order. It reads the log in
+// one list: the store's Limit keeps the newest records of a query, so
+// pages of "After id, Limit n" would skip every entry but the newest n.
 func (a *Audit) Entries(ctx context.Context) ([]AuditEntry, error) {
-	var out []AuditEntry
-	var after int64
-	for {
-		recs, err := a.Store.List(ctx, auditLog, store.ListQuery{After: after, Limit: 1000})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			var e AuditEntry
-			if err := json.Unmarshal(r.Data, &e); err != nil {
-				return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
-			}
-			out = append(out, e)
-			after = max(after, r.ID)
-		}
-		if len(recs) < 1000 {
-			return out, nil
-		}
+	recs, err := a.Store.List(ctx, auditLog, store.ListQuery{})
+	if err != nil {
+		return nil, err
 	}
+	out := make([]AuditEntry, 0, len(recs))
+	for _, r := range recs {
+		var e AuditEntry
+		if err := json.Unmarshal(r.Data, &e); err != nil {
+			return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Head returns the chain's head: the newest entry's Seq and Hash (0 and
