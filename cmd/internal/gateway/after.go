@@ -22,6 +22,8 @@ type afterWork struct {
 	res   *Reservation // nil: nothing to settle
 	used  int64
 	entry *AuditEntry // nil: no audit log
+	// hit names the cache-hit counter to count the call in; "" for none.
+	hit string
 }
 
 // after writes, off the request path, what calls leave behind: one
@@ -47,7 +49,7 @@ func newAfter(s *Server, size int) *after {
 
 // add queues w, or writes it at once when the queue is full or closed.
 func (a *after) add(w afterWork) {
-	if w.res == nil && w.entry == nil {
+	if w.res == nil && w.entry == nil && w.hit == "" {
 		return
 	}
 	a.mu.RLock()
@@ -91,23 +93,20 @@ func (a *after) run() {
 func (a *after) write(batch []afterWork) {
 	ctx := context.Background()
 	deltas := map[string]int64{}
-	var res *Reservation
 	var entries []AuditEntry
 	for _, w := range batch {
-		if w.res != nil {
-			if d := w.res.settleDeltas(w.used); len(d) > 0 {
-				res = w.res
-				for k, v := range d {
-					deltas[k] += v
-				}
-			}
+		for k, v := range w.res.settleDeltas(w.used) {
+			deltas[k] += v
+		}
+		if w.hit != "" {
+			deltas[w.hit]++
 		}
 		if w.entry != nil {
 			entries = append(entries, *w.entry)
 		}
 	}
-	if res != nil {
-		if _, err := res.apply(ctx, deltas); err != nil {
+	if l := a.s.o.Limiter; l != nil && len(deltas) > 0 {
+		if _, err := l.Store.IncrMany(ctx, deltas, budgetTTL); err != nil {
 			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 			a.s.logError("settle", err)
 		}

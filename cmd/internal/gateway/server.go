@@ -297,18 +297,26 @@ func (s *Server) settle(res *Reservation, c *call, tool, decision, query, rawURL
 	for _, p := range providers {
 		s.metrics.add("webgate_gateway_provider_calls_total", "Provider calls by provider.", labels("provider", p), 1)
 	}
-	if credits == 0 && decision == "answered" {
+	tl := labels("token", c.token.ID)
+	s.metrics.add("webgate_gateway_token_calls_total", "Calls admitted, by token ID (one series per token issued).", tl, 1)
+	s.metrics.add("webgate_gateway_token_credits_total", "Provider calls made, by token ID.", tl, float64(credits))
+	hit := credits == 0 && decision == "answered"
+	if hit {
 		s.metrics.add("webgate_gateway_cache_hits_total", "Calls answered without a provider call (cache or local read).", labels("tool", tool), 1)
+		s.metrics.add("webgate_gateway_token_cache_hits_total", "Calls answered without a provider call, by token ID.", tl, 1)
 	}
-	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers)
+	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers, hit)
 }
 
 func (s *Server) record(c *call, tool, decision, query, rawURL string) {
-	s.recordUsed(nil, c, tool, decision, query, rawURL, 0, nil)
+	s.recordUsed(nil, c, tool, decision, query, rawURL, 0, nil, false)
 }
 
-func (s *Server) recordUsed(res *Reservation, c *call, tool, decision, query, rawURL string, credits int64, providers []string) {
+func (s *Server) recordUsed(res *Reservation, c *call, tool, decision, query, rawURL string, credits int64, providers []string, hit bool) {
 	w := afterWork{res: res, used: credits}
+	if hit && s.o.Limiter != nil {
+		w.hit = cacheHitCounter(c.token.ID, s.o.Limiter.now())
+	}
 	if a := s.o.Audit; a != nil {
 		now := time.Now
 		if a.Now != nil {

@@ -447,3 +447,59 @@ func TestServer_AfterAnswerWritesNothingLost(t *testing.T) {
 		t.Fatalf("no credit counter in %v", usage)
 	}
 }
+
+// Each token's requests, credits and cache hits are counted in the store
+// (for webgate stats) and in /metrics by token ID.
+func TestServer_UsagePerToken(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	mem := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Hour}})
+	provider := &fakeSearcher{}
+	f := newFixture(t, st, Options{Tools: &webtools.Tools{Searcher: mem.CacheSearcher(provider, []string{"fake"})},
+		Limiter: &Limiter{Store: st}, Audit: &Audit{Store: st}})
+	bo, boSecret, err := f.tokens.Create(ctx, NewToken{Owner: "bo", Label: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ secret, query string }{{f.secret, "x"}, {f.secret, "x"}, {boSecret, "y"}} {
+		if resp, body := post(t, f.url+"/v1/search", c.secret, `{"query":"`+c.query+`"}`); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+	f.flush(t)
+	rows, err := ReadUsage(ctx, st, time.Now().Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC().Format("2006-01-02")
+	want := []TokenUsage{
+		{Day: day, Token: f.tok.ID, Owner: "ana", Team: "core", Requests: 2, Credits: 1, CacheHits: 1},
+		{Day: day, Token: bo.ID, Owner: "bo", Label: "ci", Requests: 1, Credits: 1},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Fatalf("usage\n got %+v\nwant %+v", rows, want)
+	}
+	if rows, _ := ReadUsage(ctx, st, time.Now().Add(48*time.Hour)); len(rows) != 0 {
+		t.Fatalf("usage from a later day: %+v", rows)
+	}
+	req, _ := http.NewRequest("GET", f.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+f.secret)
+	mresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(mresp.Body)
+	for _, line := range []string{
+		`webgate_gateway_token_calls_total{token="` + f.tok.ID + `"} 2`,
+		`webgate_gateway_token_credits_total{token="` + f.tok.ID + `"} 1`,
+		`webgate_gateway_token_cache_hits_total{token="` + f.tok.ID + `"} 1`,
+		`webgate_gateway_token_credits_total{token="` + bo.ID + `"} 1`,
+	} {
+		if !strings.Contains(string(mb), line) {
+			t.Errorf("metrics lack %s", line)
+		}
+	}
+	if strings.Contains(string(mb), f.secret) || strings.Contains(string(mb), boSecret) {
+		t.Fatal("a secret in the metrics")
+	}
+}
