@@ -94,9 +94,15 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		addr = cfg.Gateway.Listen
 	}
 	gw := cfg.Gateway
+	tokens := &gateway.Tokens{Store: st}
+	if gw.LimitsFailOpen {
+		// Failing open, the gateway still knows the callers it has seen
+		// while the store is down.
+		tokens.StaleIfError = gateway.DefaultTokenStaleIfError
+	}
 	handler := gateway.New(gateway.Options{
 		Tools:  tools,
-		Tokens: &gateway.Tokens{Store: st},
+		Tokens: tokens,
 		Limiter: &gateway.Limiter{Store: st, Token: gatewayLimits(gw.Limits), Team: gatewayLimits(gw.TeamLimits),
 			FailOpen: gw.LimitsFailOpen},
 		Audit:        &gateway.Audit{Store: st, Clear: gw.AuditClear},

@@ -90,7 +90,12 @@ type Reservation struct {
 	budget  map[string]int64
 	rate    string
 	held    int64
+	open    bool
 }
+
+// FailedOpen reports whether the reservation holds nothing because the
+// store failed and the Limiter fails open: the call runs unchecked.
+func (r *Reservation) FailedOpen() bool { return r != nil && r.open }
 
 // counter is one budget counter of a call: its name, what it counts, its
 // limit and when its window resets.
@@ -182,7 +187,7 @@ func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reserv
 
 func (l *Limiter) failed(err error) (*Reservation, error) {
 	if l.FailOpen {
-		return &Reservation{}, nil
+		return &Reservation{open: true}, nil
 	}
 	return nil, err
 }

@@ -63,6 +63,17 @@ func (m *metrics) add(family, help, lbls string, v float64) {
 	m.counters[family][lbls] += v
 }
 
+// set sets a counter kept elsewhere to its current value.
+func (m *metrics) set(family, help, lbls string, v float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.help[family] = help
+	if m.counters[family] == nil {
+		m.counters[family] = map[string]float64{}
+	}
+	m.counters[family][lbls] = v
+}
+
 func (m *metrics) observe(family, help, lbls string, v float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

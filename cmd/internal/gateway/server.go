@@ -139,7 +139,10 @@ func New(o Options) *Server {
 	s.mux.Handle("POST /v1/search", s.authed("search", s.search))
 	s.mux.Handle("POST /v1/fetch", s.authed("fetch", s.fetch))
 	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
-	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) { s.metrics.write(w) }))
+	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) {
+		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", "", float64(s.o.Tokens.StaleUses()))
+		s.metrics.write(w)
+	}))
 	return s
 }
 
@@ -284,6 +287,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
+	case res.FailedOpen():
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", "", 1)
 	}
 	return res, true
 }

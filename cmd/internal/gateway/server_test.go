@@ -19,6 +19,7 @@ import (
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 	"github.com/webgate-dev/webgate/webpage"
 )
 
@@ -501,5 +502,95 @@ func TestServer_UsagePerToken(t *testing.T) {
 	}
 	if strings.Contains(string(mb), f.secret) || strings.Contains(string(mb), boSecret) {
 		t.Fatal("a secret in the metrics")
+	}
+}
+
+// While the store does not answer, the gateway fails as configured:
+// failing open it admits the callers it has seen (their tokens as last
+// read, the limits unchecked, both counted), else it answers 503; and
+// once the store answers again the limits hold again, without a restart.
+func TestServer_StoreOutageFailsAsConfiguredAndRecovers(t *testing.T) {
+	for _, failOpen := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fail_open=%v", failOpen), func(t *testing.T) {
+			ctx := context.Background()
+			redis := redistest.Start(t)
+			st, err := storeurl.Open(ctx, redis.URL, &store.Options{Timeout: 300 * time.Millisecond, OpenTimeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			var skew atomic.Int64
+			tokens := &Tokens{Store: st, Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}
+			if failOpen {
+				tokens.StaleIfError = DefaultTokenStaleIfError
+			}
+			provider := &fakeSearcher{}
+			srv := New(Options{Tools: &webtools.Tools{Searcher: provider}, Tokens: tokens,
+				Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 3}, FailOpen: failOpen}, Audit: &Audit{Store: st}})
+			hs := httptest.NewServer(srv)
+			t.Cleanup(func() {
+				hs.Close()
+				srv.Close(ctx)
+			})
+			_, secret, err := tokens.Create(ctx, NewToken{Owner: "ana"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp, body := post(t, hs.URL+"/v1/search", secret, `{"query":"before"}`); resp.StatusCode != 200 {
+				t.Fatalf("before the outage: %d %s", resp.StatusCode, body)
+			}
+
+			redis.Pause()
+			skew.Store(int64(2 * DefaultTokenCacheFor)) // the token's cached read is past CacheFor
+			want := 503
+			if failOpen {
+				want = 200
+			}
+			for i := range 3 {
+				if resp, body := post(t, hs.URL+"/v1/search", secret, fmt.Sprintf(`{"query":"during %d"}`, i)); resp.StatusCode != want {
+					t.Fatalf("store down, call %d: %d %s; want %d", i, resp.StatusCode, body, want)
+				}
+			}
+			req, _ := http.NewRequest("GET", hs.URL+"/metrics", nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			if failOpen {
+				mresp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mb, _ := io.ReadAll(mresp.Body)
+				for _, line := range []string{"webgate_gateway_limits_failed_open_total 3", "webgate_gateway_tokens_stale_total 4"} {
+					if !strings.Contains(string(mb), line) {
+						t.Errorf("metrics lack %q:\n%s", line, mb)
+					}
+				}
+			}
+
+			redis.Resume()
+			fctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := srv.Flush(fctx); err != nil {
+				t.Fatal(err)
+			}
+			// The budget of 3 holds again: one was used before the outage.
+			// The calls admitted unchecked during it may count or not (a
+			// hung store applies the increments it received once it
+			// resumes), so at most 2 more are answered, and then 429.
+			answered, limited := 0, false
+			for i := range 4 {
+				resp, body := post(t, hs.URL+"/v1/search", secret, fmt.Sprintf(`{"query":"after %d"}`, i))
+				switch {
+				case resp.StatusCode == 200 && !limited:
+					answered++
+				case resp.StatusCode == 429:
+					limited = true
+				default:
+					t.Fatalf("store back, call %d: %d %s", i, resp.StatusCode, body)
+				}
+			}
+			if !limited || answered > 2 || (!failOpen && answered != 2) {
+				t.Fatalf("store back: %d answered before the budget's 429 (seen: %v); want at most 2 (exactly 2 failing closed)", answered, limited)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
@@ -97,14 +99,30 @@ type Tokens struct {
 	// [DefaultTokenCacheFor]; a negative value reads the store at every
 	// call.
 	CacheFor time.Duration
+	// StaleIfError lets Verify, when the store fails, accept a token as
+	// it was when read from the store less than StaleIfError ago, so
+	// that the callers of a gateway whose store is down for a moment
+	// are still known; 0 means never: the store's error is returned.
+	// Uses are counted by [Tokens.StaleUses].
+	StaleIfError time.Duration
 
-	mu    sync.Mutex
-	cache map[string]cachedToken // by hash
+	mu     sync.Mutex
+	cache  map[string]cachedToken // by hash
+	staled atomic.Int64
 }
+
+// StaleUses returns how many times Verify accepted a token read earlier
+// because the store failed (see StaleIfError).
+func (ts *Tokens) StaleUses() int64 { return ts.staled.Load() }
 
 // DefaultTokenCacheFor is how long [Tokens.Verify] trusts a token it
 // has read, unless [Tokens].CacheFor says otherwise.
 const DefaultTokenCacheFor = time.Second
+
+// DefaultTokenStaleIfError is the StaleIfError of a gateway whose limits
+// fail open: a token read in the last 5 minutes is still accepted while
+// the store is down.
+const DefaultTokenStaleIfError = 5 * time.Minute
 
 // maxCachedTokens bounds the cache of [Tokens.Verify]; past it the cache
 // starts again empty.
@@ -116,14 +134,14 @@ type cachedToken struct {
 	read time.Time
 }
 
-// cached returns the token of hash h read less than CacheFor ago.
-func (ts *Tokens) cached(h string, now time.Time) *Token {
-	if ts.CacheFor < 0 {
+// cached returns the token of hash h read less than maxAge ago (CacheFor
+// when maxAge is 0).
+func (ts *Tokens) cached(h string, now time.Time, maxAge time.Duration) *Token {
+	if ts.CacheFor < 0 && maxAge == 0 {
 		return nil
 	}
-	ttl := ts.CacheFor
-	if ttl == 0 {
-		ttl = DefaultTokenCacheFor
+	if maxAge == 0 {
+		maxAge = cmp.Or(ts.CacheFor, DefaultTokenCacheFor)
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -131,8 +149,7 @@ func (ts *Tokens) cached(h string, now time.Time) *Token {
 	if !ok {
 		return nil
 	}
-	if d := now.Sub(c.read); d < 0 || d >= ttl {
-		delete(ts.cache, h)
+	if d := now.Sub(c.read); d < 0 || d >= maxAge {
 		return nil
 	}
 	return c.t
@@ -140,7 +157,7 @@ func (ts *Tokens) cached(h string, now time.Time) *Token {
 
 // remember keeps t, read at now, for [Tokens.cached].
 func (ts *Tokens) remember(t *Token, now time.Time) {
-	if ts.CacheFor < 0 {
+	if ts.CacheFor < 0 && ts.StaleIfError <= 0 {
 		return
 	}
 	ts.mu.Lock()
@@ -347,14 +364,19 @@ var dummyHash = HashSecret(TokenPrefix + "no-such-token")
 func (ts *Tokens) Verify(ctx context.Context, secret string) (*Token, error) {
 	h := HashSecret(secret)
 	now := ts.now()
-	t := ts.cached(h, now)
+	t := ts.cached(h, now, 0)
 	if t == nil {
 		var err error
 		t, err = ts.byHash(ctx, h)
 		if err != nil && !errors.Is(err, ErrUnknownToken) {
-			return nil, err
-		}
-		if t != nil && t.Hash == h {
+			if ts.StaleIfError <= 0 {
+				return nil, err
+			}
+			if t = ts.cached(h, now, ts.StaleIfError); t == nil {
+				return nil, err
+			}
+			ts.staled.Add(1)
+		} else if t != nil && t.Hash == h {
 			ts.remember(t, now)
 		}
 	}
