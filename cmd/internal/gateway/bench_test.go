@@ -120,6 +120,13 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	if n, err := (&Audit{Store: rs[0].tokens.Store}).Verify(context.Background()); err != nil || n != len(over) {
 		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
 	}
+	var inline float64
+	for _, r := range rs {
+		r.srv.metrics.mu.Lock()
+		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][""]
+		r.srv.metrics.mu.Unlock()
+	}
+	b.ReportMetric(inline, "written-before-answer")
 	b.ReportMetric(float64(len(over)), "requests")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	reportOverhead(b, over)
