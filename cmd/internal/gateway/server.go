@@ -279,7 +279,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 	switch {
 	case errors.As(err, &le):
 		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
-		s.record(c, tool, "limited", "", "")
+		s.record(r.Context(), c, tool, "limited", "", "")
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds(), 10))
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
@@ -295,8 +295,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 }
 
 // settle counts the call in the metrics and leaves its settlement and
-// audit entry to be written after the answer.
-func (s *Server) settle(res *Reservation, c *call, tool, decision, query, rawURL string) {
+// audit entry to be written after the answer (ctx is the request's; the
+// writes outlive it).
+func (s *Server) settle(_ context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
 	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
@@ -314,7 +315,7 @@ func (s *Server) settle(res *Reservation, c *call, tool, decision, query, rawURL
 	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers, hit)
 }
 
-func (s *Server) record(c *call, tool, decision, query, rawURL string) {
+func (s *Server) record(_ context.Context, c *call, tool, decision, query, rawURL string) {
 	s.recordUsed(nil, c, tool, decision, query, rawURL, 0, nil, false)
 }
 
@@ -363,11 +364,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
 	out, err := tools.Search(r.Context(), webtools.SearchRequest{Query: req.Query, AllowedDomains: req.AllowedDomains, BlockedDomains: req.BlockedDomains,
 		MaxResults: req.MaxResults, TimeRange: provider.TimeRange(req.TimeRange), Topic: provider.Topic(req.Topic)})
 	if err != nil {
-		s.settle(res, c, "web_search", decisionOf(err), req.Query, "")
+		s.settle(r.Context(), res, c, "web_search", decisionOf(err), req.Query, "")
 		writeToolError(w, err)
 		return
 	}
-	s.settle(res, c, "web_search", "answered", req.Query, "")
+	s.settle(r.Context(), res, c, "web_search", "answered", req.Query, "")
 	writeJSON(w, 200, out)
 }
 
@@ -386,11 +387,11 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
 	}
 	if err != nil {
-		s.settle(res, c, "web_fetch", decisionOf(err), "", req.URL)
+		s.settle(r.Context(), res, c, "web_fetch", decisionOf(err), "", req.URL)
 		writeToolError(w, err)
 		return
 	}
-	s.settle(res, c, "web_fetch", "answered", "", req.URL)
+	s.settle(r.Context(), res, c, "web_fetch", "answered", "", req.URL)
 	writeJSON(w, 200, out)
 }
 
@@ -422,7 +423,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
 	if tool != "" {
-		s.settle(res, c, tool, "answered", args.Query, args.URL)
+		s.settle(r.Context(), res, c, tool, "answered", args.Query, args.URL)
 	}
 }
 
