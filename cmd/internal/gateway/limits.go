@@ -91,7 +91,15 @@ type Reservation struct {
 	rate    string
 	held    int64
 	open    bool
+	// creditLimited: a credit counter of the call has a limit, so its
+	// settlement decides what the caller's next call may reserve.
+	creditLimited bool
 }
+
+// CreditLimited reports whether one of the counters the reservation holds
+// credits in has a limit: settle it before answering, else the caller's
+// next call may be refused for credits this one did not use.
+func (r *Reservation) CreditLimited() bool { return r != nil && r.creditLimited }
 
 // FailedOpen reports whether the reservation holds nothing because the
 // store failed and the Limiter fails open: the call runs unchecked.
@@ -161,6 +169,7 @@ func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reserv
 		if c.credits {
 			r.budget[c.name] = credits
 			r.credits = append(r.credits, c.name)
+			r.creditLimited = r.creditLimited || c.limit > 0
 		} else {
 			r.budget[c.name] = 1
 		}

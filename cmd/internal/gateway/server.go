@@ -296,8 +296,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 
 // settle counts the call in the metrics and leaves its settlement and
 // audit entry to be written after the answer (ctx is the request's; the
-// writes outlive it).
-func (s *Server) settle(_ context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
+// writes outlive it). A reservation under a credit limit is settled
+// before the answer, so that the caller's next call, on any replica,
+// finds the credits this one did not use.
+func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
 	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
@@ -311,6 +313,12 @@ func (s *Server) settle(_ context.Context, res *Reservation, c *call, tool, deci
 	if hit {
 		s.metrics.add("webgate_gateway_cache_hits_total", "Calls answered without a provider call (cache or local read).", labels("tool", tool), 1)
 		s.metrics.add("webgate_gateway_token_cache_hits_total", "Calls answered without a provider call, by token ID.", tl, 1)
+	}
+	if res.CreditLimited() {
+		if err := res.Settle(context.WithoutCancel(ctx), credits); err != nil {
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.logError("settle", err)
+		}
 	}
 	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers, hit)
 }

@@ -594,3 +594,23 @@ func TestServer_StoreOutageFailsAsConfiguredAndRecovers(t *testing.T) {
 		})
 	}
 }
+
+// A client that waits for each answer is never refused by a credit
+// budget its earlier calls left room for: with a budget of 5 credits and
+// 4 reserved per call, a second call after a first that used 1 fits.
+func TestServer_CreditBudgetSettledBeforeTheNextCall(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	f := newFixture(t, st, Options{Limiter: &Limiter{Store: st, Token: Limits{CreditsPerDay: 5}}, ReserveCredits: 4})
+	for i := range 30 {
+		_, secret, err := f.tokens.Create(ctx, NewToken{Owner: fmt.Sprint("user", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, want := range []int{200, 200, 429} {
+			if resp, body := post(t, f.url+"/v1/search", secret, fmt.Sprintf(`{"query":"q%d-%d"}`, i, j)); resp.StatusCode != want {
+				t.Fatalf("token %d, call %d: %d %s; want %d", i, j, resp.StatusCode, body, want)
+			}
+		}
+	}
+}
