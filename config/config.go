@@ -251,7 +251,8 @@ type GatewayConfig struct {
 	// instead of their SHA-256.
 	AuditClear bool `koanf:"audit_clear"`
 	// LimitsFailOpen admits calls when the store that holds the limits
-	// fails; false refuses them with 503.
+	// fails, unchecked, from the tokens read in the 5 minutes before;
+	// false refuses them with 503.
 	LimitsFailOpen bool `koanf:"limits_fail_open"`
 	// Limits are each token's limits.
 	Limits GatewayLimits `koanf:"limits"`

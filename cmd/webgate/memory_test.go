@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/assemble"
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/memory"
@@ -270,6 +271,42 @@ func TestMemoryCommands(t *testing.T) {
 			if code, _, errOut := h.run("stats", "--since", bad); code != exitUsage || !strings.Contains(errOut, "--since") {
 				t.Errorf("--since %s: code %d, stderr %q", bad, code, errOut)
 			}
+		}
+	})
+
+	t.Run("StatsShowsGatewayUsagePerToken", func(t *testing.T) {
+		h := newMemHost(t, bin)
+		ctx := context.Background()
+		st := h.memory().Store()
+		code, out, _ := h.run("stats")
+		if code != exitOK || strings.Contains(out, "Gateway usage") {
+			t.Fatalf("a store without gateway usage has a gateway section: code %d\n%s", code, out)
+		}
+		tok, _, err := (&gateway.Tokens{Store: st}).Create(ctx, gateway.NewToken{Owner: "ana", Label: "laptop", Team: "core"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := time.Now().UTC().Format("2006-01-02")
+		prefix := gateway.UsagePrefix + "token/" + tok.ID + "/"
+		if _, err := st.IncrMany(ctx, map[string]int64{prefix + "requests/day/" + day: 7, prefix + "credits/day/" + day: 5,
+			prefix + "cache_hits/day/" + day: 2, prefix + "requests/day/2020-01-01": 3}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := h.run("stats")
+		if code != exitOK {
+			t.Fatalf("code %d\n%s%s", code, out, errOut)
+		}
+		wantLine(t, "stats", out, `^Gateway usage since `)
+		wantLine(t, "stats", out, `^  DAY\s+TOKEN\s+OWNER\s+LABEL\s+TEAM\s+REQUESTS\s+CREDITS\s+CACHE HITS$`)
+		wantLine(t, "stats", out, `^  `+day+`\s+`+tok.ID+`\s+ana\s+laptop\s+core\s+7\s+5\s+2$`)
+		if strings.Contains(out, "2020-01-01") {
+			t.Errorf("a day before --since shown:\n%s", out)
+		}
+		code, out, _ = h.run("stats", "--json")
+		var rep struct{ Gateway []gateway.TokenUsage }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK || len(rep.Gateway) != 1 ||
+			rep.Gateway[0] != (gateway.TokenUsage{Day: day, Token: tok.ID, Owner: "ana", Label: "laptop", Team: "core", Requests: 7, Credits: 5, CacheHits: 2}) {
+			t.Errorf("stats --json: code %d, err %v, gateway %+v", code, err, rep.Gateway)
 		}
 	})
 

@@ -109,9 +109,15 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	}
 	warm := hookenv.NewWarm()
 	defer warm.Close()
+	tokens := &gateway.Tokens{Store: st}
+	if gw.LimitsFailOpen {
+		// Failing open, the gateway still knows the callers it has seen
+		// while the store is down.
+		tokens.StaleIfError = gateway.DefaultTokenStaleIfError
+	}
 	handler := gateway.New(gateway.Options{
 		Tools:  tools,
-		Tokens: &gateway.Tokens{Store: st},
+		Tokens: tokens,
 		Limiter: &gateway.Limiter{Store: st, Token: gatewayLimits(gw.Limits), Team: gatewayLimits(gw.TeamLimits),
 			FailOpen: gw.LimitsFailOpen},
 		Audit:        &gateway.Audit{Store: st, Clear: gw.AuditClear},
@@ -149,7 +155,14 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(sctx)
+	// The calls answered leave their settlements and audit entries to be
+	// written: write them before the store closes.
+	if cerr := handler.Close(sctx); cerr != nil {
+		fmt.Fprintf(stderr, "webgate serve: writing the last calls' audit entries: %v\n", cerr)
+		return exitFail
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "webgate serve: shutting down: %v\n", err)
 		return exitFail
 	}

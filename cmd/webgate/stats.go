@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/memory"
@@ -45,6 +47,10 @@ server and the CLI share, and prints:
             the store and why: it did not open within store.open_timeout
             (open timeout), a call to it took longer than store.timeout
             (op timeout), or it failed (error)
+  gateway   when the store holds a team gateway's usage (webgate serve):
+            per day (UTC) and token, with its owner, label and team, the
+            calls admitted, the provider calls they made (credits) and
+            those answered without one (cache hits)
 
 Times are local. --json prints one JSON object with the same data (times
 in UTC).
@@ -72,6 +78,9 @@ type statsReport struct {
 	// StoreCalls counts the hook calls per day and those that went on
 	// without the store, by reason.
 	StoreCalls []memory.StoreDay `json:"store_calls"`
+	// Gateway is each gateway token's use per day, when the store holds
+	// a gateway's usage.
+	Gateway []gateway.TokenUsage `json:"gateway,omitempty"`
 	// Note says why there is nothing to show, when there is not.
 	Note string `json:"note,omitempty"`
 }
@@ -167,6 +176,14 @@ func fillStats(ctx context.Context, m *memory.Memory, cfg *config.Config, since 
 		return err
 	}
 	rep.StoreCalls = append(rep.StoreCalls, days...)
+	gw, err := gateway.ReadUsage(ctx, m.Store(), since)
+	if err != nil {
+		return err
+	}
+	for _, u := range gw {
+		u.Owner, u.Label, u.Team = sanitize.Line(u.Owner), sanitize.Line(u.Label), sanitize.Line(u.Team)
+		rep.Gateway = append(rep.Gateway, u)
+	}
 	if err := m.Problem(); err != nil {
 		return err
 	}
@@ -261,12 +278,29 @@ func printStats(w io.Writer, rep statsReport) {
 	fmt.Fprintf(w, "\nHook calls and the store since %s (days in UTC)\n", rep.Since)
 	if len(rep.StoreCalls) == 0 {
 		fmt.Fprintln(w, "  no hook calls counted")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  DAY\tCALLS\tWITHOUT THE STORE")
+		for _, d := range rep.StoreCalls {
+			fmt.Fprintf(tw, "  %s\t%d\t%s\n", sanitize.Line(d.Day), d.Calls, skippedText(d))
+		}
+		tw.Flush()
+	}
+	printGatewayUsage(w, rep)
+}
+
+// printGatewayUsage writes the gateway's usage per day and token, when
+// the store holds any.
+func printGatewayUsage(w io.Writer, rep statsReport) {
+	if len(rep.Gateway) == 0 {
 		return
 	}
+	fmt.Fprintf(w, "\nGateway usage since %s (days in UTC)\n", rep.Since)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  DAY\tCALLS\tWITHOUT THE STORE")
-	for _, d := range rep.StoreCalls {
-		fmt.Fprintf(tw, "  %s\t%d\t%s\n", sanitize.Line(d.Day), d.Calls, skippedText(d))
+	fmt.Fprintln(tw, "  DAY\tTOKEN\tOWNER\tLABEL\tTEAM\tREQUESTS\tCREDITS\tCACHE HITS")
+	dash := func(s string) string { return cmp.Or(s, "-") }
+	for _, u := range rep.Gateway {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", u.Day, u.Token, dash(u.Owner), dash(u.Label), dash(u.Team), u.Requests, u.Credits, u.CacheHits)
 	}
 	tw.Flush()
 }

@@ -24,8 +24,9 @@ func tokenCommand() command {
 var tokenDescription = `
 Token manages the bearer tokens of the team gateway (webgate serve), in
 the configured store (store.url): a Redis store is shared by every
-replica, so a token created or revoked here is seen by all of them at
-once.
+replica, so a token created here is accepted by all of them at once,
+and one revoked here is refused by all of them within a second (each
+trusts a token it has read for that long).
 
   create  makes a token and prints its secret once (wg_…): only its
           SHA-256 is kept; --owner, --label and --team describe it, --ttl

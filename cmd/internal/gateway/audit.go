@@ -65,6 +65,7 @@ type auditHead struct {
 //
 // An entry is written in two steps, the head and then the record; a
 // replica that dies between them leaves a gap that Verify reports.
+// [Audit.RecordBatch] writes several entries with one move of the head.
 type Audit struct {
 	// Store keeps the log. Required.
 	Store *store.Store
@@ -89,13 +90,31 @@ func (a *Audit) hashText(s string) string {
 // Record appends e to the log (its Seq, Time, Prev and Hash are set
 // here; its Query and URL are hashed unless Clear) and returns it.
 func (a *Audit) Record(ctx context.Context, e AuditEntry) (AuditEntry, error) {
-	e.Query, e.URL = a.hashText(e.Query), a.hashText(e.URL)
-	if e.Time.IsZero() {
-		now := time.Now
-		if a.Now != nil {
-			now = a.Now
+	out, err := a.RecordBatch(ctx, []AuditEntry{e})
+	if len(out) == 1 {
+		e = out[0]
+	}
+	return e, err
+}
+
+// RecordBatch appends entries to the log in their order, as Record does
+// one, and returns them. The chain's head is moved once for the whole
+// batch, so that a busy gateway pays one compare-and-swap per batch, not
+// per entry.
+func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditEntry, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	es := slices.Clone(entries)
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	for i := range es {
+		es[i].Query, es[i].URL = a.hashText(es[i].Query), a.hashText(es[i].URL)
+		if es[i].Time.IsZero() {
+			es[i].Time = now().UTC()
 		}
-		e.Time = now().UTC()
 	}
 	for attempt := 0; ; attempt++ {
 		var head auditHead
@@ -104,57 +123,61 @@ func (a *Audit) Record(ctx context.Context, e AuditEntry) (AuditEntry, error) {
 		switch {
 		case err == nil:
 			if err := json.Unmarshal(cur.Value, &head); err != nil {
-				return e, fmt.Errorf("the audit log's head is corrupt: %w", err)
+				return es, fmt.Errorf("the audit log's head is corrupt: %w", err)
 			}
 			version = cur.Version
 		case !errors.Is(err, store.ErrNotFound):
-			return e, err
+			return es, err
 		}
-		e.Seq, e.Prev = head.Seq+1, head.Hash
-		e.Hash = e.digest()
-		next, _ := json.Marshal(auditHead{Seq: e.Seq, Hash: e.Hash})
+		for i := range es {
+			es[i].Seq, es[i].Prev = head.Seq+1, head.Hash
+			es[i].Hash = es[i].digest()
+			head = auditHead{Seq: es[i].Seq, Hash: es[i].Hash}
+		}
+		next, _ := json.Marshal(head)
 		if _, err = a.Store.CompareAndSwap(ctx, auditHeadKey, version, next, 0); err == nil {
 			break
 		} else if !errors.Is(err, store.ErrConflict) {
-			return e, err
+			return es, err
 		}
 		wait := time.Duration(rand.Int64N(int64(time.Millisecond<<min(attempt, 5)) + 1))
 		select {
 		case <-ctx.Done():
-			return e, ctx.Err()
+			return es, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
-	data, _ := json.Marshal(e)
 	keep := a.Retention
 	if keep.MaxRecords <= 0 && keep.MaxAge <= 0 {
 		keep = DefaultAuditRetention
 	}
-	_, err := a.Store.Append(context.WithoutCancel(ctx), auditLog, data, keep)
-	return e, err
-}
-
-// Entries returns every entry kept, in log order.
-func (a *Audit) Entries(ctx context.Context) ([]AuditEntry, error) {
-	var out []AuditEntry
-	var after int64
-	for {
-		recs, err := a.Store.List(ctx, auditLog, store.ListQuery{After: after, Limit: 1000})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			var e AuditEntry
-			if err := json.Unmarshal(r.Data, &e); err != nil {
-				return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
-			}
-			out = append(out, e)
-			after = max(after, r.ID)
-		}
-		if len(recs) < 1000 {
-			return out, nil
+	var errs []error
+	for _, e := range es {
+		data, _ := json.Marshal(e)
+		if _, err := a.Store.Append(context.WithoutCancel(ctx), auditLog, data, keep); err != nil {
+			errs = append(errs, err)
 		}
 	}
+	return es, errors.Join(errs...)
+}
+
+// Entries returns every entry kept, in log order. It reads the log in
+// one list: the store's Limit keeps the newest records of a query, so
+// pages of "After id, Limit n" would skip every entry but the newest n.
+func (a *Audit) Entries(ctx context.Context) ([]AuditEntry, error) {
+	recs, err := a.Store.List(ctx, auditLog, store.ListQuery{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AuditEntry, 0, len(recs))
+	for _, r := range recs {
+		var e AuditEntry
+		if err := json.Unmarshal(r.Data, &e); err != nil {
+			return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Head returns the chain's head: the newest entry's Seq and Hash (0 and

@@ -86,3 +86,30 @@ func TestVerifyChain_FindsTampering(t *testing.T) {
 		t.Errorf("entries out of log order but chained: %v", err)
 	}
 }
+
+// A log longer than one page of the store's list is read, and verified,
+// whole: an entry edited among the oldest is found.
+func TestAudit_VerifiesALongLogWhole(t *testing.T) {
+	const n = 1205
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	a := &Audit{Store: st}
+	for i := range n {
+		if _, err := a.Record(ctx, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Credits: int64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := a.Verify(ctx)
+	if err != nil || got != n {
+		t.Fatalf("Verify = %d, %v; want %d entries, intact", got, err, n)
+	}
+	entries, _ := a.Entries(ctx)
+	if len(entries) != n || entries[0].Seq != 1 {
+		t.Fatalf("Entries: %d from seq %d; want %d from 1", len(entries), entries[0].Seq, n)
+	}
+	entries[10].Decision = "denied"
+	seq, head, _ := a.Head(ctx)
+	if err := VerifyChain(entries, seq, head); !errors.Is(err, ErrTampered) {
+		t.Fatalf("an old entry edited: %v", err)
+	}
+}

@@ -1,50 +1,156 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/redistest"
 )
 
-// BenchmarkGatewayOverhead measures what the gateway adds to a search
+// benchDelay is the fake provider's latency in the benchmarks.
+const benchDelay = 50 * time.Millisecond
+
+// BenchmarkGatewayOverhead measures what one gateway adds to a search
 // whose provider takes 50 ms (auth, limits reserved and settled, audit
-// entry, metrics; SQLite store), with 50 parallel clients, and reports
-// the p50 and p99 of the overhead in milliseconds.
+// entry, metrics), with 50 parallel clients, on SQLite and on a
+// redis-server on 127.0.0.1, and reports the p50 and p99 of the overhead
+// in milliseconds. "floor" is the same without limits and audit log: what
+// HTTP, JSON and scheduling cost on the machine that runs it.
 func BenchmarkGatewayOverhead(b *testing.B) {
-	const delay = 50 * time.Millisecond
-	st := openStore(b, "sqlite://"+b.TempDir()+"/gw.db")
-	f := newFixture(b, st, Options{Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 1 << 40}}, Audit: &Audit{Store: st}})
-	f.search.delay = delay
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	var mu sync.Mutex
-	var over []time.Duration
-	b.SetParallelism(25) // 25 × GOMAXPROCS(2) = 50 clients
-	i := 0
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			mu.Lock()
-			i++
-			q := fmt.Sprintf(`{"query":"q%d"}`, i)
-			mu.Unlock()
-			req, _ := http.NewRequest("POST", f.url+"/v1/search", strings.NewReader(q))
-			req.Header.Set("Authorization", "Bearer "+f.secret)
-			start := time.Now()
-			resp, err := client.Do(req)
-			d := time.Since(start)
-			if err != nil || resp.StatusCode != 200 {
-				b.Errorf("%v %v", resp, err)
-				return
+	for _, name := range []string{"sqlite", "redis", "floor"} {
+		b.Run(name, func(b *testing.B) {
+			url := "sqlite://" + b.TempDir() + "/gw.db"
+			if strings.HasPrefix(name, "redis") {
+				url = redistest.Start(b).URL
 			}
-			resp.Body.Close()
-			mu.Lock()
-			over = append(over, d-delay)
-			mu.Unlock()
+			st := openStore(b, url)
+			o := Options{Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 1 << 40}}, Audit: &Audit{Store: st}}
+			if name == "floor" {
+				o = Options{} // no limits, no audit: what HTTP and the fake provider cost on this machine
+			}
+			f := newFixture(b, st, o)
+			f.search.delay = benchDelay
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			var mu sync.Mutex
+			var over []time.Duration
+			var i atomic.Int64
+			b.SetParallelism(25) // 25 × GOMAXPROCS(2) = 50 clients
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					d, err := benchSearch(client, f.url, f.secret, i.Add(1))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					mu.Lock()
+					over = append(over, d-benchDelay)
+					mu.Unlock()
+				}
+			})
+			b.StopTimer()
+			f.flush(b)
+			reportOverhead(b, over)
+		})
+	}
+}
+
+// BenchmarkGatewayLoad is the bounded load test: 50 clients, spread over
+// two gateways sharing one redis-server on 127.0.0.1 (tokens, limits,
+// search cache, audit log), ask distinct searches of fake providers that
+// take 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 30 for the
+// README's figures). It fails on any error and reports the requests
+// served and the p50 and p99 of the gateway's overhead in milliseconds.
+//
+//	WEBGATE_LOAD_SECONDS=30 go test -run '^$' -bench GatewayLoad -benchtime 1x ./cmd/internal/gateway
+func BenchmarkGatewayLoad(b *testing.B) {
+	const clients = 50
+	dur := 3 * time.Second
+	if v := os.Getenv("WEBGATE_LOAD_SECONDS"); v != "" {
+		var secs int
+		if _, err := fmt.Sscan(v, &secs); err != nil || secs <= 0 {
+			b.Fatalf("WEBGATE_LOAD_SECONDS=%q: want a positive number of seconds", v)
 		}
-	})
+		dur = time.Duration(secs) * time.Second
+	}
+	redis := redistest.Start(b)
+	rs := startReplicas(b, redis.URL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay)
+	_, secret, err := rs[0].tokens.Create(context.Background(), NewToken{Owner: "load", Team: "core"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	var over []time.Duration
+	var errs atomic.Int64
+	var seq atomic.Int64
+	b.ResetTimer()
+	for range b.N {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		stop := time.Now().Add(dur)
+		for c := range clients {
+			wg.Go(func() {
+				var mine []time.Duration
+				for time.Now().Before(stop) {
+					d, err := benchSearch(client, rs[c%2].url, secret, seq.Add(1))
+					if err != nil {
+						if errs.Add(1) <= 3 {
+							b.Error(err)
+						}
+						continue
+					}
+					mine = append(mine, d-benchDelay)
+				}
+				mu.Lock()
+				over = append(over, mine...)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	flushAll(b, rs)
+	if n, err := (&Audit{Store: rs[0].tokens.Store}).Verify(context.Background()); err != nil || n != len(over) {
+		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
+	}
+	var inline float64
+	for _, r := range rs {
+		r.srv.metrics.mu.Lock()
+		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][""]
+		r.srv.metrics.mu.Unlock()
+	}
+	b.ReportMetric(inline, "written-before-answer")
+	b.ReportMetric(float64(len(over)), "requests")
+	b.ReportMetric(float64(errs.Load()), "errors")
+	reportOverhead(b, over)
+}
+
+// benchSearch asks the gateway at url one distinct search and returns
+// how long the answer took.
+func benchSearch(client *http.Client, url, secret string, i int64) (time.Duration, error) {
+	req, _ := http.NewRequest("POST", url+"/v1/search", strings.NewReader(fmt.Sprintf(`{"query":"q%d"}`, i)))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	d := time.Since(start)
+	if resp.StatusCode != 200 {
+		return 0, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return d, nil
+}
+
+func reportOverhead(b *testing.B, over []time.Duration) {
 	slices.Sort(over)
 	if len(over) > 0 {
 		b.ReportMetric(float64(over[len(over)/2])/1e6, "p50-overhead-ms")

@@ -8,7 +8,8 @@
 //   - [Tokens]: bearer tokens (prefix "wg_", a random 256-bit secret shown
 //     once), kept as the SHA-256 of the secret with an owner, a label, a
 //     team, an expiry and a revocation; verified in constant time, the
-//     same way for unknown and wrong secrets.
+//     same way for unknown and wrong secrets; a token read is trusted for
+//     a second ([DefaultTokenCacheFor]), the bound on a revocation.
 //   - [Limiter]: per-token request rates and per-token and per-team
 //     budgets (requests and provider credits per day and month), reserved
 //     atomically before any provider is asked and settled after, so
@@ -22,6 +23,11 @@
 //     endpoint but /healthz and /readyz, the JSON API (/v1/search,
 //     /v1/fetch), the MCP tools over streamable HTTP (stateless, so any
 //     replica answers any request), Prometheus /metrics and JSON logs.
+//     The reservation is its one store write before a call's answer; the
+//     settlement and the audit entry are written after it, in batches
+//     ([Server.Close] writes what is left at shutdown).
+//   - [ReadUsage]: each token's calls, credits and cache hits per day,
+//     for `webgate stats`.
 //
 // The package never reads the environment or files: the command builds
 // the tools (package webtools, over assemble.Build) and the store and

@@ -90,7 +90,20 @@ type Reservation struct {
 	budget  map[string]int64
 	rate    string
 	held    int64
+	open    bool
+	// creditLimited: a credit counter of the call has a limit, so its
+	// settlement decides what the caller's next call may reserve.
+	creditLimited bool
 }
+
+// CreditLimited reports whether one of the counters the reservation holds
+// credits in has a limit: settle it before answering, else the caller's
+// next call may be refused for credits this one did not use.
+func (r *Reservation) CreditLimited() bool { return r != nil && r.creditLimited }
+
+// FailedOpen reports whether the reservation holds nothing because the
+// store failed and the Limiter fails open: the call runs unchecked.
+func (r *Reservation) FailedOpen() bool { return r != nil && r.open }
 
 // counter is one budget counter of a call: its name, what it counts, its
 // limit and when its window resets.
@@ -156,6 +169,7 @@ func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reserv
 		if c.credits {
 			r.budget[c.name] = credits
 			r.credits = append(r.credits, c.name)
+			r.creditLimited = r.creditLimited || c.limit > 0
 		} else {
 			r.budget[c.name] = 1
 		}
@@ -182,7 +196,7 @@ func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reserv
 
 func (l *Limiter) failed(err error) (*Reservation, error) {
 	if l.FailOpen {
-		return &Reservation{}, nil
+		return &Reservation{open: true}, nil
 	}
 	return nil, err
 }
@@ -227,6 +241,17 @@ func (r *Reservation) apply(ctx context.Context, deltas map[string]int64) (map[s
 // reserved and not used are released (used beyond the reservation are
 // added). The request stays counted. Settling twice does nothing.
 func (r *Reservation) Settle(ctx context.Context, used int64) error {
+	deltas := r.settleDeltas(used)
+	if len(deltas) == 0 {
+		return nil
+	}
+	_, err := r.apply(ctx, deltas)
+	return err
+}
+
+// settleDeltas marks r settled and returns the increments that settle it
+// with used credits; none when there is nothing to change.
+func (r *Reservation) settleDeltas(used int64) map[string]int64 {
 	if r == nil || r.l == nil {
 		return nil
 	}
@@ -240,8 +265,7 @@ func (r *Reservation) Settle(ctx context.Context, used int64) error {
 	for _, n := range names {
 		deltas[n] = diff
 	}
-	_, err := r.apply(ctx, deltas)
-	return err
+	return deltas
 }
 
 // Usage returns every live usage counter (see [UsagePrefix]) by name.

@@ -33,6 +33,9 @@ func newMetrics() *metrics {
 	return &metrics{help: map[string]string{}, counters: map[string]map[string]float64{}, hists: map[string]map[string]*histogram{}}
 }
 
+// labelEscaper escapes a label's value as the text format wants.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
 // labels renders label pairs ("k1", "v1", "k2", "v2") as {k1="v1",k2="v2"}.
 func labels(kv ...string) string {
 	var b strings.Builder
@@ -43,7 +46,7 @@ func labels(kv ...string) string {
 		}
 		b.WriteString(kv[i])
 		b.WriteString(`="`)
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(kv[i+1]))
+		b.WriteString(labelEscaper.Replace(kv[i+1]))
 		b.WriteByte('"')
 	}
 	b.WriteByte('}')
@@ -58,6 +61,17 @@ func (m *metrics) add(family, help, lbls string, v float64) {
 		m.counters[family] = map[string]float64{}
 	}
 	m.counters[family][lbls] += v
+}
+
+// set sets a counter kept elsewhere to its current value.
+func (m *metrics) set(family, help, lbls string, v float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.help[family] = help
+	if m.counters[family] == nil {
+		m.counters[family] = map[string]float64{}
+	}
+	m.counters[family][lbls] = v
 }
 
 func (m *metrics) observe(family, help, lbls string, v float64) {

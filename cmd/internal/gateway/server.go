@@ -78,6 +78,10 @@ type Options struct {
 	Version string
 	// Logger receives one JSON line per request; nil means none.
 	Logger *slog.Logger
+	// AfterQueue bounds the calls whose settlement and audit entry wait
+	// to be written after their answers; 0 means [DefaultAfterQueue].
+	// Past it a call writes its own before it answers.
+	AfterQueue int
 }
 
 // Server is the gateway's http.Handler:
@@ -99,17 +103,25 @@ type Options struct {
 // wg_…" and answers 401 with WWW-Authenticate without it. A call past a
 // limit is answered 429 with Retry-After. Every call is recorded in the
 // audit log.
+//
+// A call's reservation is taken before it runs; its settlement (the
+// credits it did not use given back) and its audit entry are written
+// after its answer, in batches, by one goroutine: [Server.Close] writes
+// what is left at shutdown, and a process that dies loses at most the
+// calls still queued (see [Options].AfterQueue).
 type Server struct {
 	o       Options
 	private privateList
 	mux     *http.ServeMux
 	metrics *metrics
 	mcp     *mcp.StreamableHTTPHandler
+	after   *after
 }
 
 // New returns a Server.
 func New(o Options) *Server {
 	o.MaxBodyBytes = defaults.Positive(o.MaxBodyBytes, DefaultMaxBodyBytes)
+	o.AfterQueue = defaults.Positive(o.AfterQueue, DefaultAfterQueue)
 	o.ReserveCredits = defaults.Positive(o.ReserveCredits, DefaultReserveCredits)
 	// A shared server is strict: no private address unless listed.
 	t := *o.Tools
@@ -127,6 +139,7 @@ func New(o Options) *Server {
 	}
 	o.Tools = &t
 	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
+	s.after = newAfter(s, o.AfterQueue)
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, _ := r.Context().Value(callKey{}).(*call)
 		if c == nil {
@@ -140,7 +153,10 @@ func New(o Options) *Server {
 	s.mux.Handle("POST /v1/fetch", s.authed("fetch", s.fetch))
 	s.mux.Handle("POST "+HookPath+"{hook}", s.authed("hook", s.hook))
 	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
-	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) { s.metrics.write(w) }))
+	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) {
+		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", "", float64(s.o.Tokens.StaleUses()))
+		s.metrics.write(w)
+	}))
 	return s
 }
 
@@ -288,41 +304,60 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
+	case res.FailedOpen():
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", "", 1)
 	}
 	return res, true
 }
 
-// settle settles the reservation with what the call used and records the
-// call.
+// settle counts the call in the metrics and leaves its settlement and
+// audit entry to be written after the answer (ctx is the request's; the
+// writes outlive it). A reservation under a credit limit is settled
+// before the answer, so that the caller's next call, on any replica,
+// finds the credits this one did not use.
 func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
-	res.Settle(ctx, credits)
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
 	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
 	for _, p := range providers {
 		s.metrics.add("webgate_gateway_provider_calls_total", "Provider calls by provider.", labels("provider", p), 1)
 	}
-	if credits == 0 && decision == "answered" {
+	tl := labels("token", c.token.ID)
+	s.metrics.add("webgate_gateway_token_calls_total", "Calls admitted, by token ID (one series per token issued).", tl, 1)
+	s.metrics.add("webgate_gateway_token_credits_total", "Provider calls made, by token ID.", tl, float64(credits))
+	hit := credits == 0 && decision == "answered"
+	if hit {
 		s.metrics.add("webgate_gateway_cache_hits_total", "Calls answered without a provider call (cache or local read).", labels("tool", tool), 1)
+		s.metrics.add("webgate_gateway_token_cache_hits_total", "Calls answered without a provider call, by token ID.", tl, 1)
 	}
-	s.recordUsed(ctx, c, tool, decision, query, rawURL, credits, providers)
-}
-
-func (s *Server) record(ctx context.Context, c *call, tool, decision, query, rawURL string) {
-	s.recordUsed(ctx, c, tool, decision, query, rawURL, 0, nil)
-}
-
-func (s *Server) recordUsed(ctx context.Context, c *call, tool, decision, query, rawURL string, credits int64, providers []string) {
-	if s.o.Audit == nil {
-		return
-	}
-	if _, err := s.o.Audit.Record(context.WithoutCancel(ctx), AuditEntry{TokenID: c.token.ID, Tool: tool, Decision: decision,
-		Providers: providers, Credits: credits, Query: query, URL: rawURL}); err != nil {
-		s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", "", 1)
-		if s.o.Logger != nil {
-			s.o.Logger.Error("audit", slog.String("error", err.Error()))
+	if res.CreditLimited() {
+		if err := res.Settle(context.WithoutCancel(ctx), credits); err != nil {
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.logError("settle", err)
 		}
 	}
+	s.recordUsed(res, c, tool, decision, query, rawURL, credits, providers, hit)
+}
+
+func (s *Server) record(_ context.Context, c *call, tool, decision, query, rawURL string) {
+	s.recordUsed(nil, c, tool, decision, query, rawURL, 0, nil, false)
+}
+
+func (s *Server) recordUsed(res *Reservation, c *call, tool, decision, query, rawURL string, credits int64, providers []string, hit bool) {
+	w := afterWork{res: res, used: credits}
+	if hit && s.o.Limiter != nil {
+		w.hit = cacheHitCounter(c.token.ID, s.o.Limiter.now())
+	}
+	if a := s.o.Audit; a != nil {
+		now := time.Now
+		if a.Now != nil {
+			now = a.Now
+		}
+		w.entry = &AuditEntry{TokenID: c.token.ID, Tool: tool, Decision: decision,
+			Providers: providers, Credits: credits, Query: query, URL: rawURL, Time: now().UTC()}
+	}
+	s.after.add(w)
 }
 
 // searchRequest is the body of /v1/search.

@@ -16,8 +16,10 @@ import (
 
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/internal/redistest"
+	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/store/storeurl"
 	"github.com/webgate-dev/webgate/webpage"
 )
 
@@ -70,6 +72,17 @@ type fixture struct {
 	tok    *Token
 	search *fakeSearcher
 	cache  *mapCache
+	srv    *Server
+}
+
+// flush waits until the server has written what its answered calls left.
+func (f *fixture) flush(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := f.srv.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func newFixture(t testing.TB, st *store.Store, o Options) *fixture {
@@ -84,8 +97,12 @@ func newFixture(t testing.TB, st *store.Store, o Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(o))
-	t.Cleanup(srv.Close)
+	f.srv = New(o)
+	srv := httptest.NewServer(f.srv)
+	t.Cleanup(func() {
+		srv.Close()
+		f.srv.Close(context.Background())
+	})
 	f.url = srv.URL
 	return f
 }
@@ -156,6 +173,7 @@ func TestServer_SearchAndQuota(t *testing.T) {
 	if resp, body := post(t, f.url+"/v1/search", f.secret, `{"query":""}`); resp.StatusCode != 429 {
 		t.Fatalf("over quota: %d %s", resp.StatusCode, body)
 	}
+	f.flush(t)
 	entries, _ := audit.Entries(ctx)
 	if len(entries) != 4 || entries[0].Decision != "answered" || entries[0].Credits != 1 || entries[2].Decision != "limited" || entries[0].TokenID != f.tok.ID {
 		t.Fatalf("audit entries %+v", entries)
@@ -252,6 +270,7 @@ func TestServer_MCPOverHTTP(t *testing.T) {
 	if !strings.Contains(text, "Result for mcp over http") {
 		t.Fatalf("answer: %s", text)
 	}
+	f.flush(t)
 	entries, _ := audit.Entries(ctx)
 	if len(entries) != 1 || entries[0].Tool != "web_search" || entries[0].Credits != 1 {
 		t.Fatalf("audit: %+v", entries)
@@ -271,38 +290,85 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// Two gateways over one redis-server share tokens, limits and the audit
-// chain: a budget of N admits exactly N of 50 parallel callers spread over
-// both.
+// replica is one gateway over a shared store: its server, URL and
+// provider.
+type replica struct {
+	srv    *Server
+	url    string
+	search *fakeSearcher
+	tokens *Tokens
+}
+
+// startReplicas starts n gateways on 127.0.0.1, each with its own
+// connection to the redis-server at url, its own provider, and the
+// search cache, tokens, limits and audit log in that server.
+func startReplicas(t testing.TB, url string, n int, team Limits, delay time.Duration) []*replica {
+	t.Helper()
+	var out []*replica
+	for range n {
+		st := openStore(t, url)
+		mem := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Hour}})
+		r := &replica{search: &fakeSearcher{delay: delay}, tokens: &Tokens{Store: st}}
+		r.srv = New(Options{Tools: &webtools.Tools{Searcher: mem.CacheSearcher(r.search, []string{"fake"})}, Tokens: r.tokens,
+			Limiter: &Limiter{Store: st, Team: team}, Audit: &Audit{Store: st}})
+		hs := httptest.NewServer(r.srv)
+		t.Cleanup(func() {
+			hs.Close()
+			r.srv.Close(context.Background())
+		})
+		r.url = hs.URL
+		out = append(out, r)
+	}
+	return out
+}
+
+func flushAll(t testing.TB, rs []*replica) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, r := range rs {
+		if err := r.srv.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Two gateways over one redis-server share tokens, revocations, the
+// search cache, limits and the audit chain: a budget of N admits exactly
+// N of 50 parallel callers spread over both.
 func TestServer_TwoReplicasOverRedis(t *testing.T) {
 	const n, callers = 12, 50
 	redis := redistest.Start(t)
-	st1 := openStore(t, redis.URL)
 	ctx := context.Background()
-	tokens := &Tokens{Store: st1}
-	_, secret, err := tokens.Create(ctx, NewToken{Owner: "ana", Team: "core"})
+	rs := startReplicas(t, redis.URL, 2, Limits{RequestsPerDay: n}, 0)
+	a, b := rs[0], rs[1]
+
+	// A token created through one replica is accepted by the other.
+	tok, secret, err := a.tokens.Create(ctx, NewToken{Owner: "ana", Team: "core"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The second replica opens its own connection to the same server.
-	var urls []string
-	searchers := []*fakeSearcher{{}, {}}
-	for i := range 2 {
-		st := st1
-		if i == 1 {
-			st = openStore(t, redis.URL)
-		}
-		h := New(Options{Tools: &webtools.Tools{Searcher: searchers[i]}, Tokens: &Tokens{Store: st},
-			Limiter: &Limiter{Store: st, Team: Limits{RequestsPerDay: n}}, Audit: &Audit{Store: st}})
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
-		urls = append(urls, srv.URL)
+	_, other, err := b.tokens.Create(ctx, NewToken{Owner: "bo"})
+	if err != nil {
+		t.Fatal(err)
 	}
+	// Fetched through A, answered from the shared cache through B.
+	if resp, body := post(t, a.url+"/v1/search", other, `{"query":"shared cache"}`); resp.StatusCode != 200 {
+		t.Fatalf("search through A: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := post(t, b.url+"/v1/search", other, `{"query":"shared cache"}`); resp.StatusCode != 200 || !strings.Contains(body, "Result for shared cache") {
+		t.Fatalf("search through B: %d %s", resp.StatusCode, body)
+	}
+	if a.search.calls.Load() != 1 || b.search.calls.Load() != 0 {
+		t.Fatalf("provider calls A %d, B %d: want 1 and 0 (B answers from the cache A filled)", a.search.calls.Load(), b.search.calls.Load())
+	}
+	a.search.calls.Store(0)
+
 	var ok, limited atomic.Int64
 	var wg sync.WaitGroup
 	for i := range callers {
 		wg.Go(func() {
-			resp, body := post(t, urls[i%2]+"/v1/search", secret, fmt.Sprintf(`{"query":"q%d"}`, i))
+			resp, body := post(t, rs[i%2].url+"/v1/search", secret, fmt.Sprintf(`{"query":"q%d"}`, i))
 			switch resp.StatusCode {
 			case 200:
 				ok.Add(1)
@@ -317,10 +383,234 @@ func TestServer_TwoReplicasOverRedis(t *testing.T) {
 	if ok.Load() != n || limited.Load() != callers-n {
 		t.Fatalf("%d answered, %d limited; want %d and %d", ok.Load(), limited.Load(), n, callers-n)
 	}
-	if searchers[0].calls.Load() == 0 || searchers[1].calls.Load() == 0 {
-		t.Fatalf("one replica answered nothing: %d, %d", searchers[0].calls.Load(), searchers[1].calls.Load())
+	if a.search.calls.Load() == 0 || b.search.calls.Load() == 0 {
+		t.Fatalf("one replica answered nothing: %d, %d", a.search.calls.Load(), b.search.calls.Load())
 	}
-	if got, err := (&Audit{Store: st1}).Verify(ctx); err != nil || got != callers {
-		t.Fatalf("audit over both replicas: %d entries, %v", got, err)
+	flushAll(t, rs)
+	if got, err := (&Audit{Store: a.tokens.Store}).Verify(ctx); err != nil || got != callers+2 {
+		t.Fatalf("audit over both replicas: %d entries, %v; want %d", got, err, callers+2)
+	}
+
+	// Revoked through B, refused by A within the documented bound.
+	if _, err := b.tokens.Revoke(ctx, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := post(t, b.url+"/v1/search", secret, `{"query":"after"}`); resp.StatusCode != 401 {
+		t.Fatalf("revoked token through the replica that revoked it: %d", resp.StatusCode)
+	}
+	time.Sleep(DefaultTokenCacheFor)
+	if resp, _ := post(t, a.url+"/v1/search", secret, `{"query":"after"}`); resp.StatusCode != 401 {
+		t.Fatalf("revoked token through the other replica %v later: %d", DefaultTokenCacheFor, resp.StatusCode)
+	}
+}
+
+// What calls leave to write after their answers (settlements, audit
+// entries) is all written: by the writer, by the callers themselves when
+// its queue is full, and by Close at shutdown; a call answered after
+// Close writes its own.
+func TestServer_AfterAnswerWritesNothingLost(t *testing.T) {
+	const calls = 40
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	audit := &Audit{Store: st}
+	lim := &Limiter{Store: st, Token: Limits{CreditsPerDay: 1 << 20}}
+	f := newFixture(t, st, Options{Limiter: lim, Audit: audit, AfterQueue: 1, ReserveCredits: 5})
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			if resp, body := post(t, f.url+"/v1/search", f.secret, fmt.Sprintf(`{"query":"q%d"}`, i)); resp.StatusCode != 200 {
+				t.Errorf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+	wg.Wait()
+	if err := f.srv.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := post(t, f.url+"/v1/search", f.secret, `{"query":"after close"}`); resp.StatusCode != 200 {
+		t.Fatalf("after Close: %d", resp.StatusCode)
+	}
+	n, err := audit.Verify(ctx)
+	if err != nil || n != calls+1 {
+		t.Fatalf("audit: %d entries, %v; want %d", n, err, calls+1)
+	}
+	usage, _ := lim.Usage(ctx)
+	found := false
+	for name, v := range usage {
+		if strings.Contains(name, "/token/") && strings.Contains(name, "/credits/day/") {
+			found = true
+			if v != calls+1 {
+				t.Fatalf("%s = %d after settling, want %d (one provider call each)", name, v, calls+1)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no credit counter in %v", usage)
+	}
+}
+
+// Each token's requests, credits and cache hits are counted in the store
+// (for webgate stats) and in /metrics by token ID.
+func TestServer_UsagePerToken(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	mem := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Hour}})
+	provider := &fakeSearcher{}
+	f := newFixture(t, st, Options{Tools: &webtools.Tools{Searcher: mem.CacheSearcher(provider, []string{"fake"})},
+		Limiter: &Limiter{Store: st}, Audit: &Audit{Store: st}})
+	bo, boSecret, err := f.tokens.Create(ctx, NewToken{Owner: "bo", Label: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ secret, query string }{{f.secret, "x"}, {f.secret, "x"}, {boSecret, "y"}} {
+		if resp, body := post(t, f.url+"/v1/search", c.secret, `{"query":"`+c.query+`"}`); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+	f.flush(t)
+	rows, err := ReadUsage(ctx, st, time.Now().Add(-24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC().Format("2006-01-02")
+	want := []TokenUsage{
+		{Day: day, Token: f.tok.ID, Owner: "ana", Team: "core", Requests: 2, Credits: 1, CacheHits: 1},
+		{Day: day, Token: bo.ID, Owner: "bo", Label: "ci", Requests: 1, Credits: 1},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Fatalf("usage\n got %+v\nwant %+v", rows, want)
+	}
+	if rows, _ := ReadUsage(ctx, st, time.Now().Add(48*time.Hour)); len(rows) != 0 {
+		t.Fatalf("usage from a later day: %+v", rows)
+	}
+	req, _ := http.NewRequest("GET", f.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+f.secret)
+	mresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(mresp.Body)
+	for _, line := range []string{
+		`webgate_gateway_token_calls_total{token="` + f.tok.ID + `"} 2`,
+		`webgate_gateway_token_credits_total{token="` + f.tok.ID + `"} 1`,
+		`webgate_gateway_token_cache_hits_total{token="` + f.tok.ID + `"} 1`,
+		`webgate_gateway_token_credits_total{token="` + bo.ID + `"} 1`,
+	} {
+		if !strings.Contains(string(mb), line) {
+			t.Errorf("metrics lack %s", line)
+		}
+	}
+	if strings.Contains(string(mb), f.secret) || strings.Contains(string(mb), boSecret) {
+		t.Fatal("a secret in the metrics")
+	}
+}
+
+// While the store does not answer, the gateway fails as configured:
+// failing open it admits the callers it has seen (their tokens as last
+// read, the limits unchecked, both counted), else it answers 503; and
+// once the store answers again the limits hold again, without a restart.
+func TestServer_StoreOutageFailsAsConfiguredAndRecovers(t *testing.T) {
+	for _, failOpen := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fail_open=%v", failOpen), func(t *testing.T) {
+			ctx := context.Background()
+			redis := redistest.Start(t)
+			st, err := storeurl.Open(ctx, redis.URL, &store.Options{Timeout: 300 * time.Millisecond, OpenTimeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			var skew atomic.Int64
+			tokens := &Tokens{Store: st, Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }}
+			if failOpen {
+				tokens.StaleIfError = DefaultTokenStaleIfError
+			}
+			provider := &fakeSearcher{}
+			srv := New(Options{Tools: &webtools.Tools{Searcher: provider}, Tokens: tokens,
+				Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 3}, FailOpen: failOpen}, Audit: &Audit{Store: st}})
+			hs := httptest.NewServer(srv)
+			t.Cleanup(func() {
+				hs.Close()
+				srv.Close(ctx)
+			})
+			_, secret, err := tokens.Create(ctx, NewToken{Owner: "ana"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp, body := post(t, hs.URL+"/v1/search", secret, `{"query":"before"}`); resp.StatusCode != 200 {
+				t.Fatalf("before the outage: %d %s", resp.StatusCode, body)
+			}
+
+			redis.Pause()
+			skew.Store(int64(2 * DefaultTokenCacheFor)) // the token's cached read is past CacheFor
+			want := 503
+			if failOpen {
+				want = 200
+			}
+			for i := range 3 {
+				if resp, body := post(t, hs.URL+"/v1/search", secret, fmt.Sprintf(`{"query":"during %d"}`, i)); resp.StatusCode != want {
+					t.Fatalf("store down, call %d: %d %s; want %d", i, resp.StatusCode, body, want)
+				}
+			}
+			req, _ := http.NewRequest("GET", hs.URL+"/metrics", nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			if failOpen {
+				mresp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mb, _ := io.ReadAll(mresp.Body)
+				for _, line := range []string{"webgate_gateway_limits_failed_open_total 3", "webgate_gateway_tokens_stale_total 4"} {
+					if !strings.Contains(string(mb), line) {
+						t.Errorf("metrics lack %q:\n%s", line, mb)
+					}
+				}
+			}
+
+			redis.Resume()
+			fctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := srv.Flush(fctx); err != nil {
+				t.Fatal(err)
+			}
+			// The budget of 3 holds again: one was used before the outage.
+			// The calls admitted unchecked during it may count or not (a
+			// hung store applies the increments it received once it
+			// resumes), so at most 2 more are answered, and then 429.
+			answered, limited := 0, false
+			for i := range 4 {
+				resp, body := post(t, hs.URL+"/v1/search", secret, fmt.Sprintf(`{"query":"after %d"}`, i))
+				switch {
+				case resp.StatusCode == 200 && !limited:
+					answered++
+				case resp.StatusCode == 429:
+					limited = true
+				default:
+					t.Fatalf("store back, call %d: %d %s", i, resp.StatusCode, body)
+				}
+			}
+			if !limited || answered > 2 || (!failOpen && answered != 2) {
+				t.Fatalf("store back: %d answered before the budget's 429 (seen: %v); want at most 2 (exactly 2 failing closed)", answered, limited)
+			}
+		})
+	}
+}
+
+// A client that waits for each answer is never refused by a credit
+// budget its earlier calls left room for: with a budget of 5 credits and
+// 4 reserved per call, a second call after a first that used 1 fits.
+func TestServer_CreditBudgetSettledBeforeTheNextCall(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	f := newFixture(t, st, Options{Limiter: &Limiter{Store: st, Token: Limits{CreditsPerDay: 5}}, ReserveCredits: 4})
+	for i := range 30 {
+		_, secret, err := f.tokens.Create(ctx, NewToken{Owner: fmt.Sprint("user", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, want := range []int{200, 200, 429} {
+			if resp, body := post(t, f.url+"/v1/search", secret, fmt.Sprintf(`{"query":"q%d-%d"}`, i, j)); resp.StatusCode != want {
+				t.Fatalf("token %d, call %d: %d %s; want %d", i, j, resp.StatusCode, body, want)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,6 +13,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
@@ -79,12 +82,97 @@ type NewToken struct {
 // secret is stored, under a key made of it, so a token is found by its
 // hash; the secret is shown once, by [Tokens.Create].
 //
-// A Tokens is safe for concurrent use.
+// [Tokens.Verify] keeps each token it has read for CacheFor, so that a
+// busy caller does not cost a store read per request; a revocation made
+// on another replica (or by `webgate token revoke`) is so refused within
+// CacheFor, one made through this Tokens at once.
+//
+// A Tokens is safe for concurrent use; do not copy one after first use.
 type Tokens struct {
 	// Store keeps the tokens. Required.
 	Store *store.Store
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// CacheFor is how long Verify trusts a token it has read from the
+	// store before reading it again: the longest a revocation or expiry
+	// set elsewhere takes to be seen here. 0 means
+	// [DefaultTokenCacheFor]; a negative value reads the store at every
+	// call.
+	CacheFor time.Duration
+	// StaleIfError lets Verify, when the store fails, accept a token as
+	// it was when read from the store less than StaleIfError ago, so
+	// that the callers of a gateway whose store is down for a moment
+	// are still known; 0 means never: the store's error is returned.
+	// Uses are counted by [Tokens.StaleUses].
+	StaleIfError time.Duration
+
+	mu     sync.Mutex
+	cache  map[string]cachedToken // by hash
+	staled atomic.Int64
+}
+
+// StaleUses returns how many times Verify accepted a token read earlier
+// because the store failed (see StaleIfError).
+func (ts *Tokens) StaleUses() int64 { return ts.staled.Load() }
+
+// DefaultTokenCacheFor is how long [Tokens.Verify] trusts a token it
+// has read, unless [Tokens].CacheFor says otherwise.
+const DefaultTokenCacheFor = time.Second
+
+// DefaultTokenStaleIfError is the StaleIfError of a gateway whose limits
+// fail open: a token read in the last 5 minutes is still accepted while
+// the store is down.
+const DefaultTokenStaleIfError = 5 * time.Minute
+
+// maxCachedTokens bounds the cache of [Tokens.Verify]; past it the cache
+// starts again empty.
+const maxCachedTokens = 10_000
+
+// cachedToken is a token read from the store and when it was read.
+type cachedToken struct {
+	t    *Token
+	read time.Time
+}
+
+// cached returns the token of hash h read less than maxAge ago (CacheFor
+// when maxAge is 0).
+func (ts *Tokens) cached(h string, now time.Time, maxAge time.Duration) *Token {
+	if ts.CacheFor < 0 && maxAge == 0 {
+		return nil
+	}
+	if maxAge == 0 {
+		maxAge = cmp.Or(ts.CacheFor, DefaultTokenCacheFor)
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	c, ok := ts.cache[h]
+	if !ok {
+		return nil
+	}
+	if d := now.Sub(c.read); d < 0 || d >= maxAge {
+		return nil
+	}
+	return c.t
+}
+
+// remember keeps t, read at now, for [Tokens.cached].
+func (ts *Tokens) remember(t *Token, now time.Time) {
+	if ts.CacheFor < 0 && ts.StaleIfError <= 0 {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.cache == nil || len(ts.cache) >= maxCachedTokens {
+		ts.cache = make(map[string]cachedToken)
+	}
+	ts.cache[t.Hash] = cachedToken{t: t, read: now}
+}
+
+// forget drops the token of hash h from the cache.
+func (ts *Tokens) forget(h string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.cache, h)
 }
 
 func (ts *Tokens) now() time.Time {
@@ -237,6 +325,7 @@ func (ts *Tokens) Revoke(ctx context.Context, id string) (*Token, error) {
 		}
 		return json.Marshal(&out)
 	})
+	ts.forget(t.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -268,11 +357,28 @@ var dummyHash = HashSecret(TokenPrefix + "no-such-token")
 // none), so that unknown and wrong secrets take the same path. Failures
 // wrap [ErrUnknownToken], [ErrRevokedToken] or [ErrExpiredToken]; a store
 // that fails returns its error, which callers must treat as a refusal.
+//
+// A token found is kept for CacheFor (see [Tokens]); secrets that match
+// no token are looked up every time, so a token created on another
+// replica is accepted at once.
 func (ts *Tokens) Verify(ctx context.Context, secret string) (*Token, error) {
 	h := HashSecret(secret)
-	t, err := ts.byHash(ctx, h)
-	if err != nil && !errors.Is(err, ErrUnknownToken) {
-		return nil, err
+	now := ts.now()
+	t := ts.cached(h, now, 0)
+	if t == nil {
+		var err error
+		t, err = ts.byHash(ctx, h)
+		if err != nil && !errors.Is(err, ErrUnknownToken) {
+			if ts.StaleIfError <= 0 {
+				return nil, err
+			}
+			if t = ts.cached(h, now, ts.StaleIfError); t == nil {
+				return nil, err
+			}
+			ts.staled.Add(1)
+		} else if t != nil && t.Hash == h {
+			ts.remember(t, now)
+		}
 	}
 	want := dummyHash
 	if t != nil {
@@ -284,7 +390,7 @@ func (ts *Tokens) Verify(ctx context.Context, secret string) (*Token, error) {
 		return nil, ErrUnknownToken
 	case !t.Revoked.IsZero():
 		return nil, ErrRevokedToken
-	case !t.Active(ts.now()):
+	case !t.Active(now):
 		return nil, ErrExpiredToken
 	}
 	return t, nil

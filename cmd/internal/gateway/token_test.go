@@ -93,6 +93,55 @@ func TestTokens_SharedAcrossInstances(t *testing.T) {
 	}
 }
 
+// A token read is trusted for CacheFor: a revocation made through another
+// instance is refused once CacheFor has passed, one made through the same
+// instance at once, and a token created elsewhere is accepted at once.
+func TestTokens_CacheBoundsRevocation(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := open(t)
+			now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			clock := func() time.Time { return now }
+			a, b := &Tokens{Store: st, Now: clock}, &Tokens{Store: st, Now: clock}
+			// a looks the secret up before it exists: nothing is kept of a miss.
+			if _, err := a.Verify(ctx, "wg_unknown"); !errors.Is(err, ErrUnknownToken) {
+				t.Fatal(err)
+			}
+			tok, secret, err := b.Create(ctx, NewToken{Owner: "ana"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Verify(ctx, secret); err != nil {
+				t.Fatalf("a token created on another instance: %v", err)
+			}
+			if _, err := b.Verify(ctx, secret); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Revoke(ctx, tok.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Verify(ctx, secret); !errors.Is(err, ErrRevokedToken) {
+				t.Fatalf("revoked through the same instance: %v", err)
+			}
+			now = now.Add(DefaultTokenCacheFor)
+			if _, err := a.Verify(ctx, secret); !errors.Is(err, ErrRevokedToken) {
+				t.Fatalf("revoked elsewhere, %v later: %v", DefaultTokenCacheFor, err)
+			}
+			// Without a cache every call reads the store.
+			c := &Tokens{Store: st, Now: clock, CacheFor: -1}
+			tok2, secret2, _ := c.Create(ctx, NewToken{Owner: "bo"})
+			if _, err := c.Verify(ctx, secret2); err != nil {
+				t.Fatal(err)
+			}
+			b.Revoke(ctx, tok2.ID)
+			if _, err := c.Verify(ctx, secret2); !errors.Is(err, ErrRevokedToken) {
+				t.Fatalf("no cache: %v", err)
+			}
+		})
+	}
+}
+
 // flipLast returns s with its last character replaced by another one.
 func flipLast(s string) string {
 	if strings.HasSuffix(s, "A") {
