@@ -145,6 +145,7 @@ func TestServer_HookEndpointsAnswerAsTheLocalHook(t *testing.T) {
 	if calls.Load() == 0 {
 		t.Fatal("the provider was never called")
 	}
+	f.flush(t)
 	entries, err := audit.Entries(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +220,7 @@ func TestServer_HookEndpointIsStrict(t *testing.T) {
 		t.Fatalf("the gateway's hook probed a loopback page (%d hits): %d %s", hits.Load(), resp.StatusCode, body)
 	}
 	// Stepping aside with a message for the user is no answer: no credit.
+	f.flush(t)
 	if entries, _ := audit.Entries(context.Background()); len(entries) != 1 || entries[0].Decision != "passed" || entries[0].Credits != 0 {
 		t.Fatalf("audit %+v", entries)
 	}
