@@ -221,7 +221,7 @@ func convertArticle(page []byte, base string) (Document, int) {
 	}
 	// A thread whose post readability picked is read whole.
 	for _, t := range threads {
-		if threadHolds(t, textOf(art.Node), doc.TextChars) {
+		if threadHolds(t, art.Node, doc.TextChars) {
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 			// The thread as read, its chrome dropped, must hold half the
 			// article still.

@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -139,7 +140,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 		for _, m := range b.members {
 			text.WriteString(squeeze(textOf(m)))
 			post := cloneNode(m)
-			dropPostChrome(post, strings.Contains(b.key, "comment"))
+			dropPostChrome(post, strings.Contains(b.key, "comment") || strings.Contains(strings.ToLower(attr(m, "class")), "comment"))
 			region.AppendChild(post)
 		}
 		out = append(out, threadCandidate{region: region, posts: b.posts, chars: b.postChars, text: text.String()})
@@ -152,7 +153,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 // author's badges, avatar and signature, its tags.
 var postChromeWords = []string{"signature", "reaction", "vote", "voting", "share", "action", "control", "toolbar",
 	"tools", "button", "btn", "badge", "avatar", "usertitle", "user-title", "userextra", "user-extra", "userstats",
-	"user-stats", "menu", "taglist", "like"}
+	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info"}
 
 // dropPostChrome removes from a post the parts that are not its message
 // ([postChromeWords]) and, unless the posts are comments themselves, the
@@ -167,6 +168,10 @@ func dropPostChrome(post *html.Node, comments bool) {
 		if n == post || n.Type != html.ElementNode {
 			return true
 		}
+		if n.DataAtom == atom.A && permalink(n) {
+			drop = append(drop, n)
+			return false
+		}
 		class := strings.ToLower(attr(n, "class"))
 		if class == "" {
 			return true
@@ -180,6 +185,21 @@ func dropPostChrome(post *html.Node, comments bool) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+}
+
+// permalink reports whether a link in a post is the post's number ("#12"),
+// a link to the post itself that says nothing of its message.
+func permalink(a *html.Node) bool {
+	t := strings.TrimSpace(textOf(a))
+	if len(t) < 2 || len(t) > 8 || t[0] != '#' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // postKeys returns the keys under which an element counts as a post: its
@@ -300,21 +320,52 @@ func commonAncestor(ns []*html.Node) *html.Node {
 }
 
 // threadHolds reports whether a thread's posts hold the article
-// readability picked (its text, sampled at a third and at two thirds, is
-// the posts' text; whitespace, which readability moves, left out) and at least as much text: the posts bring their
-// authors, and the replies readability dropped.
-func threadHolds(t threadCandidate, article string, articleChars int) bool {
+// readability picked and at least as much text: the posts bring their
+// authors, and the replies readability dropped. The article's text is
+// sampled at a third and at two thirds, each sample taken from one text
+// node (the one there, or the next long enough), whitespace left out:
+// readability drops parts of a post (an author panel, an aside), so a
+// sample across two nodes may join text the posts keep apart.
+func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
 	// The two counts differ a little (the article's is of its Markdown):
 	// nine tenths is as much.
 	if 10*t.chars < 9*articleChars {
 		return false
 	}
-	text := []rune(squeeze(article))
-	if len(text) < 2*sampleRunes {
+	var texts []string
+	total := 0
+	walk(article, func(x *html.Node) bool {
+		if x.Type == html.TextNode {
+			if s := squeeze(x.Data); s != "" {
+				texts = append(texts, s)
+				total += len(s)
+			}
+		}
+		return true
+	})
+	if total < 2*sampleRunes {
 		return false
 	}
-	for _, at := range []int{len(text) / 3, 2 * len(text) / 3} {
-		if !strings.Contains(t.text, string(text[at:at+sampleRunes])) {
+	for _, at := range []int{total / 3, 2 * total / 3} {
+		sample := ""
+		pos := 0
+		for _, s := range texts {
+			pos += len(s)
+			if pos <= at {
+				continue
+			}
+			if utf8.RuneCountInString(s) >= minSampleRunes {
+				sample = s
+				break
+			}
+		}
+		if sample == "" {
+			return false
+		}
+		if r := []rune(sample); len(r) > sampleRunes {
+			sample = string(r[:sampleRunes])
+		}
+		if !strings.Contains(t.text, sample) {
 			return false
 		}
 	}
@@ -414,3 +465,7 @@ var articleTypes = map[string]bool{"News": true, "Tech": true, "Scholarly": true
 // sampleRunes is how long a sample of the article [threadHolds] looks
 // for in the posts.
 const sampleRunes = 40
+
+// minSampleRunes is how long a text node must be for [threadHolds] to
+// take its sample there.
+const minSampleRunes = 20

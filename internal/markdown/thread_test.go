@@ -75,3 +75,48 @@ func TestConvertHTML_ADeclaredArticleFollowedByStoriesIsNotReadAsAThread(t *test
 		t.Errorf("Posts = %d, want 4 for a declared discussion:\n%s", doc.Posts, doc.Markdown)
 	}
 }
+
+// The chrome of forum engines' posts: a post's number linking to itself,
+// phpBB's profile column and its quote and back-to-top buttons,
+// XenForo's "Click to expand..." under a quote, Invision's author panel
+// (rank, post count, the copy for small screens), whose posts' classes
+// say comment and whose message may hold less than half of a post.
+func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
+	texts := []string{
+		"Does anyone know what the two round holes under the power supply are for? The manual says nothing about them.",
+		"I have heard from one of the moderators that the rear one is for an external connection of the lighting hub.",
+		"Mine came with a blanking plate over the bottom one, so I guess it is for a future accessory of some sort.",
+	}
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Two holes in the case - Hardware forum</title></head><body><main><h1>Two holes in the case</h1><div class="topic">`)
+	for i, text := range texts {
+		fmt.Fprintf(&b, `<article class="cPost ipsComment" id="c%d">
+		<div class="cAuthorPane_mobile"><h3>builder%d</h3><span>Posted March %d</span></div>
+		<aside class="ipsComment_author cAuthorPane"><h3 class="cAuthorPane_author">builder%d</h3>
+		<ul class="cAuthorPane_info"><li>Members</li><li>10.2k posts</li><li>Motherboard: a very long list of the parts of the member's computer, processor, memory, video card and drives</li></ul></aside>
+		<div class="ipsComment_content"><div class="ipsComment_meta">Posted March %d <a href="/t/1/#c%d">#%d</a></div>
+		<div class="postprofile"><dd>Technical Moderator</dd><dd>Posts: 65703</dd></div>
+		<ul class="profile-icons"><li><a href="/quote/%d">Reply with quote</a></li></ul>
+		<div class="ipsType_richText"><blockquote>Earlier words<div class="bbCodeBlock-expandLink"><a>Click to expand...</a></div></blockquote><p>%s</p></div>
+		<div class="back2top"><a href="#top">Top</a></div></div></article>`, i, i, i+1, i, i+1, i, i+1, i, text)
+	}
+	b.WriteString(`</div></main></body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://hardware.example/t/1")
+	for _, want := range append(texts, "builder0", "builder2", "Posted March 3") {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"#2", "Members", "10.2k", "Motherboard", "Technical Moderator", "Posts:", "Reply with quote", "Click to expand", "Top"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the thread keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+	// Readability drops the author panels; the posts hold what it kept.
+	if doc.Posts != 3 {
+		t.Errorf("Posts = %d, want 3", doc.Posts)
+	}
+	if n := strings.Count(doc.Markdown, "Posted March 1"); n != 1 {
+		t.Errorf("the first post's date is said %d times, want once:\n%s", n, doc.Markdown)
+	}
+}
