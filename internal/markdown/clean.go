@@ -110,6 +110,34 @@ func isCookieBanner(s string) bool {
 	return false
 }
 
+// hiddenClasses, in lower case, are the classes frameworks and forum
+// engines hide an element with (display: none): Bootstrap's, XenForo's,
+// Invision's, Bulma's. "hide" is not one: pages hide their whole body
+// with it until a script has run.
+var hiddenClasses = map[string]bool{"hidden": true, "d-none": true, "u-hidden": true, "ipshide": true, "is-hidden": true}
+
+// isHiddenClass reports whether a class attribute hides its element on
+// every screen: a hiding class ([hiddenClasses]) and no class that shows
+// it again on some screens (Tailwind's "lg:block", "show@medium",
+// Bootstrap's "d-md-block", "visible-lg").
+func isHiddenClass(class string) bool {
+	if class == "" {
+		return false
+	}
+	hidden := false
+	for _, c := range strings.Fields(class) {
+		c = lowerASCII(c)
+		if hiddenClasses[c] {
+			hidden = true
+			continue
+		}
+		if strings.ContainsAny(c, ":@") || strings.HasPrefix(c, "d-") || strings.HasPrefix(c, "show") || strings.HasPrefix(c, "visible") {
+			return false
+		}
+	}
+	return hidden
+}
+
 // isScreenReaderOnly reports whether a class attribute holds a class of
 // text meant for screen readers only.
 func isScreenReaderOnly(class string) bool {
@@ -304,7 +332,7 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if isScreenReaderOnly(class) {
+	if isScreenReaderOnly(class) || isHiddenClass(class) {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {

@@ -151,16 +151,20 @@ func TestConvertHTML_DropsHiddenScreenReaderAndCookieElements(t *testing.T) {
 <span class="not-sr-only-here">kept-partial-class</span>
 <div id="CookieConsentBanner">cookie-banner-text</div>
 <div class="GDPR-notice">gdpr-text</div>
+<span class="edit-note hidden">hidden-by-class</span>
+<div class="menu d-none">hidden-by-bootstrap</div>
+<span class="hidden lg:block">shown-on-large-screens</span>
+<span class="hidden-xs small">shown-but-on-phones</span>
 <p>Kept paragraph two with enough words to be read as the content of the page.</p>
 </main></body></html>`)
 	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
 		md := markdown.Convert(page, "https://example.org/", markdown.Options{Mode: mode}).Markdown
-		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text"} {
+		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text", "hidden-by-class", "hidden-by-bootstrap"} {
 			if strings.Contains(md, gone) {
 				t.Errorf("%s: %q kept:\n%s", mode, gone, md)
 			}
 		}
-		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class"} {
+		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class", "shown-on-large-screens", "shown-but-on-phones"} {
 			if !strings.Contains(md, kept) {
 				t.Errorf("%s: %q lost:\n%s", mode, kept, md)
 			}
