@@ -220,8 +220,10 @@ func convertArticle(page []byte, base string) (Document, int) {
 		return doc, pageChars
 	}
 	// A thread whose post readability picked is read whole.
+	held := false
 	for _, t := range threads {
 		if threadHolds(t, art.Node, doc.TextChars) {
+			held = true
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 			// The thread as read, its chrome dropped, must hold half the
 			// article still.
@@ -229,6 +231,17 @@ func convertArticle(page []byte, base string) (Document, int) {
 				doc, doc.Posts = d, t.posts
 			}
 			break
+		}
+	}
+	// On a page that declares a discussion, replies marked apart from the
+	// first post readability picked follow it.
+	if !held && len(threads) > 0 && declaresDiscussion(page) && threadFollows(threads[0], art.Node) {
+		t := threads[0]
+		(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
+		if d := render(t.region, title, ModeArticle); d.Markdown != "" {
+			doc.Markdown += "\n\n" + d.Markdown
+			doc.TextChars += d.TextChars + 1
+			doc.Posts = t.posts + 1
 		}
 	}
 	// Readability often demotes the article's own heading; when the

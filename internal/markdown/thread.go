@@ -322,19 +322,53 @@ func commonAncestor(ns []*html.Node) *html.Node {
 // threadHolds reports whether a thread's posts hold the article
 // readability picked and at least as much text: the posts bring their
 // authors, and the replies readability dropped. The article's text is
-// sampled at a third and at two thirds, each sample taken from one text
-// node (the one there, or the next long enough), whitespace left out:
-// readability drops parts of a post (an author panel, an aside), so a
-// sample across two nodes may join text the posts keep apart.
+// sampled at a third and at two thirds ([textSamples]).
 func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
 	// The two counts differ a little (the article's is of its Markdown):
 	// nine tenths is as much.
 	if 10*t.chars < 9*articleChars {
 		return false
 	}
+	samples := textSamples(article, 3)
+	if len(samples) < 2 {
+		return false
+	}
+	for _, s := range samples {
+		if !strings.Contains(t.text, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// threadFollows reports whether a thread holds none of the article
+// readability picked: on a page that declares a discussion, its replies
+// when readability picked the first post, which the page marks apart
+// from them. The article is sampled at each sixth of its text.
+func threadFollows(t threadCandidate, article *html.Node) bool {
+	samples := textSamples(article, 6)
+	if len(samples) == 0 {
+		return false
+	}
+	for _, s := range samples {
+		if strings.Contains(t.text, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// textSamples returns samples of the text of n, whitespace left out, at
+// each parts-th of it (a third and two thirds for 3), each taken from
+// one text node (the one there, or the next long enough) and at most
+// [sampleRunes] long. A sample is not taken across nodes: readability
+// drops parts of a post (an author panel, an aside), and a sample across
+// the gap would join text the posts keep apart. None is returned when n
+// holds less than twice [sampleRunes].
+func textSamples(n *html.Node, parts int) []string {
 	var texts []string
 	total := 0
-	walk(article, func(x *html.Node) bool {
+	walk(n, func(x *html.Node) bool {
 		if x.Type == html.TextNode {
 			if s := squeeze(x.Data); s != "" {
 				texts = append(texts, s)
@@ -344,32 +378,25 @@ func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
 		return true
 	})
 	if total < 2*sampleRunes {
-		return false
+		return nil
 	}
-	for _, at := range []int{total / 3, 2 * total / 3} {
-		sample := ""
+	var out []string
+	for k := 1; k < parts; k++ {
+		at := k * total / parts
 		pos := 0
 		for _, s := range texts {
 			pos += len(s)
-			if pos <= at {
+			if pos <= at || utf8.RuneCountInString(s) < minSampleRunes {
 				continue
 			}
-			if utf8.RuneCountInString(s) >= minSampleRunes {
-				sample = s
-				break
+			if r := []rune(s); len(r) > sampleRunes {
+				s = string(r[:sampleRunes])
 			}
-		}
-		if sample == "" {
-			return false
-		}
-		if r := []rune(sample); len(r) > sampleRunes {
-			sample = string(r[:sampleRunes])
-		}
-		if !strings.Contains(t.text, sample) {
-			return false
+			out = append(out, s)
+			break
 		}
 	}
-	return true
+	return out
 }
 
 // articleNotThread reports whether a page declares itself an article and
@@ -381,10 +408,16 @@ func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
 // discussion and no page of another type does; 12 forum pages and 600 of
 // 793 articles declare an article.
 func articleNotThread(page []byte) bool {
-	if bytes.Contains(page, []byte("DiscussionForumPosting")) || bytes.Contains(page, []byte("QAPage")) {
+	if declaresDiscussion(page) {
 		return false
 	}
 	return declaresArticle(page)
+}
+
+// declaresDiscussion reports whether a page declares a discussion:
+// schema.org DiscussionForumPosting or QAPage, in JSON-LD or microdata.
+func declaresDiscussion(page []byte) bool {
+	return bytes.Contains(page, []byte("DiscussionForumPosting")) || bytes.Contains(page, []byte("QAPage"))
 }
 
 // replies reports whether the posts after the first read as its replies:

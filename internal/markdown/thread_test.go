@@ -120,3 +120,43 @@ func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
 		t.Errorf("the first post's date is said %d times, want once:\n%s", n, doc.Markdown)
 	}
 }
+
+// A topic whose first post is marked apart from its replies (the replies
+// schema.org Comments, the first post the page's DiscussionForumPosting)
+// is read with its replies after the first post readability picks.
+func TestConvertHTML_ReadsTheRepliesAfterAFirstPostMarkedApart(t *testing.T) {
+	first := "We have travelled a lot but never to Japan, and we cannot decide between planning the trip ourselves and taking a tour. We like to walk and want to see Tokyo, Kyoto and Osaka in about two weeks, with a day trip to Hiroshima. " +
+		"A tour from one of the big companies mixes the two, with free days and the logistics taken care of, but it feels expensive for what it is. " +
+		"Planning it ourselves feels more daunting than planning Europe ever did: the trains, the hotels, the language. We thought fifteen to eighteen days in all. Thanks for any advice."
+	replies := []string{
+		"We are finalising a three week trip with a small agency that planned a mix of guided and free days for us; it took the worry out of the trains and the hotels.",
+		"Plan it yourselves: the trains are easy, the signs are in English and a rail pass covers most of what you describe. Book the hotels near the stations.",
+		"Hire a local guide for your first day in Tokyo and another in Kyoto; after that you will know your way around and can do the rest on your own.",
+	}
+	var b strings.Builder
+	b.WriteString(`<html><head><title>First trip to Japan - Travel forum</title></head><body>
+	<header><nav><a href="/">Home</a> <a href="/forum">Forum</a></nav></header>
+	<div id="body" role="main"><div itemscope itemtype="https://schema.org/DiscussionForumPosting">
+	<article class="topic"><h1 itemprop="headline">First trip to Japan</h1>
+	<div class="metadata"><span class="author" itemprop="name">traveller</span> <time>07/03/24</time></div>
+	<div class="content" itemprop="articleBody"><p>` + first + `</p></div></article>
+	<section id="replies">`)
+	for i, r := range replies {
+		fmt.Fprintf(&b, `<article class="reply" itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+		<div class="reply-info"><span class="author" itemprop="name">replier%d</span></div>
+		<div class="content" itemprop="text"><p>%s</p></div></article>`, i, r)
+	}
+	b.WriteString(`</section></div></div><footer><p>All rights reserved.</p></footer></body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://travel.example/forum/first-trip-to-japan")
+	for _, want := range append([]string{first[:60], "replier0", "replier2"}, replies...) {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the topic lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if n := strings.Count(doc.Markdown, first[:60]); n != 1 {
+		t.Errorf("the first post is said %d times, want once:\n%s", n, doc.Markdown)
+	}
+	if doc.Posts != 4 {
+		t.Errorf("Posts = %d, want 4:\n%s", doc.Posts, doc.Markdown)
+	}
+}
