@@ -153,7 +153,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 // author's badges, avatar and signature, its tags.
 var postChromeWords = []string{"signature", "reaction", "vote", "voting", "share", "action", "control", "toolbar",
 	"tools", "button", "btn", "badge", "avatar", "usertitle", "user-title", "userextra", "user-extra", "userstats",
-	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info"}
+	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info", "post-count", "postcount", "join-date", "joindate"}
 
 // dropPostChrome removes from a post the parts that are not its message
 // ([postChromeWords]) and, unless the posts are comments themselves, the
@@ -172,6 +172,12 @@ func dropPostChrome(post *html.Node, comments bool) {
 			drop = append(drop, n)
 			return false
 		}
+		if n.DataAtom == atom.Dl {
+			if fields := profileFields(n); fields != nil {
+				drop = append(drop, fields...)
+				return false
+			}
+		}
 		class := strings.ToLower(attr(n, "class"))
 		if class == "" {
 			return true
@@ -186,6 +192,34 @@ func dropPostChrome(post *html.Node, comments bool) {
 		n.Parent.RemoveChild(n)
 	}
 }
+
+// profileFields returns the fields of a post's author box written as a
+// definition list (phpBB's, FluxBB's): the author's name as its one term,
+// then at least two short details (rank, post count, date joined, place),
+// which are returned. It returns nil for any other list.
+func profileFields(dl *html.Node) []*html.Node {
+	var terms int
+	var fields []*html.Node
+	for c := dl.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			terms++
+		case atom.Dd:
+			if textLength(c) > maxProfileField {
+				return nil
+			}
+			fields = append(fields, c)
+		}
+	}
+	if terms != 1 || len(fields) < 2 {
+		return nil
+	}
+	return fields
+}
+
+// maxProfileField is how much text a detail of an author box holds at
+// most ([profileFields]).
+const maxProfileField = 60
 
 // permalink reports whether a link in a post is the post's number ("#12"),
 // a link to the post itself that says nothing of its message.

@@ -79,7 +79,8 @@ func TestConvertHTML_ADeclaredArticleFollowedByStoriesIsNotReadAsAThread(t *test
 // The chrome of forum engines' posts: a post's number linking to itself,
 // phpBB's profile column and its quote and back-to-top buttons,
 // XenForo's "Click to expand..." under a quote, Invision's author panel
-// (rank, post count, the copy for small screens), whose posts' classes
+// (rank, post count, the copy for small screens), an author box written
+// as a definition list, post counts and join dates, whose posts' classes
 // say comment and whose message may hold less than half of a post.
 func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
 	texts := []string{
@@ -96,9 +97,11 @@ func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
 		<ul class="cAuthorPane_info"><li>Members</li><li>10.2k posts</li><li>Motherboard: a very long list of the parts of the member's computer, processor, memory, video card and drives</li></ul></aside>
 		<div class="ipsComment_content"><div class="ipsComment_meta">Posted March %d <a href="/t/1/#c%d">#%d</a></div>
 		<div class="postprofile"><dd>Technical Moderator</dd><dd>Posts: 65703</dd></div>
+		<dl class="userbox"><dt>builder%d</dt><dd>Registered: 2012-09-03</dd><dd>From: the garage</dd></dl>
+		<div class="MessageCard__user-details"><span class="MessageCard__post-count">14 posts</span> <span class="MessageCard__join-date">Joined 2025</span></div>
 		<ul class="profile-icons"><li><a href="/quote/%d">Reply with quote</a></li></ul>
 		<div class="ipsType_richText"><blockquote>Earlier words<div class="bbCodeBlock-expandLink"><a>Click to expand...</a></div></blockquote><p>%s</p></div>
-		<div class="back2top"><a href="#top">Top</a></div></div></article>`, i, i, i+1, i, i+1, i, i+1, i, text)
+		<div class="back2top"><a href="#top">Top</a></div></div></article>`, i, i, i+1, i, i+1, i, i+1, i, i, text)
 	}
 	b.WriteString(`</div></main></body></html>`)
 	doc := markdown.ConvertHTML([]byte(b.String()), "https://hardware.example/t/1")
@@ -107,7 +110,7 @@ func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
 			t.Errorf("the thread lacks %q:\n%s", want, doc.Markdown)
 		}
 	}
-	for _, noise := range []string{"#2", "Members", "10.2k", "Motherboard", "Technical Moderator", "Posts:", "Reply with quote", "Click to expand", "Top"} {
+	for _, noise := range []string{"#2", "Members", "10.2k", "Motherboard", "Technical Moderator", "Posts:", "Registered:", "From: the garage", "14 posts", "Joined 2025", "Reply with quote", "Click to expand", "Top"} {
 		if strings.Contains(doc.Markdown, noise) {
 			t.Errorf("the thread keeps %q:\n%s", noise, doc.Markdown)
 		}
