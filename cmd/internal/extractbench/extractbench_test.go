@@ -42,12 +42,12 @@ var subset = map[string][]string{
 var floors = map[string]float64{
 	"":              0.850,
 	"article":       0.920,
-	"forum":         0.920,
+	"forum":         0.925,
 	"product":       0.550,
 	"collection":    0.710,
 	"listing":       0.920,
 	"documentation": 0.880,
-	"service":       0.810,
+	"service":       0.815,
 }
 
 // maxArticlesInStructure is how many of the subset's articles may be
