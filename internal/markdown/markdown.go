@@ -203,6 +203,7 @@ func convertArticle(page []byte, base string) (Document, int) {
 	if declaresProduct(page) {
 		dropProductExtras(body)
 	}
+	whole := mainCopy(body)
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -242,6 +243,12 @@ func convertArticle(page []byte, base string) (Document, int) {
 			doc.Markdown += "\n\n" + d.Markdown
 			doc.TextChars += d.TextChars + 1
 			doc.Posts = t.posts + 1
+		}
+	}
+	if doc.Posts == 0 && whole.node != nil && !whole.comments && collapse(art.Byline()) == "" && !declaresDiscussion(page) && holdsMore(whole, art.Node, doc.TextChars) {
+		(&cleaner{base: u, strip: true, trusted: true}).clean(whole.node, true)
+		if d := render(whole.node, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+			doc = d
 		}
 	}
 	// Readability often demotes the article's own heading; when the
@@ -473,6 +480,71 @@ func findBody(root *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// mainPart is a copy of the page's <main> element, made before
+// readability rearranges the page, with its text.
+type mainPart struct {
+	node *html.Node
+	// text is its text without whitespace; chars and links count its
+	// text and the text of its links.
+	text         string
+	chars, links int
+	// comments reports that it holds a comment section.
+	comments bool
+}
+
+// mainCopy copies the single <main> or role="main" element of a cleaned
+// body; the zero mainPart when the page has none or several.
+func mainCopy(body *html.Node) mainPart {
+	var found []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
+			found = append(found, n)
+			return false
+		}
+		return true
+	})
+	if len(found) != 1 {
+		return mainPart{}
+	}
+	m := found[0]
+	links, comments := 0, false
+	walk(m, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		if n.DataAtom == atom.A {
+			links += textLength(n)
+			return false
+		}
+		if !comments {
+			id, class := lowerASCII(attr(n, "id")), lowerASCII(attr(n, "class"))
+			comments = strings.Contains(id, "comment") || strings.Contains(class, "comment") || strings.Contains(id, "respond")
+		}
+		return true
+	})
+	return mainPart{node: cloneNode(m), text: squeeze(textOf(m)), chars: textLength(m), links: links, comments: comments}
+}
+
+// holdsMore reports whether the page's <main> holds readability's pick
+// (its text sampled at each quarter) and half as much text again, little
+// of it links: a documentation page whose sections readability cut to
+// the longest.
+func holdsMore(m mainPart, article *html.Node, articleChars int) bool {
+	if 2*m.chars < 3*articleChars || 4*m.links > m.chars {
+		return false
+	}
+	samples := textSamples(article, 4)
+	if len(samples) < 3 {
+		return false
+	}
+	for _, s := range samples {
+		if !strings.Contains(m.text, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // mainContent picks, in a cleaned body, the single <main> or role="main"
