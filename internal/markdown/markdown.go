@@ -203,7 +203,10 @@ func convertArticle(page []byte, base string) (Document, int) {
 	if declaresProduct(page) {
 		dropProductExtras(body)
 	}
-	whole := mainCopy(body)
+	var whole mainPart
+	if !declaresDiscussion(page) {
+		whole = measureMain(body)
+	}
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -245,10 +248,12 @@ func convertArticle(page []byte, base string) (Document, int) {
 			doc.Posts = t.posts + 1
 		}
 	}
-	if doc.Posts == 0 && whole.node != nil && !whole.comments && collapse(art.Byline()) == "" && !declaresDiscussion(page) && holdsMore(whole, art.Node, doc.TextChars) {
-		(&cleaner{base: u, strip: true, trusted: true}).clean(whole.node, true)
-		if d := render(whole.node, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
-			doc = d
+	// A page readability cut to one section is read as its <main>.
+	if doc.Posts == 0 && collapse(art.Byline()) == "" && mayHoldMore(whole, doc.TextChars) {
+		if m := widerMain(page, base, art.Node); m != nil {
+			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+				doc = d
+			}
 		}
 	}
 	// Readability often demotes the article's own heading; when the
@@ -482,21 +487,17 @@ func findBody(root *html.Node) *html.Node {
 	return nil
 }
 
-// mainPart is a copy of the page's <main> element, made before
-// readability rearranges the page, with its text.
+// mainPart measures the page's <main> element before readability
+// rearranges the page.
 type mainPart struct {
-	node *html.Node
-	// text is its text without whitespace; chars and links count its
-	// text and the text of its links.
-	text         string
+	found bool
+	// chars and links count its text and the text of its links.
 	chars, links int
-	// comments reports that it holds a comment section.
-	comments bool
 }
 
-// mainCopy copies the single <main> or role="main" element of a cleaned
-// body; the zero mainPart when the page has none or several.
-func mainCopy(body *html.Node) mainPart {
+// findMain returns the single <main> or role="main" element of a cleaned
+// body; nil when the page has none or several.
+func findMain(body *html.Node) *html.Node {
 	var found []*html.Node
 	walk(body, func(n *html.Node) bool {
 		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
@@ -506,45 +507,76 @@ func mainCopy(body *html.Node) mainPart {
 		return true
 	})
 	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}
+
+// measureMain measures the page's <main> ([findMain]); the zero mainPart
+// when the page has none, or one that holds a comment section (a post's
+// page: its comments are not its content).
+func measureMain(body *html.Node) mainPart {
+	m := findMain(body)
+	if m == nil {
 		return mainPart{}
 	}
-	m := found[0]
 	links, comments := 0, false
 	walk(m, func(n *html.Node) bool {
-		if n.Type != html.ElementNode {
-			return true
+		if n.Type != html.ElementNode || comments {
+			return false
 		}
 		if n.DataAtom == atom.A {
 			links += textLength(n)
 			return false
 		}
-		if !comments {
-			id, class := lowerASCII(attr(n, "id")), lowerASCII(attr(n, "class"))
-			comments = strings.Contains(id, "comment") || strings.Contains(class, "comment") || strings.Contains(id, "respond")
-		}
-		return true
+		id, class := lowerASCII(attr(n, "id")), lowerASCII(attr(n, "class"))
+		comments = strings.Contains(id, "comment") || strings.Contains(class, "comment") || strings.Contains(id, "respond")
+		return !comments
 	})
-	return mainPart{node: cloneNode(m), text: squeeze(textOf(m)), chars: textLength(m), links: links, comments: comments}
+	if comments {
+		return mainPart{}
+	}
+	return mainPart{found: true, chars: textLength(m), links: links}
 }
 
-// holdsMore reports whether the page's <main> holds readability's pick
-// (its text sampled at each quarter) and half as much text again, little
-// of it links: a documentation page whose sections readability cut to
-// the longest.
-func holdsMore(m mainPart, article *html.Node, articleChars int) bool {
-	if 2*m.chars < 3*articleChars || 4*m.links > m.chars {
-		return false
-	}
+// mayHoldMore reports whether the page's <main> holds half as much text
+// again as readability's pick, little of it links: a service page whose
+// sections readability cut to the longest.
+func mayHoldMore(m mainPart, articleChars int) bool {
+	return m.found && 2*m.chars >= 3*articleChars && 4*m.links <= m.chars
+}
+
+// widerMain reads the page again and returns its cleaned <main> when that
+// holds readability's pick (its text sampled at each quarter); nil when
+// it does not. Readability rearranged the first reading; the page is
+// parsed again only for the few pages [mayHoldMore] lets through.
+func widerMain(page []byte, base string, article *html.Node) *html.Node {
 	samples := textSamples(article, 4)
 	if len(samples) < 3 {
-		return false
+		return nil
 	}
+	root, u, _ := parse(page, base)
+	body := findBody(root)
+	if body == nil {
+		return nil
+	}
+	// Cleaned as the first reading was.
+	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	if declaresProduct(page) {
+		dropProductExtras(body)
+	}
+	m := findMain(body)
+	if m == nil {
+		return nil
+	}
+	text := squeeze(textOf(m))
 	for _, s := range samples {
-		if !strings.Contains(m.text, s) {
-			return false
+		if !strings.Contains(text, s) {
+			return nil
 		}
 	}
-	return true
+	(&cleaner{base: u, strip: true, trusted: true}).clean(m, true)
+	return m
 }
 
 // mainContent picks, in a cleaned body, the single <main> or role="main"
