@@ -322,14 +322,20 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 			return true
 		}
 	}
-	if _, ok := attrOK(n, "hidden"); ok {
-		return true
-	}
-	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
-		return true
-	}
-	if isHiddenStyle(attr(n, "style")) {
-		return true
+	// A tab's panel is content the reader cannot click open: the
+	// cleaner keeps it, hidden or not (readability, in the article
+	// conversion, still leaves out a panel hidden by an attribute;
+	// showing it there too cost product pages their reviews tab).
+	if !strings.EqualFold(attr(n, "role"), "tabpanel") {
+		if _, ok := attrOK(n, "hidden"); ok {
+			return true
+		}
+		if strings.EqualFold(attr(n, "aria-hidden"), "true") {
+			return true
+		}
+		if isHiddenStyle(attr(n, "style")) {
+			return true
+		}
 	}
 	class, id := attr(n, "class"), attr(n, "id")
 	if isScreenReaderOnly(class) || isHiddenClass(class) {

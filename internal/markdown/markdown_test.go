@@ -283,3 +283,28 @@ func TestConvertHTML_ReadsTheMainOfAPageReadabilityCutsToASection(t *testing.T) 
 		t.Errorf("a main with comments is read whole:\n%s", doc.Markdown)
 	}
 }
+
+// A documentation page's tabs (one per platform) are all read from its
+// structure: the panels a script shows on a click are hidden in the
+// HTML, but they are content.
+func TestConvert_KeepsHiddenTabPanels(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Install the tool</h1>
+<p>Pick your platform below and run the commands in a terminal; each platform has its own package.</p>
+<div role="tablist"><a role="tab" href="#win">Windows</a><a role="tab" href="#linux">Linux</a></div>
+<section id="win" role="tabpanel"><pre><code>winget install example.tool</code></pre></section>
+<section id="linux" role="tabpanel" hidden="hidden"><pre><code>sudo apt-get install example-tool</code></pre></section>
+<div hidden>hidden-note</div>
+<p>Then check the version it prints, which should match the release notes of the current month.</p>
+</main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://docs.example/install", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"winget install example.tool", "sudo apt-get install example-tool"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		if strings.Contains(md, "hidden-note") {
+			t.Errorf("%s: a hidden element that is not a tab panel kept:\n%s", mode, md)
+		}
+	}
+}
