@@ -323,19 +323,20 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		}
 	}
 	// A tab's panel is content the reader cannot click open: the
-	// cleaner keeps it, hidden or not (readability, in the article
-	// conversion, still leaves out a panel hidden by an attribute;
-	// showing it there too cost product pages their reviews tab).
-	if !strings.EqualFold(attr(n, "role"), "tabpanel") {
-		if _, ok := attrOK(n, "hidden"); ok {
-			return true
-		}
-		if strings.EqualFold(attr(n, "aria-hidden"), "true") {
-			return true
-		}
-		if isHiddenStyle(attr(n, "style")) {
-			return true
-		}
+	// cleaner keeps it when an attribute hides it (readability, in the
+	// article conversion, still leaves it out; showing it there too cost
+	// product pages their reviews tab). A panel hidden by its style is
+	// more often a slide repeating the one shown, unless it holds code
+	// (a documentation page's instructions for each platform).
+	panel := strings.EqualFold(attr(n, "role"), "tabpanel")
+	if _, ok := attrOK(n, "hidden"); ok && !panel {
+		return true
+	}
+	if strings.EqualFold(attr(n, "aria-hidden"), "true") && !panel {
+		return true
+	}
+	if isHiddenStyle(attr(n, "style")) && !(panel && find(n, atom.Pre) != nil) {
+		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
 	if isScreenReaderOnly(class) || isHiddenClass(class) {

@@ -286,25 +286,30 @@ func TestConvertHTML_ReadsTheMainOfAPageReadabilityCutsToASection(t *testing.T) 
 
 // A documentation page's tabs (one per platform) are all read from its
 // structure: the panels a script shows on a click are hidden in the
-// HTML, but they are content.
+// HTML, but they are content. A panel hidden by its style that holds no
+// code is a carousel's slide and stays out.
 func TestConvert_KeepsHiddenTabPanels(t *testing.T) {
 	page := []byte(`<html><body><main><h1>Install the tool</h1>
 <p>Pick your platform below and run the commands in a terminal; each platform has its own package.</p>
 <div role="tablist"><a role="tab" href="#win">Windows</a><a role="tab" href="#linux">Linux</a></div>
 <section id="win" role="tabpanel"><pre><code>winget install example.tool</code></pre></section>
 <section id="linux" role="tabpanel" hidden="hidden"><pre><code>sudo apt-get install example-tool</code></pre></section>
+<section id="mac" role="tabpanel" style="display:none"><pre><code>brew install example-tool</code></pre></section>
+<div role="tabpanel" style="display: none"><p>slide-two-repeats-the-first</p></div>
 <div hidden>hidden-note</div>
 <p>Then check the version it prints, which should match the release notes of the current month.</p>
 </main></body></html>`)
 	for _, mode := range []markdown.Mode{markdown.ModeStructure} {
 		md := markdown.Convert(page, "https://docs.example/install", markdown.Options{Mode: mode}).Markdown
-		for _, want := range []string{"winget install example.tool", "sudo apt-get install example-tool"} {
+		for _, want := range []string{"winget install example.tool", "sudo apt-get install example-tool", "brew install example-tool"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("%s: %q lost:\n%s", mode, want, md)
 			}
 		}
-		if strings.Contains(md, "hidden-note") {
-			t.Errorf("%s: a hidden element that is not a tab panel kept:\n%s", mode, md)
+		for _, gone := range []string{"hidden-note", "slide-two-repeats-the-first"} {
+			if strings.Contains(md, gone) {
+				t.Errorf("%s: %q kept: a hidden element that is not a tab panel, or a panel hidden by its style without code:\n%s", mode, gone, md)
+			}
 		}
 	}
 }
