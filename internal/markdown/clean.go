@@ -121,7 +121,9 @@ var hiddenClasses = map[string]bool{"hidden": true, "d-none": true, "u-hidden": 
 // it again on some screens (Tailwind's "lg:block", "show@medium",
 // Bootstrap's "d-md-block", "visible-lg").
 func isHiddenClass(class string) bool {
-	if class == "" {
+	// Every hiding class says "hid" or "none"; most class lists say
+	// neither, and are not split.
+	if !containsFold(class, "hid") && !containsFold(class, "none") {
 		return false
 	}
 	hidden := false
@@ -136,6 +138,27 @@ func isHiddenClass(class string) bool {
 		}
 	}
 	return hidden
+}
+
+// containsFold reports whether s holds word, a lower-case ASCII word, in
+// any case, without allocating.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // isScreenReaderOnly reports whether a class attribute holds a class of
