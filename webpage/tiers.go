@@ -161,21 +161,38 @@ const (
 	articleShare         = 0.40
 	declaredArticleShare = 0.10
 	maxArticleLinkShare  = 0.30
+	// proseShare is how much of the text of the structure that is not
+	// link text (its menus, sidebars and link lists left out) the article
+	// must hold when it is a smaller share of the whole ([holdsProse]).
+	proseShare = 0.90
 )
 
 // articleFound reports whether the article conversion of a page the
 // classifier called template-heavy found the page's main body: its text
-// is a large enough share of the text of the page's structure, and it is
-// mostly not links.
+// is a large enough share of the text of the page's structure, or nearly
+// all of its text that is not links ([holdsProse]), and it is mostly not
+// links.
 func articleFound(article, structure Document, declared bool) bool {
 	if article.Mode != ConvertArticle || structure.TextChars == 0 {
 		return false
 	}
 	share := float64(article.TextChars) / float64(structure.TextChars)
-	if share < articleShare && !(declared && share >= declaredArticleShare) {
+	if share < articleShare && !(declared && share >= declaredArticleShare) && !holdsProse(article, structure) {
 		return false
 	}
 	return linkShare(article.Markdown) < maxArticleLinkShare
+}
+
+// holdsProse reports whether an article holds nearly all the text of a
+// page's structure that is not link text: a short documentation page
+// beside a long table of contents, a collection's intro beside its links.
+// Measured on the development split of the extraction benchmark, with
+// the share rule alone as the baseline: documentation 0.908 -> 0.913,
+// collection 0.670 -> 0.676, every other type unchanged (0.80 and 0.60
+// lose service pages).
+func holdsProse(article, structure Document) bool {
+	prose := float64(structure.TextChars) * (1 - linkShare(structure.Markdown))
+	return prose > 0 && float64(article.TextChars) >= proseShare*prose
 }
 
 // linkShare is the share of Markdown's visible text that is link text.

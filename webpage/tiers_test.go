@@ -3,6 +3,7 @@ package webpage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -254,6 +255,31 @@ func TestArticleFound_WeighsShareDeclarationAndLinks(t *testing.T) {
 	} {
 		if got := articleFound(tc.article, structure, tc.declared); got != tc.want {
 			t.Errorf("%s: articleFound = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A short documentation page beside a long table of contents: its article
+// is a small share of the page's structure, but the rest of the structure
+// is links.
+func TestArticleFound_ArticleHoldingTheStructuresProse(t *testing.T) {
+	prose := strings.Repeat("A mapped type builds a new type from the keys of another. ", 10)
+	var toc strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&toc, "[Chapter %d of the handbook](https://docs.example/c%d)\n\n", i, i)
+	}
+	article := Document{Mode: ConvertArticle, Markdown: prose, TextChars: len(prose)}
+	for _, tc := range []struct {
+		name      string
+		structure string
+		want      bool
+	}{
+		{"beside links", toc.String() + "\n" + prose, true},
+		{"beside more prose", strings.Repeat("Our offices are open from nine to five on weekdays. ", 30) + "\n" + prose, false},
+	} {
+		structure := Document{Mode: ConvertStructure, Markdown: tc.structure, TextChars: len(visibleText(tc.structure))}
+		if got := articleFound(article, structure, false); got != tc.want {
+			t.Errorf("%s: articleFound = %v, want %v (article %d of %d chars)", tc.name, got, tc.want, article.TextChars, structure.TextChars)
 		}
 	}
 }

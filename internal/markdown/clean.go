@@ -110,6 +110,57 @@ func isCookieBanner(s string) bool {
 	return false
 }
 
+// hiddenClasses, in lower case, are the classes frameworks and forum
+// engines hide an element with (display: none): Bootstrap's, XenForo's,
+// Invision's, Bulma's. "hide" is not one: pages hide their whole body
+// with it until a script has run.
+var hiddenClasses = map[string]bool{"hidden": true, "d-none": true, "u-hidden": true, "ipshide": true, "is-hidden": true}
+
+// isHiddenClass reports whether a class attribute hides its element on
+// every screen: a hiding class ([hiddenClasses]) and no class that shows
+// it again on some screens (Tailwind's "lg:block", "show@medium",
+// Bootstrap's "d-md-block", "visible-lg").
+func isHiddenClass(class string) bool {
+	// Every hiding class says "hid" or "none"; most class lists say
+	// neither, and are not split.
+	if !containsFold(class, "hid") && !containsFold(class, "none") {
+		return false
+	}
+	hidden := false
+	for _, c := range strings.Fields(class) {
+		c = lowerASCII(c)
+		if hiddenClasses[c] {
+			hidden = true
+			continue
+		}
+		if strings.ContainsAny(c, ":@") || strings.HasPrefix(c, "d-") || strings.HasPrefix(c, "show") || strings.HasPrefix(c, "visible") {
+			return false
+		}
+	}
+	return hidden
+}
+
+// containsFold reports whether s holds word, a lower-case ASCII word, in
+// any case, without allocating.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
 // isScreenReaderOnly reports whether a class attribute holds a class of
 // text meant for screen readers only.
 func isScreenReaderOnly(class string) bool {
@@ -294,17 +345,24 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 			return true
 		}
 	}
-	if _, ok := attrOK(n, "hidden"); ok {
+	// A tab's panel is content the reader cannot click open: the
+	// cleaner keeps it when an attribute hides it (readability, in the
+	// article conversion, still leaves it out; showing it there too cost
+	// product pages their reviews tab). A panel hidden by its style is
+	// more often a slide repeating the one shown, unless it holds code
+	// (a documentation page's instructions for each platform).
+	panel := strings.EqualFold(attr(n, "role"), "tabpanel")
+	if _, ok := attrOK(n, "hidden"); ok && !panel {
 		return true
 	}
-	if strings.EqualFold(attr(n, "aria-hidden"), "true") {
+	if strings.EqualFold(attr(n, "aria-hidden"), "true") && !panel {
 		return true
 	}
-	if isHiddenStyle(attr(n, "style")) {
+	if isHiddenStyle(attr(n, "style")) && !(panel && find(n, atom.Pre) != nil) {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if isScreenReaderOnly(class) {
+	if isScreenReaderOnly(class) || isHiddenClass(class) {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {

@@ -208,6 +208,10 @@ func convertArticle(page []byte, base string) (Document, int) {
 	if product {
 		dropProductExtras(body)
 	}
+	var whole mainPart
+	if !declaresDiscussion(page) {
+		whole = measureMain(body)
+	}
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true
@@ -233,8 +237,10 @@ func convertArticle(page []byte, base string) (Document, int) {
 		return doc, pageChars
 	}
 	// A thread whose post readability picked is read whole.
+	held := false
 	for _, t := range threads {
-		if threadHolds(t, textOf(art.Node), doc.TextChars) {
+		if threadHolds(t, art.Node, doc.TextChars) {
+			held = true
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 			// The thread as read, its chrome dropped, must hold half the
 			// article still.
@@ -242,6 +248,25 @@ func convertArticle(page []byte, base string) (Document, int) {
 				doc, doc.Posts = d, t.posts
 			}
 			break
+		}
+	}
+	// On a page that declares a discussion, replies marked apart from the
+	// first post readability picked follow it.
+	if !held && len(threads) > 0 && declaresDiscussion(page) && threadFollows(threads[0], art.Node) {
+		t := threads[0]
+		(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
+		if d := render(t.region, title, ModeArticle); d.Markdown != "" {
+			doc.Markdown += "\n\n" + d.Markdown
+			doc.TextChars += d.TextChars + 1
+			doc.Posts = t.posts + 1
+		}
+	}
+	// A page readability cut to one section is read as its <main>.
+	if doc.Posts == 0 && collapse(art.Byline()) == "" && mayHoldMore(whole, doc.TextChars) {
+		if m := widerMain(page, base, art.Node); m != nil {
+			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+				doc = d
+			}
 		}
 	}
 	// Readability often demotes the article's own heading; when the
@@ -477,6 +502,98 @@ func findBody(root *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// mainPart measures the page's <main> element before readability
+// rearranges the page.
+type mainPart struct {
+	found bool
+	// chars and links count its text and the text of its links.
+	chars, links int
+}
+
+// findMain returns the single <main> or role="main" element of a cleaned
+// body; nil when the page has none or several.
+func findMain(body *html.Node) *html.Node {
+	var found []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
+			found = append(found, n)
+			return false
+		}
+		return true
+	})
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}
+
+// measureMain measures the page's <main> ([findMain]); the zero mainPart
+// when the page has none, or one that holds a comment section (a post's
+// page: its comments are not its content).
+func measureMain(body *html.Node) mainPart {
+	m := findMain(body)
+	if m == nil {
+		return mainPart{}
+	}
+	links, comments := 0, false
+	walk(m, func(n *html.Node) bool {
+		if n.Type != html.ElementNode || comments {
+			return false
+		}
+		if n.DataAtom == atom.A {
+			links += textLength(n)
+			return false
+		}
+		id, class := lowerASCII(attr(n, "id")), lowerASCII(attr(n, "class"))
+		comments = strings.Contains(id, "comment") || strings.Contains(class, "comment") || strings.Contains(id, "respond")
+		return !comments
+	})
+	if comments {
+		return mainPart{}
+	}
+	return mainPart{found: true, chars: textLength(m), links: links}
+}
+
+// mayHoldMore reports whether the page's <main> holds half as much text
+// again as readability's pick, little of it links: a service page whose
+// sections readability cut to the longest.
+func mayHoldMore(m mainPart, articleChars int) bool {
+	return m.found && 2*m.chars >= 3*articleChars && 4*m.links <= m.chars
+}
+
+// widerMain reads the page again and returns its cleaned <main> when that
+// holds readability's pick (its text sampled at each quarter); nil when
+// it does not. Readability rearranged the first reading; the page is
+// parsed again only for the few pages [mayHoldMore] lets through.
+func widerMain(page []byte, base string, article *html.Node) *html.Node {
+	samples := textSamples(article, 4)
+	if len(samples) < 3 {
+		return nil
+	}
+	root, u, _ := parse(page, base)
+	body := findBody(root)
+	if body == nil {
+		return nil
+	}
+	// Cleaned as the first reading was.
+	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	if declaresProduct(page) {
+		dropProductExtras(body)
+	}
+	m := findMain(body)
+	if m == nil {
+		return nil
+	}
+	text := squeeze(textOf(m))
+	for _, s := range samples {
+		if !strings.Contains(text, s) {
+			return nil
+		}
+	}
+	(&cleaner{base: u, strip: true, trusted: true}).clean(m, true)
+	return m
 }
 
 // mainContent picks, in a cleaned body, the single <main> or role="main"

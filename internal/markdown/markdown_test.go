@@ -151,16 +151,20 @@ func TestConvertHTML_DropsHiddenScreenReaderAndCookieElements(t *testing.T) {
 <span class="not-sr-only-here">kept-partial-class</span>
 <div id="CookieConsentBanner">cookie-banner-text</div>
 <div class="GDPR-notice">gdpr-text</div>
+<span class="edit-note hidden">hidden-by-class</span>
+<div class="menu d-none">hidden-by-bootstrap</div>
+<span class="hidden lg:block">shown-on-large-screens</span>
+<span class="hidden-xs small">shown-but-on-phones</span>
 <p>Kept paragraph two with enough words to be read as the content of the page.</p>
 </main></body></html>`)
 	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
 		md := markdown.Convert(page, "https://example.org/", markdown.Options{Mode: mode}).Markdown
-		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text"} {
+		for _, gone := range []string{"hidden-by-style", "hidden-by-visibility", "screen-reader-text", "cookie-banner-text", "gdpr-text", "hidden-by-class", "hidden-by-bootstrap"} {
 			if strings.Contains(md, gone) {
 				t.Errorf("%s: %q kept:\n%s", mode, gone, md)
 			}
 		}
-		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class"} {
+		for _, kept := range []string{"Kept paragraph one", "Kept paragraph two", "kept-partial-class", "shown-on-large-screens", "shown-but-on-phones"} {
 			if !strings.Contains(md, kept) {
 				t.Errorf("%s: %q lost:\n%s", mode, kept, md)
 			}
@@ -234,5 +238,78 @@ func TestConvert_StructureDropsTemplateWidgets(t *testing.T) {
 	md = markdown.Convert([]byte(menu), "https://example.org/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
 	if !strings.Contains(md, "Roast chicken") {
 		t.Errorf("a menu that is the page's content was dropped:\n%s", md)
+	}
+}
+
+// A service page: a hero, feature cards under their headings, plans, and
+// one long section readability keeps alone. The page's <main> holds all
+// of it, little of it links, and no comments: it is read whole.
+func TestConvertHTML_ReadsTheMainOfAPageReadabilityCutsToASection(t *testing.T) {
+	long := strings.Repeat("Our campaign team plans each campaign with you, from the audience and the goals to the channels, the messages and the schedule, and reports on what each one brought in, every month, in plain words. ", 4)
+	var cards strings.Builder
+	for i := range 24 {
+		fmt.Fprintf(&cards, `<div class="card"><h3>Service %d</h3><p>Task %d done.</p></div>`, i, i)
+	}
+	page := `<html><head><title>Marketing and advertising - Brand Studio</title></head><body>
+	<header><nav><a href="/">Home</a> <a href="/services">Services</a> <a href="/contact">Contact</a></nav></header>
+	<main>
+	<section class="hero"><h1>Marketing and advertising for clinics</h1><p>Campaigns that bring patients, not just clicks.</p><a class="btn" href="/contact">Begin the journey</a></section>
+	<section class="promo-grid"><h2>Why it matters</h2>
+	<div class="card"><h3>Visibility</h3><p>Known in town.</p></div>
+	<div class="card"><h3>Contact</h3><p>Heard between visits.</p></div>
+	<div class="card"><h3>Bookings</h3><p>More bookings.</p></div>
+	</section>
+	<div class="row"><div class="container"><section class="detail"><h2>Campaign strategy</h2><p>` + long + `</p><p>` + long + `</p></section></div></div>
+	<section class="pricing media-block"><h2>Plans</h2><div class="plan"><h3>Starter</h3><p>One channel, monthly report, from 900 euros a month.</p></div>
+	<div class="plan"><h3>Growth</h3><p>Three channels, weekly report, from 2,400 euros a month.</p></div></section>
+	<section class="services-grid"><h2>What we do</h2>` + cards.String() + `</section>
+	</main>
+	<footer><p>Brand Studio, all rights reserved.</p></footer></body></html>`
+	doc := markdown.ConvertHTML([]byte(page), "https://studio.example/services/marketing")
+	for _, want := range []string{"Campaign strategy", "Visibility", "Known in town", "Heard between visits", "Growth", "from 2,400 euros a month", "Service 17", "Task 17 done."} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the page lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"Services", "all rights reserved"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the page keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+	// A <main> that holds a comment section is a post's page: its
+	// comments and the rest stay out.
+	withComments := strings.Replace(page, "</main>", `<section id="comments"><h2>Comments</h2><p>Great post, thanks.</p></section></main>`, 1)
+	if doc := markdown.ConvertHTML([]byte(withComments), "https://studio.example/services/marketing"); strings.Contains(doc.Markdown, "Great post") || strings.Contains(doc.Markdown, "Service 17") {
+		t.Errorf("a main with comments is read whole:\n%s", doc.Markdown)
+	}
+}
+
+// A documentation page's tabs (one per platform) are all read from its
+// structure: the panels a script shows on a click are hidden in the
+// HTML, but they are content. A panel hidden by its style that holds no
+// code is a carousel's slide and stays out.
+func TestConvert_KeepsHiddenTabPanels(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Install the tool</h1>
+<p>Pick your platform below and run the commands in a terminal; each platform has its own package.</p>
+<div role="tablist"><a role="tab" href="#win">Windows</a><a role="tab" href="#linux">Linux</a></div>
+<section id="win" role="tabpanel"><pre><code>winget install example.tool</code></pre></section>
+<section id="linux" role="tabpanel" hidden="hidden"><pre><code>sudo apt-get install example-tool</code></pre></section>
+<section id="mac" role="tabpanel" style="display:none"><pre><code>brew install example-tool</code></pre></section>
+<div role="tabpanel" style="display: none"><p>slide-two-repeats-the-first</p></div>
+<div hidden>hidden-note</div>
+<p>Then check the version it prints, which should match the release notes of the current month.</p>
+</main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://docs.example/install", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"winget install example.tool", "sudo apt-get install example-tool", "brew install example-tool"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		for _, gone := range []string{"hidden-note", "slide-two-repeats-the-first"} {
+			if strings.Contains(md, gone) {
+				t.Errorf("%s: %q kept: a hidden element that is not a tab panel, or a panel hidden by its style without code:\n%s", mode, gone, md)
+			}
+		}
 	}
 }

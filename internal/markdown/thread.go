@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -139,7 +140,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 		for _, m := range b.members {
 			text.WriteString(squeeze(textOf(m)))
 			post := cloneNode(m)
-			dropPostChrome(post, strings.Contains(b.key, "comment"))
+			dropPostChrome(post, strings.Contains(b.key, "comment") || strings.Contains(strings.ToLower(attr(m, "class")), "comment"))
 			region.AppendChild(post)
 		}
 		out = append(out, threadCandidate{region: region, posts: b.posts, chars: b.postChars, text: text.String()})
@@ -152,7 +153,7 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 // author's badges, avatar and signature, its tags.
 var postChromeWords = []string{"signature", "reaction", "vote", "voting", "share", "action", "control", "toolbar",
 	"tools", "button", "btn", "badge", "avatar", "usertitle", "user-title", "userextra", "user-extra", "userstats",
-	"user-stats", "menu", "taglist", "like"}
+	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info", "post-count", "postcount", "join-date", "joindate"}
 
 // dropPostChrome removes from a post the parts that are not its message
 // ([postChromeWords]) and, unless the posts are comments themselves, the
@@ -167,6 +168,16 @@ func dropPostChrome(post *html.Node, comments bool) {
 		if n == post || n.Type != html.ElementNode {
 			return true
 		}
+		if n.DataAtom == atom.A && permalink(n) {
+			drop = append(drop, n)
+			return false
+		}
+		if n.DataAtom == atom.Dl {
+			if fields := profileFields(n); fields != nil {
+				drop = append(drop, fields...)
+				return false
+			}
+		}
 		class := strings.ToLower(attr(n, "class"))
 		if class == "" {
 			return true
@@ -180,6 +191,49 @@ func dropPostChrome(post *html.Node, comments bool) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+}
+
+// profileFields returns the fields of a post's author box written as a
+// definition list (phpBB's, FluxBB's): the author's name as its one term,
+// then at least two short details (rank, post count, date joined, place),
+// which are returned. It returns nil for any other list.
+func profileFields(dl *html.Node) []*html.Node {
+	var terms int
+	var fields []*html.Node
+	for c := dl.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			terms++
+		case atom.Dd:
+			if textLength(c) > maxProfileField {
+				return nil
+			}
+			fields = append(fields, c)
+		}
+	}
+	if terms != 1 || len(fields) < 2 {
+		return nil
+	}
+	return fields
+}
+
+// maxProfileField is how much text a detail of an author box holds at
+// most ([profileFields]).
+const maxProfileField = 60
+
+// permalink reports whether a link in a post is the post's number ("#12"),
+// a link to the post itself that says nothing of its message.
+func permalink(a *html.Node) bool {
+	t := strings.TrimSpace(textOf(a))
+	if len(t) < 2 || len(t) > 8 || t[0] != '#' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // postKeys returns the keys under which an element counts as a post: its
@@ -300,25 +354,83 @@ func commonAncestor(ns []*html.Node) *html.Node {
 }
 
 // threadHolds reports whether a thread's posts hold the article
-// readability picked (its text, sampled at a third and at two thirds, is
-// the posts' text; whitespace, which readability moves, left out) and at least as much text: the posts bring their
-// authors, and the replies readability dropped.
-func threadHolds(t threadCandidate, article string, articleChars int) bool {
+// readability picked and at least as much text: the posts bring their
+// authors, and the replies readability dropped. The article's text is
+// sampled at a third and at two thirds ([textSamples]).
+func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
 	// The two counts differ a little (the article's is of its Markdown):
 	// nine tenths is as much.
 	if 10*t.chars < 9*articleChars {
 		return false
 	}
-	text := []rune(squeeze(article))
-	if len(text) < 2*sampleRunes {
+	samples := textSamples(article, 3)
+	if len(samples) < 2 {
 		return false
 	}
-	for _, at := range []int{len(text) / 3, 2 * len(text) / 3} {
-		if !strings.Contains(t.text, string(text[at:at+sampleRunes])) {
+	for _, s := range samples {
+		if !strings.Contains(t.text, s) {
 			return false
 		}
 	}
 	return true
+}
+
+// threadFollows reports whether a thread holds none of the article
+// readability picked: on a page that declares a discussion, its replies
+// when readability picked the first post, which the page marks apart
+// from them. The article is sampled at each sixth of its text.
+func threadFollows(t threadCandidate, article *html.Node) bool {
+	samples := textSamples(article, 6)
+	if len(samples) == 0 {
+		return false
+	}
+	for _, s := range samples {
+		if strings.Contains(t.text, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// textSamples returns samples of the text of n, whitespace left out, at
+// each parts-th of it (a third and two thirds for 3), each taken from
+// one text node (the one there, or the next long enough) and at most
+// [sampleRunes] long. A sample is not taken across nodes: readability
+// drops parts of a post (an author panel, an aside), and a sample across
+// the gap would join text the posts keep apart. None is returned when n
+// holds less than twice [sampleRunes].
+func textSamples(n *html.Node, parts int) []string {
+	var texts []string
+	total := 0
+	walk(n, func(x *html.Node) bool {
+		if x.Type == html.TextNode {
+			if s := squeeze(x.Data); s != "" {
+				texts = append(texts, s)
+				total += len(s)
+			}
+		}
+		return true
+	})
+	if total < 2*sampleRunes {
+		return nil
+	}
+	var out []string
+	for k := 1; k < parts; k++ {
+		at := k * total / parts
+		pos := 0
+		for _, s := range texts {
+			pos += len(s)
+			if pos <= at || utf8.RuneCountInString(s) < minSampleRunes {
+				continue
+			}
+			if r := []rune(s); len(r) > sampleRunes {
+				s = string(r[:sampleRunes])
+			}
+			out = append(out, s)
+			break
+		}
+	}
+	return out
 }
 
 // articleNotThread reports whether a page declares itself an article and
@@ -330,10 +442,16 @@ func threadHolds(t threadCandidate, article string, articleChars int) bool {
 // discussion and no page of another type does; 12 forum pages and 600 of
 // 793 articles declare an article.
 func articleNotThread(page []byte) bool {
-	if bytes.Contains(page, []byte("DiscussionForumPosting")) || bytes.Contains(page, []byte("QAPage")) {
+	if declaresDiscussion(page) {
 		return false
 	}
 	return declaresArticle(page)
+}
+
+// declaresDiscussion reports whether a page declares a discussion:
+// schema.org DiscussionForumPosting or QAPage, in JSON-LD or microdata.
+func declaresDiscussion(page []byte) bool {
+	return bytes.Contains(page, []byte("DiscussionForumPosting")) || bytes.Contains(page, []byte("QAPage"))
 }
 
 // replies reports whether the posts after the first read as its replies:
@@ -414,3 +532,7 @@ var articleTypes = map[string]bool{"News": true, "Tech": true, "Scholarly": true
 // sampleRunes is how long a sample of the article [threadHolds] looks
 // for in the posts.
 const sampleRunes = 40
+
+// minSampleRunes is how long a text node must be for [threadHolds] to
+// take its sample there.
+const minSampleRunes = 20

@@ -75,3 +75,91 @@ func TestConvertHTML_ADeclaredArticleFollowedByStoriesIsNotReadAsAThread(t *test
 		t.Errorf("Posts = %d, want 4 for a declared discussion:\n%s", doc.Posts, doc.Markdown)
 	}
 }
+
+// The chrome of forum engines' posts: a post's number linking to itself,
+// phpBB's profile column and its quote and back-to-top buttons,
+// XenForo's "Click to expand..." under a quote, Invision's author panel
+// (rank, post count, the copy for small screens), an author box written
+// as a definition list, post counts and join dates, whose posts' classes
+// say comment and whose message may hold less than half of a post.
+func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
+	texts := []string{
+		"Does anyone know what the two round holes under the power supply are for? The manual says nothing about them.",
+		"I have heard from one of the moderators that the rear one is for an external connection of the lighting hub.",
+		"Mine came with a blanking plate over the bottom one, so I guess it is for a future accessory of some sort.",
+	}
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Two holes in the case - Hardware forum</title></head><body><main><h1>Two holes in the case</h1><div class="topic">`)
+	for i, text := range texts {
+		fmt.Fprintf(&b, `<article class="cPost ipsComment" id="c%d">
+		<div class="cAuthorPane_mobile"><h3>builder%d</h3><span>Posted March %d</span></div>
+		<aside class="ipsComment_author cAuthorPane"><h3 class="cAuthorPane_author">builder%d</h3>
+		<ul class="cAuthorPane_info"><li>Members</li><li>10.2k posts</li><li>Motherboard: a very long list of the parts of the member's computer, processor, memory, video card and drives</li></ul></aside>
+		<div class="ipsComment_content"><div class="ipsComment_meta">Posted March %d <a href="/t/1/#c%d">#%d</a></div>
+		<div class="postprofile"><dd>Technical Moderator</dd><dd>Posts: 65703</dd></div>
+		<dl class="userbox"><dt>builder%d</dt><dd>Registered: 2012-09-03</dd><dd>From: the garage</dd></dl>
+		<div class="MessageCard__user-details"><span class="MessageCard__post-count">14 posts</span> <span class="MessageCard__join-date">Joined 2025</span></div>
+		<ul class="profile-icons"><li><a href="/quote/%d">Reply with quote</a></li></ul>
+		<div class="ipsType_richText"><blockquote>Earlier words<div class="bbCodeBlock-expandLink"><a>Click to expand...</a></div></blockquote><p>%s</p></div>
+		<div class="back2top"><a href="#top">Top</a></div></div></article>`, i, i, i+1, i, i+1, i, i+1, i, i, text)
+	}
+	b.WriteString(`</div></main></body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://hardware.example/t/1")
+	for _, want := range append(texts, "builder0", "builder2", "Posted March 3") {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"#2", "Members", "10.2k", "Motherboard", "Technical Moderator", "Posts:", "Registered:", "From: the garage", "14 posts", "Joined 2025", "Reply with quote", "Click to expand", "Top"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the thread keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+	// Readability drops the author panels; the posts hold what it kept.
+	if doc.Posts != 3 {
+		t.Errorf("Posts = %d, want 3", doc.Posts)
+	}
+	if n := strings.Count(doc.Markdown, "Posted March 1"); n != 1 {
+		t.Errorf("the first post's date is said %d times, want once:\n%s", n, doc.Markdown)
+	}
+}
+
+// A topic whose first post is marked apart from its replies (the replies
+// schema.org Comments, the first post the page's DiscussionForumPosting)
+// is read with its replies after the first post readability picks.
+func TestConvertHTML_ReadsTheRepliesAfterAFirstPostMarkedApart(t *testing.T) {
+	first := "We have travelled a lot but never to Japan, and we cannot decide between planning the trip ourselves and taking a tour. We like to walk and want to see Tokyo, Kyoto and Osaka in about two weeks, with a day trip to Hiroshima. " +
+		"A tour from one of the big companies mixes the two, with free days and the logistics taken care of, but it feels expensive for what it is. " +
+		"Planning it ourselves feels more daunting than planning Europe ever did: the trains, the hotels, the language. We thought fifteen to eighteen days in all. Thanks for any advice."
+	replies := []string{
+		"We are finalising a three week trip with a small agency that planned a mix of guided and free days for us; it took the worry out of the trains and the hotels.",
+		"Plan it yourselves: the trains are easy, the signs are in English and a rail pass covers most of what you describe. Book the hotels near the stations.",
+		"Hire a local guide for your first day in Tokyo and another in Kyoto; after that you will know your way around and can do the rest on your own.",
+	}
+	var b strings.Builder
+	b.WriteString(`<html><head><title>First trip to Japan - Travel forum</title></head><body>
+	<header><nav><a href="/">Home</a> <a href="/forum">Forum</a></nav></header>
+	<div id="body" role="main"><div itemscope itemtype="https://schema.org/DiscussionForumPosting">
+	<article class="topic"><h1 itemprop="headline">First trip to Japan</h1>
+	<div class="metadata"><span class="author" itemprop="name">traveller</span> <time>07/03/24</time></div>
+	<div class="content" itemprop="articleBody"><p>` + first + `</p></div></article>
+	<section id="replies">`)
+	for i, r := range replies {
+		fmt.Fprintf(&b, `<article class="reply" itemprop="comment" itemscope itemtype="https://schema.org/Comment">
+		<div class="reply-info"><span class="author" itemprop="name">replier%d</span></div>
+		<div class="content" itemprop="text"><p>%s</p></div></article>`, i, r)
+	}
+	b.WriteString(`</section></div></div><footer><p>All rights reserved.</p></footer></body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://travel.example/forum/first-trip-to-japan")
+	for _, want := range append([]string{first[:60], "replier0", "replier2"}, replies...) {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the topic lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if n := strings.Count(doc.Markdown, first[:60]); n != 1 {
+		t.Errorf("the first post is said %d times, want once:\n%s", n, doc.Markdown)
+	}
+	if doc.Posts != 4 {
+		t.Errorf("Posts = %d, want 4:\n%s", doc.Posts, doc.Markdown)
+	}
+}
