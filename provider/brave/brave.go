@@ -71,11 +71,7 @@ type Client struct {
 	http *provider.HTTP
 }
 
-var (
-	_ provider.Searcher = (*Client)(nil)
-	_ provider.Namer    = (*Client)(nil)
-	_ provider.Ignorer  = (*Client)(nil)
-)
+var _ backend.Searcher = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).

@@ -116,12 +116,7 @@ type Client struct {
 	base string
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // New returns a Client that takes its API keys from keys. A nil cfg means
 // the defaults. It returns an error when cfg holds an invalid value; keys

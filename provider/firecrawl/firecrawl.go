@@ -97,12 +97,7 @@ type Client struct {
 	scrape *provider.HTTP
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).

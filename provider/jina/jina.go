@@ -126,13 +126,7 @@ type Client struct {
 	now           func() time.Time
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).
@@ -376,9 +370,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		return nil, err
 	}
 	res := decoded
-	res.Query = q.Text
-	res.Provider = Name
-	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
+	backend.Label(res, q.Text, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 

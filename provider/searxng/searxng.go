@@ -66,12 +66,7 @@ type Client struct {
 	searchURL string
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher = (*Client)(nil)
-	_ provider.Namer    = (*Client)(nil)
-	_ provider.Ignorer  = (*Client)(nil)
-)
+var _ backend.Searcher = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config). BaseURL has no default: it names the

@@ -120,12 +120,7 @@ type Client struct {
 	extract *provider.HTTP
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // New returns a client that takes its API keys from keys. A nil cfg means
 // the defaults. New checks every enumerated and bounded field of cfg and

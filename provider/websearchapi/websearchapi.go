@@ -97,13 +97,7 @@ type Client struct {
 	now           func() time.Time
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // The accepted values of the enumerated [Config] fields.
 var (
@@ -250,12 +244,10 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		return nil, err
 	}
 	res := decoded
-	res.Query = q.Text
-	res.Provider = Name
 	if res.RequestID == "" {
 		res.RequestID = resp.Header.Get("X-Request-Id")
 	}
-	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
+	backend.Label(res, q.Text, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 

@@ -1,9 +1,10 @@
 // Package backend holds what the provider backends' constructors and
-// requests share: copying the Config they are given, defaulting and
-// checking a base URL, the timeout to ask a server for so that it gives up
-// before the client does, reading a query's domain filters as host names
-// and its result count, checking a page URL, labelling a search's results
-// and taking a page's title from its Markdown.
+// requests share: the interfaces every Client satisfies, copying the
+// Config they are given, defaulting and checking a base URL, the timeout
+// to ask a server for so that it gives up before the client does, reading
+// a query's domain filters as host names and its result count, checking a
+// page URL, labelling a search's results and taking a page's title from
+// its Markdown.
 package backend
 
 import (
@@ -15,6 +16,22 @@ import (
 
 	"github.com/webgate-dev/webgate/provider"
 )
+
+// Searcher is what every backend's Client is: a [provider.Searcher] that
+// has a name and says which parts of a query it ignores. A backend states
+// it once, as a compile-time guard: var _ backend.Searcher = (*Client)(nil).
+type Searcher interface {
+	provider.Searcher
+	provider.Namer
+	provider.Ignorer
+}
+
+// Reader is a [Searcher] that also reads pages ([provider.Extractor]): the
+// guard of the backends that extract.
+type Reader interface {
+	Searcher
+	provider.Extractor
+}
 
 // Copy returns a copy of *cfg, or the zero value when cfg is nil: the
 // Config a backend's New completes with its defaults, so that New never
@@ -78,10 +95,13 @@ func CheckURL(raw string) string {
 	return ""
 }
 
-// Label finishes the results of a search by the backend named name: at
-// most want of them, each named after the backend with its content capped
-// at maxChars runes (0: no cap), and the filters the backend ignored.
-func Label(res *provider.Results, name string, want, maxChars int, ignored []string) {
+// Label finishes the results of a search for query by the backend named
+// name: the query and the backend recorded, at most want results, each
+// named after the backend with its content capped at maxChars runes (0: no
+// cap), and the filters the backend ignored.
+func Label(res *provider.Results, query, name string, want, maxChars int, ignored []string) {
+	res.Query = query
+	res.Provider = name
 	if len(res.Results) > want {
 		res.Results = res.Results[:want]
 	}

@@ -84,8 +84,8 @@ func TestCheckURL(t *testing.T) {
 
 func TestLabel(t *testing.T) {
 	res := &provider.Results{Results: []provider.Result{{Content: "abcdef"}, {Content: "x"}, {Content: "y"}}}
-	Label(res, "jina", 2, 3, []string{"time_range"})
-	if len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
+	Label(res, "golang", "jina", 2, 3, []string{"time_range"})
+	if res.Query != "golang" || res.Provider != "jina" || len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
 		t.Fatalf("Label = %+v", res)
 	}
 }
