@@ -3,7 +3,6 @@ package brave
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -75,19 +74,10 @@ func (w *webSection) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var errNotObject = errors.New("the response is not a JSON object")
-
 // decodeSearch decodes a web search answer. It fails only when the body is
 // not a JSON object or web.results is not a list.
 func decodeSearch(body []byte) (*searchResponse, error) {
-	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
-		return nil, errNotObject
-	}
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return lenient.Decode[searchResponse](body)
 }
 
 // errorEnvelope is Brave's error body:

@@ -168,31 +168,19 @@ func decodeExtract(body []byte) (*extractResponse, error) {
 
 func (r *searchResult) UnmarshalJSON(b []byte) error {
 	type plain searchResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = searchResult(p)
+	*r = searchResult(lenient.Loose[plain](b))
 	return nil
 }
 
 func (r *extractResult) UnmarshalJSON(b []byte) error {
 	type plain extractResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = extractResult(p)
+	*r = extractResult(lenient.Loose[plain](b))
 	return nil
 }
 
 func (r *failedResult) UnmarshalJSON(b []byte) error {
 	type plain failedResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = failedResult(p)
+	*r = failedResult(lenient.Loose[plain](b))
 	return nil
 }
 
