@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -253,19 +252,6 @@ func printWarnings(stderr io.Writer, cmd string, warnings []string) {
 // not marked "warning:" or written as progress. It is not a terminal, so
 // no progress line is drawn.
 func errorsOnly(w io.Writer) io.Writer { return &quietWriter{w: w} }
-
-// quietFlag adds --quiet to fs, for search and fetch. Once fs is parsed,
-// the function it returns gives the command's stderr: w itself, or
-// [errorsOnly] of w when --quiet was given.
-func quietFlag(fs *flag.FlagSet) func(w io.Writer) io.Writer {
-	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
-	return func(w io.Writer) io.Writer {
-		if *quiet {
-			return errorsOnly(w)
-		}
-		return w
-	}
-}
 
 type quietWriter struct {
 	w   io.Writer
