@@ -195,13 +195,9 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, c.search, "search", "/search", body)
+	sr, _, err := call(ctx, c, c.search, "search", "/search", body, decodeSearch)
 	if err != nil {
 		return nil, err
-	}
-	sr, err := decodeSearch(resp.Body)
-	if err != nil {
-		return nil, malformed("search", resp, err)
 	}
 	out := toResults(sr, q.Text, c.cfg.MaxCharacters)
 	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
@@ -339,13 +335,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if err != nil {
 		return nil, badRequest("extract", "cannot encode the request")
 	}
-	resp, err := c.do(ctx, c.extract, "extract", "/extract", body)
+	xr, resp, err := call(ctx, c, c.extract, "extract", "/extract", body, decodeExtract)
 	if err != nil {
 		return nil, err
-	}
-	xr, err := decodeExtract(resp.Body)
-	if err != nil {
-		return nil, malformed("extract", resp, err)
 	}
 	res, failure := xr.find(target)
 	if res == nil {
@@ -372,8 +364,14 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// do sends one logical request with the pool's keys.
-func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body []byte) (*provider.Response, error) {
+func badRequest(op, msg string) error {
+	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+}
+
+// call sends one logical request with the pool's keys, body to path for
+// op through h, and decodes the answer with decode; an answer that does
+// not decode is [malformed].
+func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path string, body []byte, decode func([]byte) (*T, error)) (*T, *provider.Response, error) {
 	var hdr http.Header
 	if c.cfg.ProjectID != "" {
 		hdr = http.Header{"X-Project-Id": {c.cfg.ProjectID}}
@@ -388,13 +386,13 @@ func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body
 		Check:    check,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return resp, nil
-}
-
-func badRequest(op, msg string) error {
-	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+	r, err := decode(resp.Body)
+	if err != nil {
+		return nil, nil, malformed(op, resp, err)
+	}
+	return r, resp, nil
 }
 
 // malformed is the error for a 200 answer that does not decode.
