@@ -151,17 +151,12 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.ReturnFormat == "" {
 		c.ReturnFormat = DefaultReturnFormat
 	}
-	for _, e := range []struct {
-		name, value string
-		allowed     []string
-	}{
-		{"return_format", c.ReturnFormat, ReturnFormats},
-		{"engine", c.Engine, Engines},
-		{"retain_images", c.RetainImages, ImageRetentionModes},
-	} {
-		if e.value != "" && !slices.Contains(e.allowed, e.value) {
-			return nil, fmt.Errorf("jina: %s %q is not one of %s", e.name, e.value, strings.Join(e.allowed, ", "))
-		}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "return_format", Value: c.ReturnFormat, Allowed: ReturnFormats},
+		backend.Choice{Setting: "engine", Value: c.Engine, Allowed: Engines},
+		backend.Choice{Setting: "retain_images", Value: c.RetainImages, Allowed: ImageRetentionModes},
+	); err != nil {
+		return nil, err
 	}
 	for _, e := range []struct{ name, value string }{
 		{"target_selector", c.TargetSelector},

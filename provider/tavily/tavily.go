@@ -143,13 +143,14 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
 	}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "search_depth", Value: c.SearchDepth, Allowed: SearchDepths},
+		backend.Choice{Setting: "topic", Value: c.Topic, Allowed: Topics},
+		backend.Choice{Setting: "extract_depth", Value: c.ExtractDepth, Allowed: ExtractDepths},
+	); err != nil {
+		return nil, err
+	}
 	switch {
-	case !slices.Contains(SearchDepths, c.SearchDepth):
-		return nil, fmt.Errorf("tavily: search_depth %q is not one of %s", c.SearchDepth, strings.Join(SearchDepths, ", "))
-	case !slices.Contains(Topics, c.Topic):
-		return nil, fmt.Errorf("tavily: topic %q is not one of %s", c.Topic, strings.Join(Topics, ", "))
-	case !slices.Contains(ExtractDepths, c.ExtractDepth):
-		return nil, fmt.Errorf("tavily: extract_depth %q is not one of %s", c.ExtractDepth, strings.Join(ExtractDepths, ", "))
 	case !slices.Contains(AnswerModes, c.IncludeAnswer):
 		return nil, fmt.Errorf("tavily: include_answer %q is not basic or advanced", c.IncludeAnswer)
 	case c.MaxResults < 1 || c.MaxResults > MaxResults:

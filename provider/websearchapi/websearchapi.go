@@ -155,18 +155,13 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.ReturnFormat == "" {
 		c.ReturnFormat = DefaultReturnFormat
 	}
-	for _, e := range []struct {
-		name, value string
-		allowed     []string
-	}{
-		{"content_format", c.ContentFormat, ContentFormats},
-		{"content_length", c.ContentLength, ContentLengths},
-		{"scrape_engine", c.ScrapeEngine, ScrapeEngines},
-		{"return_format", c.ReturnFormat, ContentFormats},
-	} {
-		if e.value != "" && !oneOf(e.value, e.allowed) {
-			return nil, fmt.Errorf("websearchapi: %s %q is not one of %s", e.name, e.value, strings.Join(e.allowed, ", "))
-		}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "content_format", Value: c.ContentFormat, Allowed: ContentFormats},
+		backend.Choice{Setting: "content_length", Value: c.ContentLength, Allowed: ContentLengths},
+		backend.Choice{Setting: "scrape_engine", Value: c.ScrapeEngine, Allowed: ScrapeEngines},
+		backend.Choice{Setting: "return_format", Value: c.ReturnFormat, Allowed: ContentFormats},
+	); err != nil {
+		return nil, err
 	}
 
 	st := backend.ServerTimeout(c.HTTP, c.ScrapeTimeout)
@@ -436,13 +431,4 @@ func domains(in []string) []string {
 		}
 	}
 	return out
-}
-
-func oneOf(s string, allowed []string) bool {
-	for _, a := range allowed {
-		if s == a {
-			return true
-		}
-	}
-	return false
 }

@@ -140,6 +140,25 @@ func IsAlpha2(s string) bool {
 	return len(s) == 2 && letter(s[0]) && letter(s[1])
 }
 
+// Choice is an enumerated setting of a backend's Config: its name, its
+// value and the values it may take.
+type Choice struct {
+	Setting, Value string
+	Allowed        []string
+}
+
+// Choices checks that the value of each choice, when set, is one of its
+// allowed values; the error names the backend and the first setting that
+// is not.
+func Choices(name string, cs ...Choice) error {
+	for _, c := range cs {
+		if c.Value != "" && !slices.Contains(c.Allowed, c.Value) {
+			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(c.Allowed, ", "))
+		}
+	}
+	return nil
+}
+
 // ServerTimeout returns want, the time a backend asks its server to spend
 // on a request, cut to one second below the attempt timeout of hc (the
 // default when unset), so that the server gives up before the client does.

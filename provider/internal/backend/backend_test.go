@@ -122,3 +122,14 @@ func TestMaxResultsSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestChoices(t *testing.T) {
+	modes := []string{"fast", "deep"}
+	if err := Choices("exa", Choice{"mode", "deep", modes}, Choice{"engine", "", modes}); err != nil {
+		t.Errorf("Choices of allowed and empty values = %v", err)
+	}
+	err := Choices("exa", Choice{"mode", "fast", modes}, Choice{"engine", "slow", modes})
+	if want := `exa: engine "slow" is not one of fast, deep`; err == nil || err.Error() != want {
+		t.Errorf("Choices = %v, want %s", err, want)
+	}
+}
