@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -168,15 +169,10 @@ func check(r *provider.Response) *provider.Error {
 		}
 	}
 	msg := strings.TrimSpace(string(d.Detail))
-	if msg == "" {
-		switch {
-		case ok:
-			msg = "error in a successful response"
-		case http.StatusText(r.Status) != "":
-			msg = http.StatusText(r.Status)
-		default:
-			msg = "HTTP " + strconv.Itoa(r.Status)
-		}
+	if msg == "" && ok {
+		msg = "error in a successful response"
+	} else if msg == "" {
+		msg = backend.StatusText(r.Status)
 	}
 	e := &provider.Error{
 		Kind:      kind,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -377,15 +378,10 @@ func checker(op string) func(r *provider.Response) *provider.Error {
 			kind = statusKind(op, r.Status)
 		}
 		msg := eb.message()
-		if msg == "" {
-			switch {
-			case ok:
-				msg = "Firecrawl reported a failure"
-			case http.StatusText(r.Status) != "":
-				msg = http.StatusText(r.Status)
-			default:
-				msg = "HTTP " + strconv.Itoa(r.Status)
-			}
+		if msg == "" && ok {
+			msg = "Firecrawl reported a failure"
+		} else if msg == "" {
+			msg = backend.StatusText(r.Status)
 		}
 		e := &provider.Error{Kind: kind, Tag: provider.Message(code, secret), Message: provider.Message(msg, secret)}
 		if kind == provider.KindRateLimited && provider.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now()) == 0 {

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -248,10 +248,7 @@ func check(r *provider.Response) *provider.Error {
 	}
 	kind := statusKind(r.Status)
 	if msg == "" {
-		msg = http.StatusText(r.Status)
-		if msg == "" {
-			msg = "HTTP " + strconv.Itoa(r.Status)
-		}
+		msg = backend.StatusText(r.Status)
 	}
 	return &provider.Error{Kind: kind, Tag: tag, RetryAfter: retryAfter,
 		RequestID: string(eb.RequestID), Message: provider.Message(msg, secret)}

@@ -9,8 +9,10 @@ package backend
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,6 +159,16 @@ func Choices(name string, cs ...Choice) error {
 		}
 	}
 	return nil
+}
+
+// StatusText names an HTTP status in an error message when the answer
+// gives no message of its own: its text, or "HTTP n" for a code that has
+// none.
+func StatusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "HTTP " + strconv.Itoa(status)
 }
 
 // ServerTimeout returns want, the time a backend asks its server to spend

@@ -133,3 +133,11 @@ func TestChoices(t *testing.T) {
 		t.Errorf("Choices = %v, want %s", err, want)
 	}
 }
+
+func TestStatusText(t *testing.T) {
+	for status, want := range map[int]string{404: "Not Found", 503: "Service Unavailable", 599: "HTTP 599", 200: "OK"} {
+		if got := StatusText(status); got != want {
+			t.Errorf("StatusText(%d) = %q, want %q", status, got, want)
+		}
+	}
+}
