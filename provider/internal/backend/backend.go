@@ -1,10 +1,12 @@
 // Package backend holds what the provider backends' constructors and
 // requests share: the interfaces every Client satisfies, copying the
-// Config they are given, defaulting and checking a base URL, the timeout
-// to ask a server for so that it gives up before the client does, reading
-// a query's domain filters as host names and its result count, checking a
-// page URL, labelling a search's results and taking a page's title from
-// its Markdown.
+// Config they are given, defaulting and checking a base URL and the
+// enumerated settings, the timeout to ask a server for so that it gives up
+// before the client does, a query's domain filters (read as host names,
+// written as site: operators, checked against a result's URL) and its
+// result count, checking a page URL, naming a status that came without a
+// message, labelling a search's results and taking a page's title from its
+// Markdown.
 package backend
 
 import (
@@ -159,6 +161,47 @@ func Choices(name string, cs ...Choice) error {
 		}
 	}
 	return nil
+}
+
+// InDomains reports whether a result at rawURL passes a query's domain
+// filters, for a backend that applies them itself: its host is, or is a
+// subdomain of, one of the included domains (when there are any), and of
+// none of the excluded ones. include and exclude are host names, as
+// [Domains] reads them.
+func InDomains(rawURL string, include, exclude []string) bool {
+	if len(include) == 0 && len(exclude) == 0 {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return false
+	}
+	under := func(d string) bool { return host == d || strings.HasSuffix(host, "."+d) }
+	if slices.ContainsFunc(exclude, under) {
+		return false
+	}
+	return len(include) == 0 || slices.ContainsFunc(include, under)
+}
+
+// SiteOperators renders a query's domain filters as search operators to
+// append to its text: " site:a OR site:b -site:c", or "" when there are
+// none.
+func SiteOperators(include, exclude []string) string {
+	var b strings.Builder
+	for i, d := range include {
+		if i > 0 {
+			b.WriteString(" OR")
+		}
+		b.WriteString(" site:" + d)
+	}
+	for _, d := range exclude {
+		b.WriteString(" -site:" + d)
+	}
+	return b.String()
 }
 
 // StatusText names an HTTP status in an error message when the answer

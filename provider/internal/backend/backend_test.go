@@ -141,3 +141,34 @@ func TestStatusText(t *testing.T) {
 		}
 	}
 }
+
+func TestInDomains(t *testing.T) {
+	inc, exc := []string{"go.dev", "example.org"}, []string{"blog.go.dev"}
+	for raw, want := range map[string]bool{
+		"https://go.dev/doc":       true,
+		"https://pkg.GO.dev./x":    true,
+		"https://blog.go.dev/post": false,
+		"https://a.blog.go.dev/":   false,
+		"https://notgo.dev/":       false,
+		"https://example.org":      true,
+		"https://other.example/":   false,
+		"not a url\x7f":            false,
+		"/relative":                false,
+	} {
+		if got := InDomains(raw, inc, exc); got != want {
+			t.Errorf("InDomains(%q) = %v, want %v", raw, got, want)
+		}
+	}
+	if !InDomains("https://anything.example/", nil, nil) || InDomains("https://blog.go.dev/", nil, exc) || !InDomains("https://go.dev/", nil, exc) {
+		t.Error("InDomains with only exclusions, or none, is wrong")
+	}
+}
+
+func TestSiteOperators(t *testing.T) {
+	if got, want := SiteOperators([]string{"a.dev", "b.dev"}, []string{"c.dev"}), " site:a.dev OR site:b.dev -site:c.dev"; got != want {
+		t.Errorf("SiteOperators = %q, want %q", got, want)
+	}
+	if got := SiteOperators(nil, nil); got != "" {
+		t.Errorf("SiteOperators of no filters = %q, want empty", got)
+	}
+}
