@@ -239,41 +239,45 @@ func rateLimitWait(h http.Header) time.Duration {
 // headerNumbers parses a comma-separated list of numbers; an entry that is
 // not a finite number becomes NaN, so positions still line up.
 func headerNumbers(v string) []float64 {
-	if strings.TrimSpace(v) == "" {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	out := make([]float64, len(parts))
-	for i, p := range parts {
+	return headerEntries(v, func(p string) float64 {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || math.IsInf(f, 0) || f < 0 {
-			f = math.NaN()
+			return math.NaN()
 		}
-		out[i] = f
-	}
-	return out
+		return f
+	})
 }
 
 // policyWindows reads the window length, in seconds, of each entry of an
 // X-RateLimit-Policy header ("15000;w=2592000"); an entry without a
 // readable w parameter gives NaN.
 func policyWindows(v string) []float64 {
-	if strings.TrimSpace(v) == "" {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	out := make([]float64, len(parts))
-	for i, p := range parts {
-		out[i] = math.NaN()
+	return headerEntries(v, func(p string) float64 {
+		w := math.NaN()
 		for _, param := range strings.Split(p, ";")[1:] {
 			name, val, ok := strings.Cut(strings.TrimSpace(param), "=")
 			if !ok || strings.TrimSpace(name) != "w" {
 				continue
 			}
 			if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil && f > 0 && !math.IsInf(f, 0) {
-				out[i] = f
+				w = f
 			}
 		}
+		return w
+	})
+}
+
+// headerEntries reads each comma-separated entry of the header value v
+// with read, in order, so that the entries of the rate-limit headers line
+// up; nil for a blank v.
+func headerEntries(v string, read func(entry string) float64) []float64 {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	parts := strings.Split(v, ",")
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		out[i] = read(p)
 	}
 	return out
 }
