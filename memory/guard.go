@@ -52,6 +52,10 @@ type guard struct {
 	fps  []string // empty for a keyless provider
 }
 
+// Name returns the provider's name, for the guarded searcher and
+// extractor.
+func (g *guard) Name() string { return g.name }
+
 // before returns the error a skipped call fails with, or nil.
 func (g *guard) before(ctx context.Context, op string) error {
 	if pe := g.m.budgetSpent(ctx, g.name, op); pe != nil {
@@ -76,9 +80,6 @@ type guardedSearcher struct {
 	s provider.Searcher
 }
 
-// Name returns the provider's name.
-func (g *guardedSearcher) Name() string { return g.name }
-
 // Search implements provider.Searcher.
 func (g *guardedSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
 	return guarded(&g.guard, ctx, "search", func() (*provider.Results, error) { return g.s.Search(ctx, q) },
@@ -89,9 +90,6 @@ type guardedExtractor struct {
 	guard
 	x provider.Extractor
 }
-
-// Name returns the provider's name.
-func (g *guardedExtractor) Name() string { return g.name }
 
 // Extract implements provider.Extractor.
 func (g *guardedExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {

@@ -91,14 +91,12 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	outFile := new(string)
 	fs.StringVar(outFile, "o", "", "write the page to `FILE` instead of standard output")
 	fs.StringVar(outFile, "output", "", "same as -o")
-	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
+	quiet := quietFlag(fs)
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
 	}
-	if *quiet {
-		stderr = errorsOnly(stderr)
-	}
+	stderr = quiet(stderr)
 	switch {
 	case len(pos) != 1:
 		fmt.Fprintln(stderr, "webgate fetch: give exactly one URL")

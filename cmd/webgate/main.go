@@ -339,3 +339,16 @@ func flagExit(err error) int {
 	}
 	return exitUsage
 }
+
+// quietFlag adds --quiet to fs, for search and fetch. Once fs is parsed,
+// the function it returns gives the command's stderr: w itself, or
+// [errorsOnly] of w when --quiet was given.
+func quietFlag(fs *flag.FlagSet) func(w io.Writer) io.Writer {
+	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
+	return func(w io.Writer) io.Writer {
+		if *quiet {
+			return errorsOnly(w)
+		}
+		return w
+	}
+}

@@ -82,14 +82,12 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 	mode := fs.String("mode", "", "combine the providers as `MODE` (parallel, fallback or single) instead of the configured mode")
 	timeout := fs.Duration("timeout", 0, fmt.Sprintf("give up after `DURATION` (default %v)", webtools.DefaultSearchTimeout))
 	configFile := fs.String("config", "", configUsage)
-	quiet := fs.Bool("quiet", false, "print no warnings or progress on standard error, only errors")
+	quiet := quietFlag(fs)
 	pos, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)
 	}
-	if *quiet {
-		stderr = errorsOnly(stderr)
-	}
+	stderr = quiet(stderr)
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	switch {
 	case query == "":

@@ -592,11 +592,6 @@ func (s *setupRun) askKey(b config.Backend) (*providerAnswer, error) {
 				continue
 			}
 			a, err = s.fromEnv(b, name)
-			var ue *usageError
-			if errors.As(err, &ue) {
-				fmt.Fprintln(s.out, ue.msg)
-				continue
-			}
 		case storeKeyFile:
 			p, err2 := s.ask("Path of the key file: ")
 			if err2 != nil {
@@ -606,11 +601,13 @@ func (s *setupRun) askKey(b config.Backend) (*providerAnswer, error) {
 				continue
 			}
 			a, err = s.fromKeyFile(b, p)
-			var ue *usageError
-			if errors.As(err, &ue) {
-				fmt.Fprintln(s.out, ue.msg)
-				continue
-			}
+		}
+		var ue *usageError
+		if errors.As(err, &ue) {
+			// The variable or the file holds no usable key: say so and
+			// ask again.
+			fmt.Fprintln(s.out, ue.msg)
+			continue
 		}
 		if err != nil {
 			return nil, err

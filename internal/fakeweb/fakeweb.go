@@ -143,10 +143,7 @@ func Pages(t testing.TB) string {
 	mux.HandleFunc("/forbidden", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "forbidden", http.StatusForbidden)
 	})
-	mux.HandleFunc("/notes.txt", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, "Plain notes.\nSecond line.\n")
-	})
+	mux.HandleFunc("/notes.txt", serve("text/plain; charset=utf-8", "Plain notes.\nSecond line.\n"))
 	mux.Handle("/", http.FileServer(http.Dir(dir)))
 	return loopback(t, mux).URL
 }
@@ -162,14 +159,8 @@ func AppShell(t testing.TB, body string) string {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/api", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(api)
-	})
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, appShell)
-	})
+	mux.HandleFunc("/api", serve("application/json", string(api)))
+	mux.HandleFunc("/{$}", serve(htmlType, appShell))
 	return loopback(t, mux).URL + "/"
 }
 
@@ -246,4 +237,16 @@ func ContainsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// htmlType is the Content-Type of the pages the fake sites serve.
+const htmlType = "text/html; charset=utf-8"
+
+// serve returns a handler that answers every request with body, as
+// contentType.
+func serve(contentType, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, body)
+	}
 }

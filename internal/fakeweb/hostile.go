@@ -100,14 +100,8 @@ func (h *Hostile) Start(t testing.TB) *Hostile {
 	h.API = loopback(t, http.HandlerFunc(h.serveAPI)).URL
 	app := Fixture(t, "browser-render-required/react-cra-empty-root.html")
 	mux := http.NewServeMux()
-	mux.HandleFunc("/app", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write(app)
-	})
-	mux.HandleFunc("/readable", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, hostilePage)
-	})
+	mux.HandleFunc("/app", serve(htmlType, string(app)))
+	mux.HandleFunc("/readable", serve(htmlType, hostilePage))
 	mux.HandleFunc("/forbidden", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "no bots", http.StatusForbidden)
 	})

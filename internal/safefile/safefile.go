@@ -39,23 +39,11 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = MaxBytes
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: notRegular(fi)}
-	}
-	// The path may have been replaced between Stat and Open: open without
-	// waiting (a FIFO then opens at once) and check again.
-	f, err := openNoWait(path, os.O_RDONLY)
+	f, fi, err := openRegular(path, "read")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: ErrNotRegular}
-	}
 	return ReadOpened(f, path, fi.Size(), max)
 }
 

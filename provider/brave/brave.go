@@ -71,11 +71,7 @@ type Client struct {
 	http *provider.HTTP
 }
 
-var (
-	_ provider.Searcher = (*Client)(nil)
-	_ provider.Namer    = (*Client)(nil)
-	_ provider.Ignorer  = (*Client)(nil)
-)
+var _ backend.Searcher = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).
@@ -211,20 +207,11 @@ func badRequest(msg string) *provider.Error {
 // characters, 50 words), text is sent alone and the filter is applied to
 // the answer only.
 func withSiteOperators(text string, f domainFilter) string {
-	var ops []string
-	for i, d := range f.include {
-		if i > 0 {
-			ops = append(ops, "OR")
-		}
-		ops = append(ops, "site:"+d)
-	}
-	for _, d := range f.exclude {
-		ops = append(ops, "-site:"+d)
-	}
-	if len(ops) == 0 {
+	ops := backend.SiteOperators(f.include, f.exclude)
+	if ops == "" {
 		return text
 	}
-	q := text + " " + strings.Join(ops, " ")
+	q := text + ops
 	if utf8.RuneCountInString(q) > MaxQueryRunes || len(strings.Fields(q)) > MaxQueryWords {
 		return text
 	}
@@ -241,35 +228,7 @@ type domainFilter struct {
 // one of the included domains or a subdomain of one (when any are given),
 // and is none of the excluded domains or their subdomains.
 func (f domainFilter) keeps(rawURL string) bool {
-	if len(f.include) == 0 && len(f.exclude) == 0 {
-		return true
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return false
-	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return false
-	}
-	for _, d := range f.exclude {
-		if inDomain(host, d) {
-			return false
-		}
-	}
-	if len(f.include) == 0 {
-		return true
-	}
-	for _, d := range f.include {
-		if inDomain(host, d) {
-			return true
-		}
-	}
-	return false
-}
-
-func inDomain(host, domain string) bool {
-	return host == domain || strings.HasSuffix(host, "."+domain)
+	return backend.InDomains(rawURL, f.include, f.exclude)
 }
 
 // toResults maps a decoded answer onto provider.Results. Results without a

@@ -3,7 +3,6 @@ package brave
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -75,19 +75,10 @@ func (w *webSection) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var errNotObject = errors.New("the response is not a JSON object")
-
 // decodeSearch decodes a web search answer. It fails only when the body is
 // not a JSON object or web.results is not a list.
 func decodeSearch(body []byte) (*searchResponse, error) {
-	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
-		return nil, errNotObject
-	}
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return lenient.Decode[searchResponse](body)
 }
 
 // errorEnvelope is Brave's error body:
@@ -178,15 +169,10 @@ func check(r *provider.Response) *provider.Error {
 		}
 	}
 	msg := strings.TrimSpace(string(d.Detail))
-	if msg == "" {
-		switch {
-		case ok:
-			msg = "error in a successful response"
-		case http.StatusText(r.Status) != "":
-			msg = http.StatusText(r.Status)
-		default:
-			msg = "HTTP " + strconv.Itoa(r.Status)
-		}
+	if msg == "" && ok {
+		msg = "error in a successful response"
+	} else if msg == "" {
+		msg = backend.StatusText(r.Status)
 	}
 	e := &provider.Error{
 		Kind:      kind,
@@ -253,41 +239,45 @@ func rateLimitWait(h http.Header) time.Duration {
 // headerNumbers parses a comma-separated list of numbers; an entry that is
 // not a finite number becomes NaN, so positions still line up.
 func headerNumbers(v string) []float64 {
-	if strings.TrimSpace(v) == "" {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	out := make([]float64, len(parts))
-	for i, p := range parts {
+	return headerEntries(v, func(p string) float64 {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || math.IsInf(f, 0) || f < 0 {
-			f = math.NaN()
+			return math.NaN()
 		}
-		out[i] = f
-	}
-	return out
+		return f
+	})
 }
 
 // policyWindows reads the window length, in seconds, of each entry of an
 // X-RateLimit-Policy header ("15000;w=2592000"); an entry without a
 // readable w parameter gives NaN.
 func policyWindows(v string) []float64 {
-	if strings.TrimSpace(v) == "" {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	out := make([]float64, len(parts))
-	for i, p := range parts {
-		out[i] = math.NaN()
+	return headerEntries(v, func(p string) float64 {
+		w := math.NaN()
 		for _, param := range strings.Split(p, ";")[1:] {
 			name, val, ok := strings.Cut(strings.TrimSpace(param), "=")
 			if !ok || strings.TrimSpace(name) != "w" {
 				continue
 			}
 			if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil && f > 0 && !math.IsInf(f, 0) {
-				out[i] = f
+				w = f
 			}
 		}
+		return w
+	})
+}
+
+// headerEntries reads each comma-separated entry of the header value v
+// with read, in order, so that the entries of the rate-limit headers line
+// up; nil for a blank v.
+func headerEntries(v string, read func(entry string) float64) []float64 {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	parts := strings.Split(v, ",")
+	out := make([]float64, len(parts))
+	for i, p := range parts {
+		out[i] = read(p)
 	}
 	return out
 }

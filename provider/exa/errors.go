@@ -1,11 +1,11 @@
 package exa
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
 
 // Exa's machine-readable error tags, as sent in the "tag" field of its
@@ -138,12 +138,10 @@ func checker(op string) func(r *provider.Response) *provider.Error {
 			kind = statusKind(op, r.Status, tag)
 		}
 		msg := provider.Message(env.message(), r.Key.Secret())
-		if msg == "" {
-			if ok {
-				msg = "error in a successful response"
-			} else if msg = http.StatusText(r.Status); msg == "" {
-				msg = fmt.Sprintf("HTTP %d", r.Status)
-			}
+		if msg == "" && ok {
+			msg = "error in a successful response"
+		} else if msg == "" {
+			msg = backend.StatusText(r.Status)
 		}
 		return &provider.Error{
 			Kind:      kind,

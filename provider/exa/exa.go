@@ -116,12 +116,7 @@ type Client struct {
 	base string
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // New returns a Client that takes its API keys from keys. A nil cfg means
 // the defaults. It returns an error when cfg holds an invalid value; keys
@@ -190,13 +185,9 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if perr != nil {
 		return nil, perr
 	}
-	resp, err := c.do(ctx, opSearch, "/search", body)
+	sr, resp, err := call(ctx, c, opSearch, "/search", body, decodeSearch)
 	if err != nil {
 		return nil, err
-	}
-	sr, derr := decodeSearch(resp.Body)
-	if derr != nil {
-		return nil, c.respErr(opSearch, resp, provider.KindUnknown, "", derr.Error(), derr)
 	}
 	out := &provider.Results{
 		Query:     q.Text,
@@ -316,13 +307,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if err != nil {
 		return nil, c.inputErr(opExtract, "encoding the request: "+err.Error())
 	}
-	resp, err := c.do(ctx, opExtract, "/contents", body)
+	cr, resp, err := call(ctx, c, opExtract, "/contents", body, decodeContents)
 	if err != nil {
 		return nil, err
-	}
-	cr, derr := decodeContents(resp.Body)
-	if derr != nil {
-		return nil, c.respErr(opExtract, resp, provider.KindUnknown, "", derr.Error(), derr)
 	}
 	rid := requestID(string(cr.RequestID), resp)
 	if st := statusFor(cr.Statuses, target); st != nil && strings.EqualFold(string(st.Status), "error") {
@@ -361,23 +348,6 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// do sends one logical request through the HTTP core.
-func (c *Client) do(ctx context.Context, op, path string, body []byte) (*provider.Response, error) {
-	resp, err := c.http.Do(ctx, c.keys, provider.Request{
-		Provider:        providerName,
-		Op:              op,
-		URL:             c.base + path,
-		Body:            body,
-		Auth:            setKey,
-		Check:           checker(op),
-		RequestIDHeader: requestIDHeader,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
 // setKey puts the key in Exa's x-api-key header.
 func setKey(h http.Header, k provider.Key) { h.Set("x-api-key", k.Secret()) }
 
@@ -390,6 +360,29 @@ func (c *Client) inputErr(op, msg string) *provider.Error {
 // errInvalidInput is the cause of errors for requests that were rejected
 // before being sent.
 var errInvalidInput = errors.New("invalid input")
+
+// call sends one logical request through the HTTP core, body to path for
+// op, and decodes the answer with decode; an answer that does not decode
+// is an error of unknown kind.
+func call[T any](ctx context.Context, c *Client, op, path string, body []byte, decode func([]byte) (*T, error)) (*T, *provider.Response, error) {
+	resp, err := c.http.Do(ctx, c.keys, provider.Request{
+		Provider:        providerName,
+		Op:              op,
+		URL:             c.base + path,
+		Body:            body,
+		Auth:            setKey,
+		Check:           checker(op),
+		RequestIDHeader: requestIDHeader,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := decode(resp.Body)
+	if err != nil {
+		return nil, nil, c.respErr(op, resp, provider.KindUnknown, "", err.Error(), err)
+	}
+	return r, resp, nil
+}
 
 // respErr is the error for a 2xx response whose content is a failure.
 func (c *Client) respErr(op string, resp *provider.Response, kind provider.Kind, tag, msg string, cause error) *provider.Error {

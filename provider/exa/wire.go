@@ -91,7 +91,7 @@ type wireResult struct {
 // UnmarshalJSON decodes a result, treating anything but an object (null, a
 // string) as an empty result.
 func (r *wireResult) UnmarshalJSON(data []byte) error {
-	*r = wireResult(decodeLoose[plainResult](data))
+	*r = wireResult(lenient.Loose[plainResult](data))
 	return nil
 }
 
@@ -105,7 +105,7 @@ type wireStatus struct {
 
 // UnmarshalJSON decodes a status, treating anything but an object as empty.
 func (s *wireStatus) UnmarshalJSON(data []byte) error {
-	*s = wireStatus(decodeLoose[plainStatus](data))
+	*s = wireStatus(lenient.Loose[plainStatus](data))
 	return nil
 }
 
@@ -123,7 +123,7 @@ func (e *crawlError) UnmarshalJSON(data []byte) error {
 		*e = crawlError{Tag: flexString(s)}
 		return nil
 	}
-	*e = crawlError(decodeLoose[plainCrawlError](data))
+	*e = crawlError(lenient.Loose[plainCrawlError](data))
 	return nil
 }
 
@@ -135,7 +135,7 @@ type wireOutput struct {
 
 // UnmarshalJSON decodes the output, ignoring anything but an object.
 func (o *wireOutput) UnmarshalJSON(data []byte) error {
-	*o = wireOutput(decodeLoose[plainOutput](data))
+	*o = wireOutput(lenient.Loose[plainOutput](data))
 	return nil
 }
 
@@ -149,7 +149,7 @@ func (o *wireOutput) text() string {
 	if json.Unmarshal(o.Content, &s) == nil {
 		return s
 	}
-	if !isObject(o.Content) {
+	if !lenient.IsObject(o.Content) {
 		return ""
 	}
 	var b bytes.Buffer
@@ -176,8 +176,8 @@ type costDollars struct {
 
 // UnmarshalJSON decodes the cost, ignoring anything but an object.
 func (c *costDollars) UnmarshalJSON(data []byte) error {
-	*c = costDollars(decodeLoose[plainCost](data))
-	c.reported = isObject(data)
+	*c = costDollars(lenient.Loose[plainCost](data))
+	c.reported = lenient.IsObject(data)
 	return nil
 }
 
@@ -203,7 +203,7 @@ func (e *errorEnvelope) message() string {
 		Message flexString `json:"message"`
 		Error   flexString `json:"error"`
 	}
-	if isObject(e.Error) && json.Unmarshal(e.Error, &obj) == nil {
+	if lenient.IsObject(e.Error) && json.Unmarshal(e.Error, &obj) == nil {
 		if obj.Message != "" {
 			return string(obj.Message)
 		}
@@ -222,7 +222,7 @@ func (e *errorEnvelope) failed() bool {
 	switch {
 	case len(raw) == 0, bytes.Equal(raw, []byte("null")), bytes.Equal(raw, []byte("false")):
 		return false
-	case isObject(raw):
+	case lenient.IsObject(raw):
 		return true
 	}
 	var s string
@@ -235,10 +235,10 @@ func (e *errorEnvelope) failed() bool {
 // decodeEnvelope reads an error envelope from any body; a body that is not
 // a JSON object gives an empty envelope.
 func decodeEnvelope(body []byte) errorEnvelope {
-	return decodeLoose[errorEnvelope](body)
+	return lenient.Loose[errorEnvelope](body)
 }
 
-// Method-less copies of the tolerant types, for decodeLoose.
+// Method-less copies of the tolerant types, for lenient.Loose.
 type (
 	plainResult     wireResult
 	plainStatus     wireStatus
@@ -251,47 +251,20 @@ var errMalformed = errors.New("malformed response body")
 
 // decodeSearch decodes a /search response body.
 func decodeSearch(body []byte) (*searchResponse, error) {
-	if !isObject(body) {
+	r, err := lenient.Decode[searchResponse](body)
+	if err != nil {
 		return nil, errMalformed
 	}
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, errMalformed
-	}
-	return &r, nil
+	return r, nil
 }
 
 // decodeContents decodes a /contents response body.
 func decodeContents(body []byte) (*contentsResponse, error) {
-	if !isObject(body) {
+	r, err := lenient.Decode[contentsResponse](body)
+	if err != nil {
 		return nil, errMalformed
 	}
-	var r contentsResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, errMalformed
-	}
-	return &r, nil
-}
-
-// decodeLoose decodes data into a P when data is a JSON object of the
-// right shape, and returns the zero P otherwise. The UnmarshalJSON methods
-// of this file use it with a method-less copy of their own type, so that a null,
-// a string or a mistyped member yields an empty value instead of failing
-// the enclosing response.
-func decodeLoose[P any](data []byte) P {
-	var p P
-	if !isObject(data) || json.Unmarshal(data, &p) != nil {
-		var zero P
-		return zero
-	}
-	return p
-}
-
-// isObject reports whether data is (syntactically, at first glance) a JSON
-// object.
-func isObject(data []byte) bool {
-	data = bytes.TrimSpace(data)
-	return len(data) >= 2 && data[0] == '{' && data[len(data)-1] == '}'
+	return r, nil
 }
 
 // flexString decodes a JSON string; null and values of any other type

@@ -97,12 +97,7 @@ type Client struct {
 	scrape *provider.HTTP
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).
@@ -175,13 +170,9 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if perr != nil {
 		return nil, perr
 	}
-	resp, err := c.do(ctx, c.search, opSearch, searchPath, body)
+	sr, _, err := call(ctx, c, c.search, opSearch, searchPath, body, decodeSearch)
 	if err != nil {
 		return nil, err
-	}
-	sr, derr := decodeSearch(resp.Body)
-	if derr != nil {
-		return nil, respErr(opSearch, resp, provider.KindUnknown, "malformed response: "+derr.Error(), derr)
 	}
 	out := toResults(sr, q.Text, exclude, c.cfg.MaxCharacters)
 	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
@@ -325,13 +316,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if err != nil {
 		return nil, inputErr(opExtract, "cannot encode the request")
 	}
-	resp, err := c.do(ctx, c.scrape, opExtract, scrapePath, body)
+	sr, resp, err := call(ctx, c, c.scrape, opExtract, scrapePath, body, decodeScrape)
 	if err != nil {
 		return nil, err
-	}
-	sr, derr := decodeScrape(resp.Body)
-	if derr != nil {
-		return nil, respErr(opExtract, resp, provider.KindUnknown, "malformed response: "+derr.Error(), derr)
 	}
 	doc := sr.Data
 	rid := provider.Message(firstOf(string(doc.Metadata.ScrapeID), string(sr.ScrapeID)), resp.Key.Secret())
@@ -361,18 +348,6 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// do sends one logical request with the pool's keys.
-func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body []byte) (*provider.Response, error) {
-	return h.Do(ctx, c.keys, provider.Request{
-		Provider: Name,
-		Op:       op,
-		URL:      c.base + path,
-		Body:     body,
-		Auth:     setKey,
-		Check:    checker(op),
-	})
-}
-
 // setKey sends the key as "Authorization: Bearer".
 func setKey(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
 
@@ -380,6 +355,28 @@ func setKey(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.
 // is invalid.
 func inputErr(op, msg string) *provider.Error {
 	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+}
+
+// call sends one logical request with the pool's keys, body to path for
+// op through h, and decodes the answer with decode; an answer that does
+// not decode is an error of unknown kind.
+func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path string, body []byte, decode func([]byte) (*T, error)) (*T, *provider.Response, error) {
+	resp, err := h.Do(ctx, c.keys, provider.Request{
+		Provider: Name,
+		Op:       op,
+		URL:      c.base + path,
+		Body:     body,
+		Auth:     setKey,
+		Check:    checker(op),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := decode(resp.Body)
+	if err != nil {
+		return nil, nil, respErr(op, resp, provider.KindUnknown, "malformed response: "+err.Error(), err)
+	}
+	return r, resp, nil
 }
 
 // respErr is the error for a 2xx answer whose content is a failure.

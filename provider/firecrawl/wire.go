@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -205,11 +206,7 @@ func (r *searchResult) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a metadata that is not an object as empty.
 func (m *metadata) UnmarshalJSON(b []byte) error {
 	type plain metadata
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*m = metadata(p)
+	*m = metadata(lenient.Loose[plain](b))
 	return nil
 }
 
@@ -217,47 +214,20 @@ func (m *metadata) UnmarshalJSON(b []byte) error {
 // document.
 func (d *document) UnmarshalJSON(b []byte) error {
 	type plain document
-	var p plain
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' || json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*d = document(p)
-	return nil
-}
-
-var errNotObject = errors.New("the response is not a JSON object")
-
-func mustBeObject(body []byte) error {
-	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
-		return errNotObject
-	}
+	*d = document(lenient.Loose[plain](b))
 	return nil
 }
 
 // decodeScrape decodes a /v2/scrape answer. It fails only when the body is
 // not a JSON object.
 func decodeScrape(body []byte) (*scrapeResponse, error) {
-	if err := mustBeObject(body); err != nil {
-		return nil, err
-	}
-	var r scrapeResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return lenient.Decode[scrapeResponse](body)
 }
 
 // decodeSearch decodes a /v2/search answer. It fails only when the body is
 // not a JSON object or the web results are not a list.
 func decodeSearch(body []byte) (*searchResponse, error) {
-	if err := mustBeObject(body); err != nil {
-		return nil, err
-	}
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return lenient.Decode[searchResponse](body)
 }
 
 // errorBody is Firecrawl's error envelope: {"success":false,"error":"…"},
@@ -408,15 +378,10 @@ func checker(op string) func(r *provider.Response) *provider.Error {
 			kind = statusKind(op, r.Status)
 		}
 		msg := eb.message()
-		if msg == "" {
-			switch {
-			case ok:
-				msg = "Firecrawl reported a failure"
-			case http.StatusText(r.Status) != "":
-				msg = http.StatusText(r.Status)
-			default:
-				msg = "HTTP " + strconv.Itoa(r.Status)
-			}
+		if msg == "" && ok {
+			msg = "Firecrawl reported a failure"
+		} else if msg == "" {
+			msg = backend.StatusText(r.Status)
 		}
 		e := &provider.Error{Kind: kind, Tag: provider.Message(code, secret), Message: provider.Message(msg, secret)}
 		if kind == provider.KindRateLimited && provider.ParseRetryAfter(r.Header.Get("Retry-After"), time.Now()) == 0 {

@@ -126,13 +126,7 @@ type Client struct {
 	now           func() time.Time
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config).
@@ -157,17 +151,12 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.ReturnFormat == "" {
 		c.ReturnFormat = DefaultReturnFormat
 	}
-	for _, e := range []struct {
-		name, value string
-		allowed     []string
-	}{
-		{"return_format", c.ReturnFormat, ReturnFormats},
-		{"engine", c.Engine, Engines},
-		{"retain_images", c.RetainImages, ImageRetentionModes},
-	} {
-		if e.value != "" && !slices.Contains(e.allowed, e.value) {
-			return nil, fmt.Errorf("jina: %s %q is not one of %s", e.name, e.value, strings.Join(e.allowed, ", "))
-		}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "return_format", Value: c.ReturnFormat, Allowed: ReturnFormats},
+		backend.Choice{Setting: "engine", Value: c.Engine, Allowed: Engines},
+		backend.Choice{Setting: "retain_images", Value: c.RetainImages, Allowed: ImageRetentionModes},
+	); err != nil {
+		return nil, err
 	}
 	for _, e := range []struct{ name, value string }{
 		{"target_selector", c.TargetSelector},
@@ -376,9 +365,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		return nil, err
 	}
 	res := decoded
-	res.Query = q.Text
-	res.Provider = Name
-	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
+	backend.Label(res, q.Text, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 

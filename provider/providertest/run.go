@@ -237,6 +237,47 @@ func roundRobin(n int) *provider.Pool {
 	return provider.NewPool(Secrets[:n], &provider.PoolConfig{Order: provider.RoundRobin})
 }
 
+// succeed runs call and fails t unless it succeeds with the operation's
+// OK answer; why, when not empty, says why it should. It returns how long
+// the call took.
+func (s suite) succeed(t *testing.T, ctx context.Context, call func(context.Context) (any, error), why string) time.Duration {
+	t.Helper()
+	out, err, took := timed(ctx, call)
+	if err != nil {
+		CheckNoSecrets(t, err, Secrets...)
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		t.Fatalf("%s failed: %v%s", s.o.name, err, why)
+	}
+	s.o.checkOK(t, out)
+	return took
+}
+
+// failsOnce serves a to the operation (with hc) and checks that it fails
+// promptly with kind after exactly one request; why, when not empty, says
+// why it is not retried.
+func (s suite) failsOnce(t *testing.T, ctx context.Context, hc provider.HTTPConfig, a Answer, kind provider.Kind, why string) {
+	t.Helper()
+	srv, call := s.start(t, onePool(), hc, answers(a))
+	_, err, took := timed(ctx, call)
+	s.expect(t, err, kind)
+	wantRequests(t, srv, 1, why)
+	within(t, took, quick)
+}
+
+// wantRequests reports an error unless srv received want requests; why,
+// when not empty, says why that many.
+func wantRequests(t *testing.T, srv *Server, want int, why string) {
+	t.Helper()
+	if n := srv.Count(); n != want {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		t.Errorf("server received %d requests, want %d%s", n, want, why)
+	}
+}
+
 // timed runs call with ctx and returns its result and how long it took.
 func timed(ctx context.Context, call func(context.Context) (any, error)) (any, error, time.Duration) {
 	start := time.Now()
@@ -258,15 +299,8 @@ func runOp(t *testing.T, w Wire, o op) {
 	}
 	t.Run("succeeds and sends a valid request "+carrying, func(t *testing.T) {
 		srv, call := s.start(t, onePool(), hc, answers(o.ok))
-		out, err, took := timed(ctx, call)
-		if err != nil {
-			CheckNoSecrets(t, err, Secrets...)
-			t.Fatalf("%s failed: %v", o.name, err)
-		}
-		o.checkOK(t, out)
-		if n := srv.Count(); n != 1 {
-			t.Errorf("server received %d requests, want 1", n)
-		}
+		took := s.succeed(t, ctx, call, "")
+		wantRequests(t, srv, 1, "")
 		s.checkRequest(t, srv.Last(), Secrets[0])
 		within(t, took, quick)
 	})
@@ -289,9 +323,7 @@ func runOp(t *testing.T, w Wire, o op) {
 			if r.Provider != w.Name {
 				t.Errorf("Results.Provider = %q, want %q", r.Provider, w.Name)
 			}
-			if n := srv.Count(); n != 1 {
-				t.Errorf("server received %d requests, want 1", n)
-			}
+			wantRequests(t, srv, 1, "")
 		})
 
 		t.Run("sends a valid request for a query that sets every field", func(t *testing.T) {
@@ -352,15 +384,8 @@ func runOp(t *testing.T, w Wire, o op) {
 			srv, call := s.start(t, onePool(), hc, sequence(func(req Request) Answer {
 				return s.errorAnswer(http.StatusTooManyRequests, req.Key, http.Header{"Retry-After": {ra.value()}})
 			}, o.ok))
-			out, err, took := timed(ctx, call)
-			if err != nil {
-				CheckNoSecrets(t, err, Secrets...)
-				t.Fatalf("%s failed: %v (want success after one retry)", o.name, err)
-			}
-			o.checkOK(t, out)
-			if n := srv.Count(); n != 2 {
-				t.Errorf("server received %d requests, want 2", n)
-			}
+			took := s.succeed(t, ctx, call, "want success after one retry")
+			wantRequests(t, srv, 2, "")
 			if took < ra.least {
 				t.Errorf("returned after %v; the provider asked for %s", took, ra.asked)
 			}
@@ -374,9 +399,7 @@ func runOp(t *testing.T, w Wire, o op) {
 		})
 		_, err, took := timed(ctx, call)
 		pe := s.expect(t, err, provider.KindRateLimited)
-		if n := srv.Count(); n != MaxAttempts {
-			t.Errorf("server received %d requests, want %d", n, MaxAttempts)
-		}
+		wantRequests(t, srv, MaxAttempts, "")
 		checkAttempts(t, pe, srv.Count())
 		within(t, took, quick)
 	})
@@ -387,9 +410,7 @@ func runOp(t *testing.T, w Wire, o op) {
 		})
 		_, err, took := timed(ctx, call)
 		pe := s.expect(t, err, provider.KindRateLimited)
-		if n := srv.Count(); n != 1 {
-			t.Errorf("server received %d requests, want 1", n)
-		}
+		wantRequests(t, srv, 1, "")
 		if pe != nil && pe.RetryAfter != time.Hour {
 			t.Errorf("Error.RetryAfter = %v, want 1h (from the header)", pe.RetryAfter)
 		}
@@ -404,9 +425,7 @@ func runOp(t *testing.T, w Wire, o op) {
 		defer cancel()
 		_, err, took := timed(cctx, call)
 		s.expect(t, err, provider.KindRateLimited)
-		if n := srv.Count(); n != 1 {
-			t.Errorf("server received %d requests, want 1", n)
-		}
+		wantRequests(t, srv, 1, "")
 		within(t, took, time.Second)
 	})
 
@@ -417,9 +436,7 @@ func runOp(t *testing.T, w Wire, o op) {
 			})
 			_, err, took := timed(ctx, call)
 			pe := s.expect(t, err, provider.KindTransient)
-			if n := srv.Count(); n != MaxAttempts {
-				t.Errorf("server received %d requests, want %d", n, MaxAttempts)
-			}
+			wantRequests(t, srv, MaxAttempts, "")
 			checkAttempts(t, pe, srv.Count())
 			within(t, took, quick)
 		})
@@ -470,26 +487,14 @@ func runOp(t *testing.T, w Wire, o op) {
 	})
 
 	t.Run("reports unknown for malformed JSON in a 200 answer", func(t *testing.T) {
-		srv, call := s.start(t, onePool(), hc, answers(Answer{Status: 200, Header: jsonHeader(), Body: `{"results": [{"title": "cut off`}))
-		_, err, took := timed(ctx, call)
-		s.expect(t, err, provider.KindUnknown)
-		if n := srv.Count(); n != 1 {
-			t.Errorf("server received %d requests, want 1 (a malformed answer is not retried)", n)
-		}
-		within(t, took, quick)
+		s.failsOnce(t, ctx, hc, Answer{Status: 200, Header: jsonHeader(), Body: `{"results": [{"title": "cut off`}, provider.KindUnknown, "a malformed answer is not retried")
 	})
 
 	t.Run("reports unknown for a body larger than MaxBodyBytes", func(t *testing.T) {
 		small := hc
 		small.MaxBodyBytes = MaxBodyBytes
 		body := `{"padding":"` + strings.Repeat("x", 4*MaxBodyBytes) + `"}`
-		srv, call := s.start(t, onePool(), small, answers(Answer{Status: 200, Header: jsonHeader(), Body: body}))
-		_, err, took := timed(ctx, call)
-		s.expect(t, err, provider.KindUnknown)
-		if n := srv.Count(); n != 1 {
-			t.Errorf("server received %d requests, want 1 (an oversize answer is not retried)", n)
-		}
-		within(t, took, quick)
+		s.failsOnce(t, ctx, small, Answer{Status: 200, Header: jsonHeader(), Body: body}, provider.KindUnknown, "an oversize answer is not retried")
 	})
 
 	t.Run("returns promptly with unknown for an endless body", func(t *testing.T) {
@@ -507,13 +512,7 @@ func runOp(t *testing.T, w Wire, o op) {
 
 	if o.name == "extract" && !zero(w.ExtractPartial) {
 		t.Run("reports unsupported when the provider lists the URL as failed", func(t *testing.T) {
-			srv, call := s.start(t, onePool(), hc, answers(w.ExtractPartial))
-			_, err, took := timed(ctx, call)
-			s.expect(t, err, provider.KindUnsupported)
-			if n := srv.Count(); n != 1 {
-				t.Errorf("server received %d requests, want 1", n)
-			}
-			within(t, took, quick)
+			s.failsOnce(t, ctx, hc, w.ExtractPartial, provider.KindUnsupported, "")
 		})
 	}
 
@@ -540,20 +539,13 @@ func runOp(t *testing.T, w Wire, o op) {
 			srv, call := s.start(t, provider.NewPool(nil, nil), hc, answers(o.ok))
 			_, err, took := timed(ctx, call)
 			s.expect(t, err, provider.KindAuth)
-			if n := srv.Count(); n != 0 {
-				t.Errorf("server received %d requests, want 0", n)
-			}
+			wantRequests(t, srv, 0, "")
 			within(t, took, quick)
 		})
 	default:
 		t.Run("succeeds without sending a key when no key is configured", func(t *testing.T) {
 			srv, call := s.start(t, provider.NewPool(nil, nil), hc, answers(o.ok))
-			out, err, took := timed(ctx, call)
-			if err != nil {
-				CheckNoSecrets(t, err, Secrets...)
-				t.Fatalf("%s failed: %v (the backend does not need a key)", o.name, err)
-			}
-			o.checkOK(t, out)
+			took := s.succeed(t, ctx, call, "the backend does not need a key")
 			if n := srv.Count(); n != 1 {
 				t.Fatalf("server received %d requests, want 1", n)
 			}
@@ -568,9 +560,7 @@ func runOp(t *testing.T, w Wire, o op) {
 		cancel()
 		_, err, took := timed(cctx, call)
 		s.expect(t, err, provider.KindCanceled)
-		if n := srv.Count(); n != 0 {
-			t.Errorf("server received %d requests, want 0", n)
-		}
+		wantRequests(t, srv, 0, "")
 		within(t, took, quick)
 	})
 
@@ -616,12 +606,7 @@ func (s suite) keyPoolCases(t *testing.T) {
 			}
 			writeAnswer(w, o.ok)
 		})
-		out, err, took := timed(ctx, call)
-		if err != nil {
-			CheckNoSecrets(t, err, Secrets...)
-			t.Fatalf("%s failed: %v (want success with the second key)", o.name, err)
-		}
-		o.checkOK(t, out)
+		took := s.succeed(t, ctx, call, "want success with the second key")
 		reqs := srv.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("server received %d requests, want 2", len(reqs))
@@ -646,15 +631,8 @@ func (s suite) keyPoolCases(t *testing.T) {
 			}
 			writeAnswer(w, o.ok)
 		})
-		out, err, took := timed(ctx, call)
-		if err != nil {
-			CheckNoSecrets(t, err, Secrets...)
-			t.Fatalf("%s failed: %v (want success with the second key)", o.name, err)
-		}
-		o.checkOK(t, out)
-		if n := srv.Count(); n != 2 {
-			t.Errorf("server received %d requests, want 2", n)
-		}
+		took := s.succeed(t, ctx, call, "want success with the second key")
+		wantRequests(t, srv, 2, "")
 		within(t, took, quick)
 	})
 

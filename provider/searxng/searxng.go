@@ -66,12 +66,7 @@ type Client struct {
 	searchURL string
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher = (*Client)(nil)
-	_ provider.Namer    = (*Client)(nil)
-	_ provider.Ignorer  = (*Client)(nil)
-)
+var _ backend.Searcher = (*Client)(nil)
 
 // DefaultConfig returns the defaults as a Config, for callers that show or
 // start from them (package config). BaseURL has no default: it names the
@@ -182,7 +177,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		if len(out.Results) == want {
 			break
 		}
-		if !allowed(r.URL, include, exclude) {
+		if !backend.InDomains(r.URL, include, exclude) {
 			continue
 		}
 		r.Provider = Name
@@ -220,7 +215,7 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		return nil, badRequest("query text is empty")
 	}
 	v := url.Values{}
-	v.Set("q", text+siteOperators(backend.Domains(q.IncludeDomains), backend.Domains(q.ExcludeDomains)))
+	v.Set("q", text+backend.SiteOperators(backend.Domains(q.IncludeDomains), backend.Domains(q.ExcludeDomains)))
 	v.Set("format", "json")
 	v.Set("pageno", "1")
 	switch q.TimeRange {
@@ -267,59 +262,6 @@ func (c *Client) params(q provider.Query) (url.Values, *provider.Error) {
 		v.Set("timeout_limit", strconv.FormatFloat(c.cfg.TimeoutLimit.Seconds(), 'f', -1, 64))
 	}
 	return v, nil
-}
-
-// siteOperators renders the domain filters as search operators appended
-// to the query text: " site:a OR site:b -site:c".
-func siteOperators(include, exclude []string) string {
-	var b strings.Builder
-	for i, d := range include {
-		if i > 0 {
-			b.WriteString(" OR")
-		}
-		b.WriteString(" site:")
-		b.WriteString(d)
-	}
-	for _, d := range exclude {
-		b.WriteString(" -site:")
-		b.WriteString(d)
-	}
-	return b.String()
-}
-
-// allowed reports whether a result URL passes the domain filters: its host
-// is, or is a subdomain of, an included domain (when there are any), and
-// of no excluded one.
-func allowed(raw string, include, exclude []string) bool {
-	if len(include) == 0 && len(exclude) == 0 {
-		return true
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return false
-	}
-	for _, d := range exclude {
-		if matches(host, d) {
-			return false
-		}
-	}
-	if len(include) == 0 {
-		return true
-	}
-	for _, d := range include {
-		if matches(host, d) {
-			return true
-		}
-	}
-	return false
-}
-
-func matches(host, domain string) bool {
-	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
 func badRequest(msg string) *provider.Error {

@@ -120,12 +120,7 @@ type Client struct {
 	extract *provider.HTTP
 }
 
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // New returns a client that takes its API keys from keys. A nil cfg means
 // the defaults. New checks every enumerated and bounded field of cfg and
@@ -148,13 +143,14 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.MaxResults == 0 {
 		c.MaxResults = DefaultMaxResults
 	}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "search_depth", Value: c.SearchDepth, Allowed: SearchDepths},
+		backend.Choice{Setting: "topic", Value: c.Topic, Allowed: Topics},
+		backend.Choice{Setting: "extract_depth", Value: c.ExtractDepth, Allowed: ExtractDepths},
+	); err != nil {
+		return nil, err
+	}
 	switch {
-	case !slices.Contains(SearchDepths, c.SearchDepth):
-		return nil, fmt.Errorf("tavily: search_depth %q is not one of %s", c.SearchDepth, strings.Join(SearchDepths, ", "))
-	case !slices.Contains(Topics, c.Topic):
-		return nil, fmt.Errorf("tavily: topic %q is not one of %s", c.Topic, strings.Join(Topics, ", "))
-	case !slices.Contains(ExtractDepths, c.ExtractDepth):
-		return nil, fmt.Errorf("tavily: extract_depth %q is not one of %s", c.ExtractDepth, strings.Join(ExtractDepths, ", "))
 	case !slices.Contains(AnswerModes, c.IncludeAnswer):
 		return nil, fmt.Errorf("tavily: include_answer %q is not basic or advanced", c.IncludeAnswer)
 	case c.MaxResults < 1 || c.MaxResults > MaxResults:
@@ -200,13 +196,9 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, c.search, "search", "/search", body)
+	sr, _, err := call(ctx, c, c.search, "search", "/search", body, decodeSearch)
 	if err != nil {
 		return nil, err
-	}
-	sr, err := decodeSearch(resp.Body)
-	if err != nil {
-		return nil, malformed("search", resp, err)
 	}
 	out := toResults(sr, q.Text, c.cfg.MaxCharacters)
 	out.Ignored = provider.IgnoredBy(Name, c.Ignores(q))
@@ -344,13 +336,9 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if err != nil {
 		return nil, badRequest("extract", "cannot encode the request")
 	}
-	resp, err := c.do(ctx, c.extract, "extract", "/extract", body)
+	xr, resp, err := call(ctx, c, c.extract, "extract", "/extract", body, decodeExtract)
 	if err != nil {
 		return nil, err
-	}
-	xr, err := decodeExtract(resp.Body)
-	if err != nil {
-		return nil, malformed("extract", resp, err)
 	}
 	res, failure := xr.find(target)
 	if res == nil {
@@ -377,8 +365,14 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// do sends one logical request with the pool's keys.
-func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body []byte) (*provider.Response, error) {
+func badRequest(op, msg string) error {
+	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+}
+
+// call sends one logical request with the pool's keys, body to path for
+// op through h, and decodes the answer with decode; an answer that does
+// not decode is [malformed].
+func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path string, body []byte, decode func([]byte) (*T, error)) (*T, *provider.Response, error) {
 	var hdr http.Header
 	if c.cfg.ProjectID != "" {
 		hdr = http.Header{"X-Project-Id": {c.cfg.ProjectID}}
@@ -393,13 +387,13 @@ func (c *Client) do(ctx context.Context, h *provider.HTTP, op, path string, body
 		Check:    check,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return resp, nil
-}
-
-func badRequest(op, msg string) error {
-	return &provider.Error{Provider: Name, Op: op, Kind: provider.KindBadRequest, Message: msg}
+	r, err := decode(resp.Body)
+	if err != nil {
+		return nil, nil, malformed(op, resp, err)
+	}
+	return r, resp, nil
 }
 
 // malformed is the error for a 200 answer that does not decode.

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/provider/internal/backend"
 	"github.com/webgate-dev/webgate/provider/internal/lenient"
 )
 
@@ -139,26 +139,22 @@ type keylessError struct {
 // decodeSearch decodes a /search answer. It fails only when the body is not
 // a JSON object or a field the client reads has an impossible shape
 // (results that are not a list).
-func decodeSearch(body []byte) (*searchResponse, error) {
-	var r searchResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, err
-	}
-	if err := mustBeObject(body); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
+func decodeSearch(body []byte) (*searchResponse, error) { return decode[searchResponse](body) }
 
 // decodeExtract decodes an /extract answer, with the same tolerance as
 // decodeSearch.
-func decodeExtract(body []byte) (*extractResponse, error) {
-	var r extractResponse
+func decodeExtract(body []byte) (*extractResponse, error) { return decode[extractResponse](body) }
+
+// decode decodes body into a T. Unlike [lenient.Decode] it reads the body
+// before it checks that it is an object, so that a body that is not JSON
+// at all fails with json's syntax error, which [malformed] names as such.
+func decode[T any](body []byte) (*T, error) {
+	var r T
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, err
 	}
-	if err := mustBeObject(body); err != nil {
-		return nil, err
+	if b := bytes.TrimSpace(body); b[0] != '{' {
+		return nil, lenient.ErrNotObject
 	}
 	return &r, nil
 }
@@ -168,42 +164,19 @@ func decodeExtract(body []byte) (*extractResponse, error) {
 
 func (r *searchResult) UnmarshalJSON(b []byte) error {
 	type plain searchResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = searchResult(p)
+	*r = searchResult(lenient.Loose[plain](b))
 	return nil
 }
 
 func (r *extractResult) UnmarshalJSON(b []byte) error {
 	type plain extractResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = extractResult(p)
+	*r = extractResult(lenient.Loose[plain](b))
 	return nil
 }
 
 func (r *failedResult) UnmarshalJSON(b []byte) error {
 	type plain failedResult
-	var p plain
-	if json.Unmarshal(b, &p) != nil {
-		p = plain{}
-	}
-	*r = failedResult(p)
-	return nil
-}
-
-type notObjectError struct{}
-
-func (notObjectError) Error() string { return "the response is not a JSON object" }
-
-func mustBeObject(body []byte) error {
-	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
-		return notObjectError{}
-	}
+	*r = failedResult(lenient.Loose[plain](b))
 	return nil
 }
 
@@ -275,10 +248,7 @@ func check(r *provider.Response) *provider.Error {
 	}
 	kind := statusKind(r.Status)
 	if msg == "" {
-		msg = http.StatusText(r.Status)
-		if msg == "" {
-			msg = "HTTP " + strconv.Itoa(r.Status)
-		}
+		msg = backend.StatusText(r.Status)
 	}
 	return &provider.Error{Kind: kind, Tag: tag, RetryAfter: retryAfter,
 		RequestID: string(eb.RequestID), Message: provider.Message(msg, secret)}

@@ -97,13 +97,7 @@ type Client struct {
 	now           func() time.Time
 }
 
-// Compile-time interface guards.
-var (
-	_ provider.Searcher  = (*Client)(nil)
-	_ provider.Extractor = (*Client)(nil)
-	_ provider.Namer     = (*Client)(nil)
-	_ provider.Ignorer   = (*Client)(nil)
-)
+var _ backend.Reader = (*Client)(nil)
 
 // The accepted values of the enumerated [Config] fields.
 var (
@@ -161,18 +155,13 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.ReturnFormat == "" {
 		c.ReturnFormat = DefaultReturnFormat
 	}
-	for _, e := range []struct {
-		name, value string
-		allowed     []string
-	}{
-		{"content_format", c.ContentFormat, ContentFormats},
-		{"content_length", c.ContentLength, ContentLengths},
-		{"scrape_engine", c.ScrapeEngine, ScrapeEngines},
-		{"return_format", c.ReturnFormat, ContentFormats},
-	} {
-		if e.value != "" && !oneOf(e.value, e.allowed) {
-			return nil, fmt.Errorf("websearchapi: %s %q is not one of %s", e.name, e.value, strings.Join(e.allowed, ", "))
-		}
+	if err := backend.Choices(Name,
+		backend.Choice{Setting: "content_format", Value: c.ContentFormat, Allowed: ContentFormats},
+		backend.Choice{Setting: "content_length", Value: c.ContentLength, Allowed: ContentLengths},
+		backend.Choice{Setting: "scrape_engine", Value: c.ScrapeEngine, Allowed: ScrapeEngines},
+		backend.Choice{Setting: "return_format", Value: c.ReturnFormat, Allowed: ContentFormats},
+	); err != nil {
+		return nil, err
 	}
 
 	st := backend.ServerTimeout(c.HTTP, c.ScrapeTimeout)
@@ -226,36 +215,16 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	var decoded *provider.Results
-	resp, err := c.http.Do(ctx, c.keys, provider.Request{
-		Provider:        Name,
-		Op:              opSearch,
-		URL:             c.searchURL,
-		Body:            body,
-		Auth:            bearer,
-		RequestIDHeader: "X-Request-Id",
-		Check: func(r *provider.Response) *provider.Error {
-			if e := checkStatus(r, opSearch); e != nil {
-				return e
-			}
-			res, e := decodeSearch(r.Body, c.now())
-			if e != nil {
-				return scrub(e, r.Key)
-			}
-			decoded = res
-			return nil
-		},
+	res, resp, err := call(ctx, c, opSearch, c.searchURL, body, nil, func(b []byte) (*provider.Results, *provider.Error) {
+		return decodeSearch(b, c.now())
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := decoded
-	res.Query = q.Text
-	res.Provider = Name
 	if res.RequestID == "" {
-		res.RequestID = resp.Header.Get("X-Request-Id")
+		res.RequestID = resp.Header.Get(requestIDHeader)
 	}
-	backend.Label(res, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
+	backend.Label(res, q.Text, Name, backend.MaxResults(q.MaxResults, c.cfg.MaxResults, MaxMaxResults), c.cfg.MaxCharacters, c.Ignores(q))
 	return res, nil
 }
 
@@ -302,31 +271,10 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	if sr.RemoveSelector != "" {
 		h.Set("X-Remove-Selector", sr.RemoveSelector)
 	}
-	var decoded *provider.Page
-	resp, err := c.http.Do(ctx, c.keys, provider.Request{
-		Provider:        Name,
-		Op:              opExtract,
-		URL:             c.scrapeURL,
-		Body:            body,
-		Header:          h,
-		Auth:            bearer,
-		RequestIDHeader: "X-Request-Id",
-		Check: func(r *provider.Response) *provider.Error {
-			if e := checkStatus(r, opExtract); e != nil {
-				return e
-			}
-			p, e := decodeScrape(r.Body)
-			if e != nil {
-				return scrub(e, r.Key)
-			}
-			decoded = p
-			return nil
-		},
-	})
+	p, resp, err := call(ctx, c, opExtract, c.scrapeURL, body, h, decodeScrape)
 	if err != nil {
 		return nil, err
 	}
-	p := decoded
 	if p.URL == "" {
 		p.URL = req.URL
 	}
@@ -334,7 +282,7 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	p.Format = provider.Format(format)
 	p.Provider = Name
 	if p.RequestID == "" {
-		p.RequestID = resp.Header.Get("X-Request-Id")
+		p.RequestID = resp.Header.Get(requestIDHeader)
 	}
 	return p, nil
 }
@@ -343,6 +291,41 @@ const (
 	opSearch  = "search"
 	opExtract = "extract"
 )
+
+// requestIDHeader is the response header that carries the request's ID.
+const requestIDHeader = "X-Request-Id"
+
+// call posts body (with the headers h) to url for op and decodes a 2xx
+// answer with decode, inside the HTTP core's check: an answer that does
+// not decode is reported like any other failure, with the key scrubbed
+// from it.
+func call[T any](ctx context.Context, c *Client, op, url string, body []byte, h http.Header, decode func([]byte) (*T, *provider.Error)) (*T, *provider.Response, error) {
+	var decoded *T
+	resp, err := c.http.Do(ctx, c.keys, provider.Request{
+		Provider:        Name,
+		Op:              op,
+		URL:             url,
+		Body:            body,
+		Header:          h,
+		Auth:            bearer,
+		RequestIDHeader: requestIDHeader,
+		Check: func(r *provider.Response) *provider.Error {
+			if e := checkStatus(r, op); e != nil {
+				return e
+			}
+			v, e := decode(r.Body)
+			if e != nil {
+				return scrub(e, r.Key)
+			}
+			decoded = v
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return decoded, resp, nil
+}
 
 // scrub removes k's value from every text field of e that comes from the
 // response body.
@@ -444,13 +427,4 @@ func domains(in []string) []string {
 		}
 	}
 	return out
-}
-
-func oneOf(s string, allowed []string) bool {
-	for _, a := range allowed {
-		if s == a {
-			return true
-		}
-	}
-	return false
 }

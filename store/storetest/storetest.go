@@ -995,34 +995,39 @@ func (e *env) wantUntouched() {
 }
 
 func testCanceled(t *testing.T, h Harness) {
-	e := h.env(t, nil)
-	ctx, cancel := context.WithCancel(e.ctx)
-	cancel()
-	for op, f := range ops(e.s) {
-		start := time.Now()
-		err := f(ctx)
-		if !errors.Is(err, context.Canceled) || !store.Failed(err) {
-			t.Errorf("%s with a canceled context: %v, want context.Canceled", op, err)
-		}
-		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("%s with a canceled context took %v", op, d)
-		}
-	}
-	e.wantUntouched()
+	testDone(t, h, "with a canceled context", "context.Canceled",
+		func(parent context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(parent)
+			cancel()
+			return ctx, cancel
+		},
+		func(err error) bool { return errors.Is(err, context.Canceled) && store.Failed(err) })
 }
 
 func testDeadline(t *testing.T, h Harness) {
+	testDone(t, h, "past its deadline", "ErrTimeout",
+		func(parent context.Context) (context.Context, context.CancelFunc) {
+			return context.WithDeadline(parent, time.Now().Add(-time.Second))
+		},
+		func(err error) bool {
+			return errors.Is(err, store.ErrTimeout) && errors.Is(err, context.DeadlineExceeded)
+		})
+}
+
+// testDone checks that every operation fails at once, as ok accepts (want
+// names it), under a context that done makes and that is already done, and
+// leaves the store untouched.
+func testDone(t *testing.T, h Harness, what, want string, done func(context.Context) (context.Context, context.CancelFunc), ok func(error) bool) {
 	e := h.env(t, nil)
-	ctx, cancel := context.WithDeadline(e.ctx, time.Now().Add(-time.Second))
+	ctx, cancel := done(e.ctx)
 	defer cancel()
 	for op, f := range ops(e.s) {
 		start := time.Now()
-		err := f(ctx)
-		if !errors.Is(err, store.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("%s past its deadline: %v, want ErrTimeout", op, err)
+		if err := f(ctx); !ok(err) {
+			t.Errorf("%s %s: %v, want %s", op, what, err, want)
 		}
 		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("%s past its deadline took %v", op, d)
+			t.Errorf("%s %s took %v", op, what, d)
 		}
 	}
 	e.wantUntouched()

@@ -65,37 +65,11 @@ func LoadRoutes(cfg *config.Config, withDocs, withTools bool) RouteSet {
 	var rs RouteSet
 	var dbs []routing.Database
 	if withDocs {
-		// Clipped, so that appending the file's copies them rather than
-		// writing into cfg.
-		dbs = slices.Clip(cfg.Docs.Databases)
-		if n := len(dbs); n > 0 {
-			rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("docs.databases")), n))
-		}
-		if p := cfg.Docs.Config; p != "" {
-			more, err := readFile(p, routing.ParseDocsConfig)
-			if err != nil {
-				rs.Warnings = append(rs.Warnings, fmt.Errorf("docs.config (%s): %s: %w", cfg.Origin("docs.config"), p, err))
-			} else {
-				rs.DocsSources = append(rs.DocsSources, fmt.Sprintf("%s (%d)", p, len(more)))
-			}
-			dbs = append(dbs, more...)
-		}
+		dbs = gather(&rs, &rs.DocsSources, cfg, cfg.Docs.Databases, "docs.databases", "docs.config", cfg.Docs.Config, routing.ParseDocsConfig)
 	}
 	var routes []routing.ToolRoute
 	if withTools {
-		routes = slices.Clip(cfg.Routes.ToolRoutes)
-		if n := len(routes); n > 0 {
-			rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin("routes.tool_routes")), n))
-		}
-		if p := cfg.Routes.Config; p != "" {
-			more, err := readFile(p, routing.ParseToolRoutes)
-			if err != nil {
-				rs.Warnings = append(rs.Warnings, fmt.Errorf("routes.config (%s): %s: %w", cfg.Origin("routes.config"), p, err))
-			} else {
-				rs.RouteSources = append(rs.RouteSources, fmt.Sprintf("%s (%d)", p, len(more)))
-			}
-			routes = append(routes, more...)
-		}
+		routes = gather(&rs, &rs.RouteSources, cfg, cfg.Routes.ToolRoutes, "routes.tool_routes", "routes.config", cfg.Routes.Config, routing.ParseToolRoutes)
 	}
 	rs.ConfiguredDatabases, rs.ConfiguredRoutes = len(dbs), len(routes)
 	var w []error
@@ -104,6 +78,28 @@ func LoadRoutes(cfg *config.Config, withDocs, withTools bool) RouteSet {
 	rs.Tools, w = routing.NewToolRouter(routes)
 	rs.Warnings = append(rs.Warnings, w...)
 	return rs
+}
+
+// gather returns the entries of the setting inlineKey, inline, followed by
+// those of the file at path (the setting fileKey; none when path is empty),
+// read with parse, and says in *sources where they came from; a file that
+// cannot be read is a warning of rs. inline is clipped, so that appending
+// the file's entries copies it rather than writing into cfg.
+func gather[T any](rs *RouteSet, sources *[]string, cfg *config.Config, inline []T, inlineKey, fileKey, path string, parse func([]byte) ([]T, error)) []T {
+	out := slices.Clip(inline)
+	if n := len(out); n > 0 {
+		*sources = append(*sources, fmt.Sprintf("%s (%d inline)", originFile(cfg.Origin(inlineKey)), n))
+	}
+	if path == "" {
+		return out
+	}
+	more, err := readFile(path, parse)
+	if err != nil {
+		rs.Warnings = append(rs.Warnings, fmt.Errorf("%s (%s): %s: %w", fileKey, cfg.Origin(fileKey), path, err))
+	} else {
+		*sources = append(*sources, fmt.Sprintf("%s (%d)", path, len(more)))
+	}
+	return append(out, more...)
 }
 
 // originFile reduces a setting's origin "file PATH key KEY" to PATH.

@@ -1,20 +1,41 @@
 // Package backend holds what the provider backends' constructors and
-// requests share: copying the Config they are given, defaulting and
-// checking a base URL, the timeout to ask a server for so that it gives up
-// before the client does, reading a query's domain filters as host names
-// and its result count, checking a page URL, labelling a search's results
-// and taking a page's title from its Markdown.
+// requests share: the interfaces every Client satisfies, copying the
+// Config they are given, defaulting and checking a base URL and the
+// enumerated settings, the timeout to ask a server for so that it gives up
+// before the client does, a query's domain filters (read as host names,
+// written as site: operators, checked against a result's URL) and its
+// result count, checking a page URL, naming a status that came without a
+// message, labelling a search's results and taking a page's title from its
+// Markdown.
 package backend
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/provider"
 )
+
+// Searcher is what every backend's Client is: a [provider.Searcher] that
+// has a name and says which parts of a query it ignores. A backend states
+// it once, as a compile-time guard: var _ backend.Searcher = (*Client)(nil).
+type Searcher interface {
+	provider.Searcher
+	provider.Namer
+	provider.Ignorer
+}
+
+// Reader is a [Searcher] that also reads pages ([provider.Extractor]): the
+// guard of the backends that extract.
+type Reader interface {
+	Searcher
+	provider.Extractor
+}
 
 // Copy returns a copy of *cfg, or the zero value when cfg is nil: the
 // Config a backend's New completes with its defaults, so that New never
@@ -78,10 +99,13 @@ func CheckURL(raw string) string {
 	return ""
 }
 
-// Label finishes the results of a search by the backend named name: at
-// most want of them, each named after the backend with its content capped
-// at maxChars runes (0: no cap), and the filters the backend ignored.
-func Label(res *provider.Results, name string, want, maxChars int, ignored []string) {
+// Label finishes the results of a search for query by the backend named
+// name: the query and the backend recorded, at most want results, each
+// named after the backend with its content capped at maxChars runes (0: no
+// cap), and the filters the backend ignored.
+func Label(res *provider.Results, query, name string, want, maxChars int, ignored []string) {
+	res.Query = query
+	res.Provider = name
 	if len(res.Results) > want {
 		res.Results = res.Results[:want]
 	}
@@ -118,6 +142,76 @@ func MarkdownTitle(md string) string {
 func IsAlpha2(s string) bool {
 	letter := func(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 	return len(s) == 2 && letter(s[0]) && letter(s[1])
+}
+
+// Choice is an enumerated setting of a backend's Config: its name, its
+// value and the values it may take.
+type Choice struct {
+	Setting, Value string
+	Allowed        []string
+}
+
+// Choices checks that the value of each choice, when set, is one of its
+// allowed values; the error names the backend and the first setting that
+// is not.
+func Choices(name string, cs ...Choice) error {
+	for _, c := range cs {
+		if c.Value != "" && !slices.Contains(c.Allowed, c.Value) {
+			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(c.Allowed, ", "))
+		}
+	}
+	return nil
+}
+
+// InDomains reports whether a result at rawURL passes a query's domain
+// filters, for a backend that applies them itself: its host is, or is a
+// subdomain of, one of the included domains (when there are any), and of
+// none of the excluded ones. include and exclude are host names, as
+// [Domains] reads them.
+func InDomains(rawURL string, include, exclude []string) bool {
+	if len(include) == 0 && len(exclude) == 0 {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return false
+	}
+	under := func(d string) bool { return host == d || strings.HasSuffix(host, "."+d) }
+	if slices.ContainsFunc(exclude, under) {
+		return false
+	}
+	return len(include) == 0 || slices.ContainsFunc(include, under)
+}
+
+// SiteOperators renders a query's domain filters as search operators to
+// append to its text: " site:a OR site:b -site:c", or "" when there are
+// none.
+func SiteOperators(include, exclude []string) string {
+	var b strings.Builder
+	for i, d := range include {
+		if i > 0 {
+			b.WriteString(" OR")
+		}
+		b.WriteString(" site:" + d)
+	}
+	for _, d := range exclude {
+		b.WriteString(" -site:" + d)
+	}
+	return b.String()
+}
+
+// StatusText names an HTTP status in an error message when the answer
+// gives no message of its own: its text, or "HTTP n" for a code that has
+// none.
+func StatusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return "HTTP " + strconv.Itoa(status)
 }
 
 // ServerTimeout returns want, the time a backend asks its server to spend

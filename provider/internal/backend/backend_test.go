@@ -84,8 +84,8 @@ func TestCheckURL(t *testing.T) {
 
 func TestLabel(t *testing.T) {
 	res := &provider.Results{Results: []provider.Result{{Content: "abcdef"}, {Content: "x"}, {Content: "y"}}}
-	Label(res, "jina", 2, 3, []string{"time_range"})
-	if len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
+	Label(res, "golang", "jina", 2, 3, []string{"time_range"})
+	if res.Query != "golang" || res.Provider != "jina" || len(res.Results) != 2 || res.Results[0].Provider != "jina" || res.Results[0].Content == "abcdef" || len(res.Ignored) != 1 {
 		t.Fatalf("Label = %+v", res)
 	}
 }
@@ -120,5 +120,55 @@ func TestMaxResultsSetting(t *testing.T) {
 		if err := MaxResultsSetting("x", &n, 10, 20); err == nil {
 			t.Errorf("MaxResultsSetting(%d) accepted it", bad)
 		}
+	}
+}
+
+func TestChoices(t *testing.T) {
+	modes := []string{"fast", "deep"}
+	if err := Choices("exa", Choice{"mode", "deep", modes}, Choice{"engine", "", modes}); err != nil {
+		t.Errorf("Choices of allowed and empty values = %v", err)
+	}
+	err := Choices("exa", Choice{"mode", "fast", modes}, Choice{"engine", "slow", modes})
+	if want := `exa: engine "slow" is not one of fast, deep`; err == nil || err.Error() != want {
+		t.Errorf("Choices = %v, want %s", err, want)
+	}
+}
+
+func TestStatusText(t *testing.T) {
+	for status, want := range map[int]string{404: "Not Found", 503: "Service Unavailable", 599: "HTTP 599", 200: "OK"} {
+		if got := StatusText(status); got != want {
+			t.Errorf("StatusText(%d) = %q, want %q", status, got, want)
+		}
+	}
+}
+
+func TestInDomains(t *testing.T) {
+	inc, exc := []string{"go.dev", "example.org"}, []string{"blog.go.dev"}
+	for raw, want := range map[string]bool{
+		"https://go.dev/doc":       true,
+		"https://pkg.GO.dev./x":    true,
+		"https://blog.go.dev/post": false,
+		"https://a.blog.go.dev/":   false,
+		"https://notgo.dev/":       false,
+		"https://example.org":      true,
+		"https://other.example/":   false,
+		"not a url\x7f":            false,
+		"/relative":                false,
+	} {
+		if got := InDomains(raw, inc, exc); got != want {
+			t.Errorf("InDomains(%q) = %v, want %v", raw, got, want)
+		}
+	}
+	if !InDomains("https://anything.example/", nil, nil) || InDomains("https://blog.go.dev/", nil, exc) || !InDomains("https://go.dev/", nil, exc) {
+		t.Error("InDomains with only exclusions, or none, is wrong")
+	}
+}
+
+func TestSiteOperators(t *testing.T) {
+	if got, want := SiteOperators([]string{"a.dev", "b.dev"}, []string{"c.dev"}), " site:a.dev OR site:b.dev -site:c.dev"; got != want {
+		t.Errorf("SiteOperators = %q, want %q", got, want)
+	}
+	if got := SiteOperators(nil, nil); got != "" {
+		t.Errorf("SiteOperators of no filters = %q, want empty", got)
 	}
 }

@@ -8,6 +8,7 @@ package lenient
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
@@ -17,6 +18,53 @@ import (
 
 // Object is a JSON object read field by field.
 type Object = map[string]json.RawMessage
+
+// ErrNotObject is the error of [Decode] for a body that is not a JSON
+// object.
+var ErrNotObject = errors.New("the response is not a JSON object")
+
+// Decode decodes a response body into a new T. It fails with ErrNotObject
+// when body does not start as a JSON object (an HTML page, a list, null),
+// and with [json.Unmarshal]'s error when it is not valid JSON or a field
+// that T does not read leniently has an impossible shape (a list of
+// results that is not a list).
+func Decode[T any](body []byte) (*T, error) {
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
+		return nil, ErrNotObject
+	}
+	var r T
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Loose decodes data into a P when data is a JSON object of P's shape,
+// and returns the zero P otherwise. A type's UnmarshalJSON calls it with a
+// method-less copy of itself, so that a null, a string or a mistyped
+// member reads as an empty value instead of failing the enclosing
+// response:
+//
+//	func (r *result) UnmarshalJSON(b []byte) error {
+//		type plain result
+//		*r = result(lenient.Loose[plain](b))
+//		return nil
+//	}
+func Loose[P any](data []byte) P {
+	var p P
+	if !IsObject(data) || json.Unmarshal(data, &p) != nil {
+		var zero P
+		return zero
+	}
+	return p
+}
+
+// IsObject reports whether data is, at first glance, a JSON object: after
+// white space it starts with '{' and ends with '}'.
+func IsObject(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	return len(data) >= 2 && data[0] == '{' && data[len(data)-1] == '}'
+}
 
 // IsNull reports whether raw is absent, blank or the JSON null.
 func IsNull(raw json.RawMessage) bool {

@@ -2,6 +2,7 @@ package lenient
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 )
@@ -164,5 +165,42 @@ func TestStringsAndNulls(t *testing.T) {
 	}
 	if got := String(json.RawMessage(`{}`)); got != "" {
 		t.Errorf("String(object) = %q", got)
+	}
+}
+
+func TestDecode_NeedsAnObjectAndKeepsStrictFields(t *testing.T) {
+	type answer struct {
+		Results []struct {
+			Title Text `json:"title"`
+		} `json:"results"`
+	}
+	r, err := Decode[answer]([]byte(` {"results":[{"title":7},{"title":"Go"}]} `))
+	if err != nil || len(r.Results) != 2 || r.Results[1].Title != "Go" {
+		t.Fatalf("Decode = %+v, %v", r, err)
+	}
+	for _, body := range []string{"", "  ", "null", "[]", `"{}"`, "<html>"} {
+		if _, err := Decode[answer]([]byte(body)); !errors.Is(err, ErrNotObject) {
+			t.Errorf("Decode(%q) error = %v, want ErrNotObject", body, err)
+		}
+	}
+	for _, body := range []string{`{"results":{"title":"x"}}`, `{"results":`} {
+		if _, err := Decode[answer]([]byte(body)); err == nil || errors.Is(err, ErrNotObject) {
+			t.Errorf("Decode(%q) error = %v, want json's", body, err)
+		}
+	}
+}
+
+func TestLoose_ReadsAnythingButAnObjectOfItsShapeAsZero(t *testing.T) {
+	type entry struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	}
+	if got := Loose[entry]([]byte(`{"name":"a","n":2}`)); got != (entry{"a", 2}) {
+		t.Errorf("Loose = %+v", got)
+	}
+	for _, data := range []string{"", "null", `"x"`, "[1]", "3", `{"name":"a","n":"two"}`, `{"name":`} {
+		if got := Loose[entry]([]byte(data)); got != (entry{}) {
+			t.Errorf("Loose(%q) = %+v, want the zero entry", data, got)
+		}
 	}
 }
