@@ -2,6 +2,9 @@
 // Messages API on 127.0.0.1, so that tests can assert what the model would
 // receive after webgate's hooks have run.
 //
+// The suite is test code only: its fakes, drivers and builders are in
+// _test.go files, so nothing outside its tests links them.
+//
 // # Running
 //
 // The tests need the CLI's native binary. .ci/install-claude.sh installs the
