@@ -112,18 +112,8 @@ func runFetch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		fmt.Fprintf(stderr, "webgate fetch: --timeout must not be negative, got %v\n", *timeout)
 		return exitUsage
 	}
-	if msg := checkProviders(providers, extractNames, "read pages"); msg != "" {
-		fmt.Fprintf(stderr, "webgate fetch: %s\n", msg)
-		return exitUsage
-	}
-
-	gw, err := remoteGateway(h)
-	if err != nil {
-		fmt.Fprintf(stderr, "webgate fetch: %v\n", err)
-		return exitUsage
-	}
-	if gw != nil && len(providers) > 0 {
-		fmt.Fprintf(stderr, "webgate fetch: --provider chooses local providers; the gateway at %s (%s) chooses its own\n", gw.base, gatewayURLEnv)
+	gw, ok := target(h, stderr, "fetch", providers, extractNames, "read pages", len(providers) > 0, "--provider chooses")
+	if !ok {
 		return exitUsage
 	}
 	var res *webtools.FetchResult

@@ -110,18 +110,8 @@ func runSearch(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdou
 		fmt.Fprintf(stderr, "webgate search: --topic must be general, news or finance, got %q\n", *topic)
 		return exitUsage
 	}
-	if msg := checkProviders(providers, searchNames, "search"); msg != "" {
-		fmt.Fprintf(stderr, "webgate search: %s\n", msg)
-		return exitUsage
-	}
-
-	gw, err := remoteGateway(h)
-	if err != nil {
-		fmt.Fprintf(stderr, "webgate search: %v\n", err)
-		return exitUsage
-	}
-	if gw != nil && (len(providers) > 0 || *mode != "") {
-		fmt.Fprintf(stderr, "webgate search: --provider and --mode choose local providers; the gateway at %s (%s) chooses its own\n", gw.base, gatewayURLEnv)
+	gw, ok := target(h, stderr, "search", providers, searchNames, "search", len(providers) > 0 || *mode != "", "--provider and --mode choose")
+	if !ok {
 		return exitUsage
 	}
 	req := webtools.SearchRequest{Query: query, AllowedDomains: allow, BlockedDomains: block, MaxResults: *maxResults,
@@ -171,6 +161,29 @@ func printSearch(stdout, stderr io.Writer, asJSON bool, res *webtools.SearchResu
 		return exitNoResults
 	}
 	return exitOK
+}
+
+// target checks the providers a command (cmd, which does op) names
+// against valid, and says whether the command asks a team gateway (gw,
+// nil in local mode). It returns ok false, having said why on stderr,
+// when the names are wrong, the gateway's settings are, or local flags
+// (localOnly, named by flags: "--provider chooses") are given for a
+// gateway, which chooses its own providers.
+func target(h hostEnv, stderr io.Writer, cmd string, providers, valid []string, op string, localOnly bool, flags string) (gw *gatewayClient, ok bool) {
+	if msg := checkProviders(providers, valid, op); msg != "" {
+		fmt.Fprintf(stderr, "webgate %s: %s\n", cmd, msg)
+		return nil, false
+	}
+	gw, err := remoteGateway(h)
+	if err != nil {
+		fmt.Fprintf(stderr, "webgate %s: %v\n", cmd, err)
+		return nil, false
+	}
+	if gw != nil && localOnly {
+		fmt.Fprintf(stderr, "webgate %s: %s local providers; the gateway at %s (%s) chooses its own\n", cmd, flags, gw.base, gatewayURLEnv)
+		return nil, false
+	}
+	return gw, true
 }
 
 // checkProviders returns what is wrong with the first of names that is not

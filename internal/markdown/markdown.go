@@ -515,6 +515,16 @@ type mainPart struct {
 // findMain returns the single <main> or role="main" element of a cleaned
 // body; nil when the page has none or several.
 func findMain(body *html.Node) *html.Node {
+	found := mainElements(body)
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}
+
+// mainElements returns the outermost <main> and role="main" elements
+// under body, in document order.
+func mainElements(body *html.Node) []*html.Node {
 	var found []*html.Node
 	walk(body, func(n *html.Node) bool {
 		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
@@ -523,10 +533,7 @@ func findMain(body *html.Node) *html.Node {
 		}
 		return true
 	})
-	if len(found) != 1 {
-		return nil
-	}
-	return found[0]
+	return found
 }
 
 // measureMain measures the page's <main> ([findMain]); the zero mainPart
@@ -600,14 +607,7 @@ func widerMain(page []byte, base string, article *html.Node) *html.Node {
 // element when it holds most of the text, else the body.
 func mainContent(body *html.Node) *html.Node {
 	total := textLength(body)
-	var found []*html.Node
-	walk(body, func(n *html.Node) bool {
-		if n.Type == html.ElementNode && (n.DataAtom == atom.Main || attr(n, "role") == "main") {
-			found = append(found, n)
-			return false
-		}
-		return true
-	})
+	found := mainElements(body)
 	if len(found) == 1 {
 		if n := textLength(found[0]); n > 0 && n*2 >= total {
 			return found[0]
