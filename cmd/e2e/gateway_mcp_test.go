@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,19 +35,7 @@ func TestGateway_ClaudeCodeCallsTheMCPToolsOverHTTPAcrossTwoReplicas(t *testing.
 	webgate := bins.Build(t, "github.com/webgate-dev/webgate/cmd/webgate")
 	providers := newFakeProviders(t)
 	page := fixturePages(t) + "/readable/docs-page.html"
-	redis := redistest.Start(t)
-	home := t.TempDir()
-	env := providers.env(map[string]string{
-		"WEBGATE_STORE":                 redis.URL,
-		"WEBGATE_STATE_DIR":             filepath.Join(home, "state"),
-		"WEBGATE_GATEWAY_ALLOW_PRIVATE": "127.0.0.1",
-	})
-	secret := strings.TrimSpace(RunWebgate(t, webgate, home, env, "token", "create", "--owner", "e2e", "--label", "mcp-http"))
-	if !strings.HasPrefix(secret, "wg_") {
-		t.Fatalf("token create printed %q", secret)
-	}
-	a, b := startServe(t, webgate, home, env), startServe(t, webgate, home, env)
-	lb := newRoundRobin(t, a, b)
+	lb, secret := startReplicas(t, webgate, providers)
 
 	search, fetch := MCPToolName("webgate", "web_search"), MCPToolName("webgate", "web_fetch")
 	api := NewFakeAPI(t,
@@ -115,27 +104,131 @@ func TestGateway_ClaudeCodeCallsTheMCPToolsOverHTTPAcrossTwoReplicas(t *testing.
 	if len(served) != 2 {
 		t.Errorf("replicas that answered MCP requests: %d, want both", len(served))
 	}
-	// The session begins with its first request (initialize, or
-	// server/discover in the stateless protocol); a tool call answered by
-	// the other replica shows that nothing ties the session to one.
-	if len(calls) == 0 {
-		t.Fatal("no MCP request went through the proxy")
-	}
-	began, crossed, toolCalls := calls[0].backend, false, 0
-	for _, c := range calls {
-		if c.method == "tools/call" {
-			toolCalls++
-			crossed = crossed || c.backend != began
-		}
-	}
-	if toolCalls != 2 || !crossed {
-		t.Errorf("tools/call requests = %d, one on a replica other than the session's first (%s) = %v; want 2 and true", toolCalls, began, crossed)
+	// A tool call answered by a replica other than the one the session
+	// began on shows that nothing ties the session to one.
+	if crossed, n := crossedReplicas(calls); n != 2 || !crossed {
+		t.Errorf("tools/call requests = %d, one on a replica other than the session's first = %v; want 2 and true", n, crossed)
 	}
 	for _, c := range calls {
 		if c.status >= 400 && c.method != "" {
 			t.Errorf("%s on %s answered %d", c.method, c.backend, c.status)
 		}
 	}
+}
+
+// TestGateway_CodexCallsTheMCPToolsOverHTTPAcrossTwoReplicas registers
+// the gateway in Codex's config.toml as a streamable HTTP MCP server whose
+// bearer token Codex reads from WEBGATE_GATEWAY_TOKEN (as `codex mcp add
+// NAME --url URL --bearer-token-env-var VAR` writes it), behind the same
+// round-robin proxy over two replicas: `codex exec` lists the tools and
+// the model's web_search and web_fetch calls are answered.
+func TestGateway_CodexCallsTheMCPToolsOverHTTPAcrossTwoReplicas(t *testing.T) {
+	codex := CodexCLI.Binary(t)
+	webgate := bins.Build(t, "github.com/webgate-dev/webgate/cmd/webgate")
+	providers := newFakeProviders(t)
+	page := fixturePages(t) + "/readable/docs-page.html"
+	lb, secret := startReplicas(t, webgate, providers)
+	api := NewFakeResponses(t,
+		CallTool("mcp__webgate__web_search", map[string]any{"query": "codex gateway query", "max_results": 2}),
+		CallTool("mcp__webgate__web_fetch", map[string]any{"url": page, "prompt": "which timeouts exist"}),
+		Say("CODEX-DONE"),
+	)
+	root := t.TempDir()
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	codexHome := filepath.Join(home, ".codex")
+	for _, d := range []string{home, project, codexHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(codexHome, "config.toml"), []byte(codexConfig(api)+fmt.Sprintf(`
+[mcp_servers.webgate]
+url = %q
+bearer_token_env_var = "WEBGATE_GATEWAY_TOKEN"
+`, lb.URL+"/mcp")))
+
+	res := RunCLI(t, CLIRun{
+		Bin: codex,
+		Args: []string{"exec", "--strict-config", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+			"--json", "Search the web for codex gateway query, then read " + page + "."},
+		Home: home, Dir: project,
+		Env: map[string]string{"CODEX_HOME": codexHome, "FAKE_OPENAI_API_KEY": "sk-e2e-dummy", "RUST_LOG": "warn",
+			"WEBGATE_GATEWAY_TOKEN": secret},
+	})
+
+	if res.ExitCode != 0 {
+		t.Fatalf("codex exit code = %d, want 0", res.ExitCode)
+	}
+	assertNoLeaks(t, res, hookTavilyKey, hookWSAPIKey, secret)
+	for _, a := range res.ProxyAttempts {
+		t.Errorf("codex tried to leave the machine: %q", a)
+	}
+	tools := api.ToolNames(t)
+	if !containsString(tools, "mcp__webgate/web_search") || !containsString(tools, "mcp__webgate/web_fetch") {
+		t.Errorf("tools offered to the model = %q, want the gateway's web_search and web_fetch", tools)
+	}
+	searched := api.ToolOutput(t, 0).OutputText()
+	for _, want := range []string{`Web search results for "codex gateway query"`, "HOOK-RESULT-ONE for codex gateway query", "HOOK-RESULT-TWO"} {
+		if !strings.Contains(searched, want) {
+			t.Errorf("web_search output lacks %q:\n%s", want, searched)
+		}
+	}
+	fetched := api.ToolOutput(t, 1).OutputText()
+	for _, want := range []string{"Request: which timeouts exist", "## Timeouts"} {
+		if !strings.Contains(fetched, want) {
+			t.Errorf("web_fetch output lacks %q:\n%s", want, fetched)
+		}
+	}
+	if !strings.Contains(res.Stdout, "CODEX-DONE") {
+		t.Errorf("codex output lacks the model's final answer:\n%s", tail(res.Stdout, 2000))
+	}
+	calls := lb.Calls()
+	t.Logf("MCP requests through the round-robin proxy: %q", calls)
+	if crossed, n := crossedReplicas(calls); n != 2 || !crossed {
+		t.Errorf("tools/call requests = %d, one on a replica other than the session's first = %v; want 2 and true", n, crossed)
+	}
+	for _, c := range calls {
+		if c.status >= 400 && c.method != "" {
+			t.Errorf("%s on %s answered %d", c.method, c.backend, c.status)
+		}
+	}
+}
+
+// startReplicas starts two `webgate serve` replicas over the fake
+// providers and one redis-server, behind a round-robin proxy, and creates
+// a token with `webgate token create`; loopback pages may be read.
+func startReplicas(t *testing.T, webgate string, providers *fakeProviders) (*roundRobin, string) {
+	t.Helper()
+	redis := redistest.Start(t)
+	home := t.TempDir()
+	env := providers.env(map[string]string{
+		"WEBGATE_STORE":                 redis.URL,
+		"WEBGATE_STATE_DIR":             filepath.Join(home, "state"),
+		"WEBGATE_GATEWAY_ALLOW_PRIVATE": "127.0.0.1",
+	})
+	secret := strings.TrimSpace(RunWebgate(t, webgate, home, env, "token", "create", "--owner", "e2e", "--label", "mcp-http"))
+	if !strings.HasPrefix(secret, "wg_") {
+		t.Fatalf("token create printed %q", secret)
+	}
+	a, b := startServe(t, webgate, home, env), startServe(t, webgate, home, env)
+	return newRoundRobin(t, a, b), secret
+}
+
+// crossedReplicas reports whether a tools/call went to a replica other
+// than the one that answered the session's first request (initialize, or
+// server/discover in the stateless protocol), and how many tools/call
+// requests there were.
+func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
+	if len(calls) == 0 {
+		return false, 0
+	}
+	for _, c := range calls {
+		if c.method == "tools/call" {
+			toolCalls++
+			crossed = crossed || c.backend != calls[0].backend
+		}
+	}
+	return crossed, toolCalls
 }
 
 // startServe runs `webgate serve` on a free 127.0.0.1 port with env, waits
