@@ -104,10 +104,10 @@ func TestGateway_ClaudeCodeCallsTheMCPToolsOverHTTPAcrossTwoReplicas(t *testing.
 	if len(served) != 2 {
 		t.Errorf("replicas that answered MCP requests: %d, want both", len(served))
 	}
-	// A tool call answered by a replica other than the one the session
+	// A tools request answered by a replica other than the one the session
 	// began on shows that nothing ties the session to one.
 	if crossed, n := crossedReplicas(calls); n != 2 || !crossed {
-		t.Errorf("tools/call requests = %d, one on a replica other than the session's first = %v; want 2 and true", n, crossed)
+		t.Errorf("tools/call requests = %d, tools on a replica other than the session's first = %v; want 2 and true", n, crossed)
 	}
 	for _, c := range calls {
 		if c.status >= 400 && c.method != "" {
@@ -185,7 +185,7 @@ bearer_token_env_var = "WEBGATE_GATEWAY_TOKEN"
 	calls := lb.Calls()
 	t.Logf("MCP requests through the round-robin proxy: %q", calls)
 	if crossed, n := crossedReplicas(calls); n != 2 || !crossed {
-		t.Errorf("tools/call requests = %d, one on a replica other than the session's first = %v; want 2 and true", n, crossed)
+		t.Errorf("tools/call requests = %d, tools on a replica other than the session's first = %v; want 2 and true", n, crossed)
 	}
 	for _, c := range calls {
 		if c.status >= 400 && c.method != "" {
@@ -214,10 +214,10 @@ func startReplicas(t *testing.T, webgate string, providers *fakeProviders) (*rou
 	return newRoundRobin(t, a, b), secret
 }
 
-// crossedReplicas reports whether a tools/call went to a replica other
-// than the one that answered the session's first request (initialize, or
-// server/discover in the stateless protocol), and how many tools/call
-// requests there were.
+// crossedReplicas reports whether a tools/list or tools/call went to a
+// replica other than the one that answered the session's first request
+// (initialize, or server/discover in the stateless protocol), and how many
+// tools/call requests there were.
 func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
 	if len(calls) == 0 {
 		return false, 0
@@ -225,6 +225,8 @@ func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
 	for _, c := range calls {
 		if c.method == "tools/call" {
 			toolCalls++
+		}
+		if c.method == "tools/call" || c.method == "tools/list" {
 			crossed = crossed || c.backend != calls[0].backend
 		}
 	}
