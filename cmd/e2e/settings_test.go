@@ -97,17 +97,30 @@ func (s *Settings) JSON() []byte {
 	return b
 }
 
-// MCPServer is a stdio MCP server entry of an --mcp-config file.
+// MCPServer is an MCP server entry of an --mcp-config file: a stdio server
+// (Command, Args, Env) or, when URL is set, a streamable HTTP one (URL,
+// Headers), as `claude mcp add --transport http NAME URL --header …`
+// writes it.
 type MCPServer struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	URL     string
+	Headers map[string]string
 }
 
 // mcpConfigJSON returns the content of an --mcp-config file.
 func mcpConfigJSON(servers map[string]MCPServer) []byte {
 	out := map[string]any{}
 	for name, s := range servers {
+		if s.URL != "" {
+			e := map[string]any{"type": "http", "url": s.URL}
+			if len(s.Headers) > 0 {
+				e["headers"] = s.Headers
+			}
+			out[name] = e
+			continue
+		}
 		e := map[string]any{"type": "stdio", "command": s.Command, "args": s.Args}
 		if s.Args == nil {
 			e["args"] = []string{}

@@ -22,9 +22,10 @@ type Server struct {
 	// Addr is host:port; URL is redis://Addr/0.
 	Addr, URL string
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	log *bytes.Buffer
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+	args []string // the command line, for Restart
 }
 
 // Start starts a redis-server and stops it in t.Cleanup. Without
@@ -58,21 +59,58 @@ func start(t testing.TB, bin string) (*Server, error) {
 	}
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &bytes.Buffer{}}
 	s.URL = "redis://" + s.Addr + "/0"
-	s.cmd = exec.Command(bin, "--save", "", "--appendonly", "no", "--port", strconv.Itoa(port),
-		"--bind", "127.0.0.1", "--dir", t.TempDir(), "--daemonize", "no")
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
+	s.args = []string{bin, "--save", "", "--appendonly", "no", "--port", strconv.Itoa(port),
+		"--bind", "127.0.0.1", "--dir", t.TempDir(), "--daemonize", "no"}
+	if err := s.run(); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// run starts the server's command line and waits until it answers PING.
+func (s *Server) run() error {
+	s.mu.Lock()
+	s.log.Reset()
+	s.cmd = exec.Command(s.args[0], s.args[1:]...)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	err := s.cmd.Start()
+	if err != nil {
+		s.cmd = nil
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		if ping(s.Addr) {
-			return s, nil
+			return nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
-	return nil, fmt.Errorf("redis-server on %s did not answer: %s", s.Addr, s.log.String())
+	return fmt.Errorf("redis-server on %s did not answer: %s", s.Addr, s.log.String())
+}
+
+// Restart stops the server if it runs and starts it again on the same
+// address, as after a crash or a redeploy. It comes back with what the
+// last [Server.Save] wrote and nothing else; it fails the test when the
+// server does not answer.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	if err := s.run(); err != nil {
+		t.Fatalf("restarting redis-server: %v", err)
+	}
+}
+
+// Save writes the server's data to its directory (SAVE), where a
+// [Server.Restart] loads it from, as a persistent Redis would keep it.
+func (s *Server) Save(t testing.TB) {
+	t.Helper()
+	if got := command(s.Addr, "SAVE", 5*time.Second); got != "+OK\r\n" {
+		t.Fatalf("redis-server SAVE answered %q", got)
+	}
 }
 
 func freePort() (int, error) {
@@ -85,19 +123,23 @@ func freePort() (int, error) {
 }
 
 // ping reports whether a Redis server answers PING at addr.
-func ping(addr string) bool {
+func ping(addr string) bool { return command(addr, "PING", 500*time.Millisecond) == "+PONG\r\n" }
+
+// command sends an inline command to the server at addr and returns the
+// first bytes of its answer, or "" when it does not answer within timeout.
+func command(addr, cmd string, timeout time.Duration) string {
 	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	if err != nil {
-		return false
+		return ""
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(500 * time.Millisecond))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return false
+	c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write([]byte(cmd + "\r\n")); err != nil {
+		return ""
 	}
-	buf := make([]byte, 7)
+	buf := make([]byte, 64)
 	n, _ := c.Read(buf)
-	return string(buf[:n]) == "+PONG\r\n"
+	return string(buf[:n])
 }
 
 func (s *Server) signal(sig syscall.Signal) {
