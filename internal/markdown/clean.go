@@ -336,8 +336,25 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return c.strip
 	case atom.Form:
 		// A form around a whole page (some frameworks do that) is kept
-		// without its controls; a search box or a login form is not.
-		return attr(n, "role") == "search" || textLength(n) < 400
+		// without its controls; a search box or a login form is not. A
+		// short form that shows paragraphs and no controls is text (a
+		// comment's body that a form wraps to edit it in place): it is
+		// kept, and marked so, since the passes after readability no
+		// longer see the controls a form had.
+		if attr(n, "role") == "search" {
+			return true
+		}
+		if _, ok := attrOK(n, shownText); ok {
+			return false
+		}
+		if textLength(n) >= 400 {
+			return false
+		}
+		if !c.trusted && showsText(n) {
+			n.Attr = append(n.Attr, html.Attribute{Key: shownText})
+			return false
+		}
+		return true
 	case 0:
 		// Unknown elements: custom elements are kept, namespaced leftovers
 		// of SVG or MathML are not.
@@ -676,4 +693,29 @@ func isMark(s string) bool {
 		}
 	}
 	return true
+}
+
+// shownText marks a form [showsText] found to show text.
+const shownText = "data-shows-text"
+
+// showsText reports whether a form holds a paragraph and no control but
+// hidden inputs: no field to fill in, list to pick from or button to
+// press (a questionnaire's step that shows its results has one).
+func showsText(form *html.Node) bool {
+	para, field := false, false
+	walk(form, func(n *html.Node) bool {
+		if n.Type != html.ElementNode || field {
+			return false
+		}
+		switch n.DataAtom {
+		case atom.P:
+			para = true
+		case atom.Input:
+			field = !strings.EqualFold(attr(n, "type"), "hidden")
+		case atom.Select, atom.Textarea, atom.Button:
+			field = true
+		}
+		return true
+	})
+	return para && !field
 }

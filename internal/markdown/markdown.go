@@ -121,10 +121,13 @@ func Convert(page []byte, base string, opts Options) Document {
 	case ModeStructure:
 		doc = convertStructure(page, base)
 	case ModeArticle:
-		doc, _ = convertArticle(page, base)
+		doc, _ = convertArticle(page, base, true)
 	default:
+		// On a page that sells a product, the product fallback, not the
+		// page's <main>, makes up for what readability cut.
+		product := sellsProduct(page)
 		var pageChars int
-		doc, pageChars = convertArticle(page, base)
+		doc, pageChars = convertArticle(page, base, !product)
 		// The article's title counts with its text: readability takes
 		// it out of the content, and the structure keeps it. The
 		// structure must hold a quarter more to be worth its chrome.
@@ -132,7 +135,7 @@ func Convert(page []byte, base string, opts Options) Document {
 			if s := convertStructure(page, base); 4*s.TextChars > 5*read {
 				doc = s
 			}
-		} else if doc.Mode == ModeArticle && doc.Posts == 0 && sellsProduct(page) {
+		} else if doc.Mode == ModeArticle && doc.Posts == 0 && product {
 			doc = productFallback(doc, page, base)
 		}
 	}
@@ -188,8 +191,9 @@ func parse(page []byte, base string) (*html.Node, *url.URL, string) {
 }
 
 // convertArticle converts the main content readability finds. It also
-// returns how much text the page holds once cleaned.
-func convertArticle(page []byte, base string) (Document, int) {
+// returns how much text the page holds once cleaned. widen lets a page
+// readability cut to one section be read as its <main> ([widerMain]).
+func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	root, u, title := parse(page, base)
 	body := findBody(root)
 	if body == nil {
@@ -262,7 +266,7 @@ func convertArticle(page []byte, base string) (Document, int) {
 		}
 	}
 	// A page readability cut to one section is read as its <main>.
-	if doc.Posts == 0 && collapse(art.Byline()) == "" && mayHoldMore(whole, doc.TextChars) {
+	if widen && doc.Posts == 0 && collapse(art.Byline()) == "" && mayHoldMore(whole, doc.TextChars) {
 		if m := widerMain(page, base, art.Node); m != nil {
 			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
 				doc = d

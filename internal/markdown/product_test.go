@@ -1,6 +1,7 @@
 package markdown_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,5 +81,40 @@ func TestConvertHTML_AProductPageSaysEachOfItsBlocksOnce(t *testing.T) {
 	doc := markdown.Convert([]byte(page), "https://store.example/tab-nine", markdown.Options{Mode: markdown.ModeArticle})
 	if n := strings.Count(doc.Markdown, "Colorful design"); n != 1 {
 		t.Errorf("the feature is said %d times:\n%s", n, doc.Markdown)
+	}
+}
+
+// A product page whose <main> holds, beside the product's description,
+// cards, plans and a grid of services: readability's pick, the
+// description, holds most of the page's structure, and the page is not
+// read as its whole <main> (the product fallback, which measures the
+// pick against the page's structure, makes up for a pick that is too
+// short).
+func TestConvertHTML_AProductPageIsNotReadAsItsWholeMain(t *testing.T) {
+	long := strings.Repeat("The pack carries a day's kit on a ventilated back panel, opens wide at the top, keeps a bladder sleeve apart from the main pocket and sheds rain with its coated fabric and taped seams. ", 4)
+	care := strings.Repeat("Wash it by hand in cold water with a mild soap, let it dry in the shade with its pockets open, and store it loose, out of the sun, so that the coating and the foam of its straps last. ", 4)
+	var cards strings.Builder
+	for i := range 36 {
+		fmt.Fprintf(&cards, `<div class="card"><h3>Service %d</h3><p>Task %d done.</p></div>`, i, i)
+	}
+	page := `<html><head><title>Trail 25 pack - Outdoor Store</title>
+	<meta property="og:type" content="product"></head><body>
+	<header><nav><a href="/">Home</a> <a href="/packs">Packs</a></nav></header>
+	<main>
+	<section class="hero"><h1>Trail 25 pack</h1><p>89 euros, in stock.</p></section>
+	<section class="promo-grid"><h2>Why it matters</h2>
+	<div class="card"><h3>Dry</h3><p>Sheds rain.</p></div>
+	<div class="card"><h3>Light</h3><p>Under a kilo.</p></div>
+	</section>
+	<div class="row"><div class="container"><section class="detail"><h2>About the pack</h2><p>` + long + `</p><p>` + care + `</p></section></div></div>
+	<section class="services-grid"><h2>What we do</h2>` + cards.String() + `</section>
+	</main>
+	<footer><p>Outdoor Store, all rights reserved.</p></footer></body></html>`
+	doc := markdown.ConvertHTML([]byte(page), "https://store.example/trail-25")
+	if !strings.Contains(doc.Markdown, "ventilated back panel") {
+		t.Errorf("the page lacks the product's description:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "Service 17") {
+		t.Errorf("the page is read with the rest of its <main> (%s, %d):\n%s", doc.Mode, doc.TextChars, doc.Markdown)
 	}
 }

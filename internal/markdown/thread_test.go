@@ -163,3 +163,34 @@ func TestConvertHTML_ReadsTheRepliesAfterAFirstPostMarkedApart(t *testing.T) {
 		t.Errorf("Posts = %d, want 4:\n%s", doc.Posts, doc.Markdown)
 	}
 }
+
+// A comment's body that the forum wraps in a form (to edit it in place:
+// a hidden input, no field shown) is the comment's text and is read; a
+// form with fields to fill in is not.
+func TestConvertHTML_ReadsCommentsWrappedInForms(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lab-grown follicles : science</title></head><body><div class="content" role="main">
+	<div class="thing link"><p class="title">Hair follicles grown in the lab for the first time</p><p class="tagline">submitted by someone</p></div>
+	<div class="commentarea">`)
+	for i, c := range []string{
+		"Might this also be a cure for tinnitus if new cilia could be grown in the inner ear?",
+		"Those are very different cells, but something like that could probably work one day.",
+		"They have been making this claim for forty years; I will believe it when I see it.",
+		"Can we start working on permanent hair removal instead? That market is half scams.",
+	} {
+		fmt.Fprintf(&b, `<div class="thing comment"><p class="tagline"><a class="author" href="/u/user%d">user%d</a> %d points</p>
+		<form action="#" class="usertext"><input type="hidden" name="thing_id" value="t1_%d"><div class="usertext-body"><div class="md"><p>%s</p></div></div></form></div>`, i, i, 10+i, i, c)
+	}
+	b.WriteString(`</div></div>
+	<form action="/login" method="post"><p>Sign in to keep reading the whole discussion.</p><input type="text" name="user"><input type="password" name="passwd"></form>
+	</body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://forum.example/r/science/comments/1")
+	for _, want := range []string{"cure for tinnitus", "very different cells", "forty years", "permanent hair removal"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the thread lacks the comment saying %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Sign in to keep reading") {
+		t.Errorf("the login form is read:\n%s", doc.Markdown)
+	}
+}

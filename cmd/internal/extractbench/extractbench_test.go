@@ -40,10 +40,10 @@ var subset = map[string][]string{
 // floors are the subset's mean word F1, overall and per type, that the
 // reader must keep. They may only go up.
 var floors = map[string]float64{
-	"":              0.855,
+	"":              0.865,
 	"article":       0.940,
 	"forum":         0.925,
-	"product":       0.585,
+	"product":       0.595,
 	"collection":    0.710,
 	"listing":       0.920,
 	"documentation": 0.880,
