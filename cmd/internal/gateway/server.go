@@ -378,31 +378,19 @@ type fetchRequest struct {
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request, c *call) {
 	var req searchRequest
-	if !decode(w, r, &req) {
-		return
-	}
-	res, ok := s.admit(w, r, c, "web_search")
+	res, ok := s.begin(w, r, c, "web_search", &req)
 	if !ok {
 		return
 	}
 	tools := c.metered(s.o.Tools)
 	out, err := tools.Search(r.Context(), webtools.SearchRequest{Query: req.Query, AllowedDomains: req.AllowedDomains, BlockedDomains: req.BlockedDomains,
 		MaxResults: req.MaxResults, TimeRange: provider.TimeRange(req.TimeRange), Topic: provider.Topic(req.Topic)})
-	if err != nil {
-		s.settle(r.Context(), res, c, "web_search", decisionOf(err), req.Query, "")
-		writeToolError(w, err)
-		return
-	}
-	s.settle(r.Context(), res, c, "web_search", "answered", req.Query, "")
-	writeJSON(w, 200, out)
+	s.answer(w, r, res, c, "web_search", req.Query, "", out, err)
 }
 
 func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 	var req fetchRequest
-	if !decode(w, r, &req) {
-		return
-	}
-	res, ok := s.admit(w, r, c, "web_fetch")
+	res, ok := s.begin(w, r, c, "web_fetch", &req)
 	if !ok {
 		return
 	}
@@ -411,12 +399,29 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 	if err == nil && !s.finalAllowed(req.URL, out.FinalURL) {
 		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
 	}
+	s.answer(w, r, res, c, "web_fetch", "", req.URL, out, err)
+}
+
+// begin starts a /v1 call of tool: it decodes the request body into req
+// and admits the call under the token's limits. It returns false, having
+// answered, when either fails.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, c *call, tool string, req any) (*Reservation, bool) {
+	if !decode(w, r, req) {
+		return nil, false
+	}
+	return s.admit(w, r, c, tool)
+}
+
+// answer ends a /v1 call of tool (about query or rawURL): it settles the
+// reservation with the call's decision and writes out, or err as the
+// tool's error.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, res *Reservation, c *call, tool, query, rawURL string, out any, err error) {
 	if err != nil {
-		s.settle(r.Context(), res, c, "web_fetch", decisionOf(err), "", req.URL)
+		s.settle(r.Context(), res, c, tool, decisionOf(err), query, rawURL)
 		writeToolError(w, err)
 		return
 	}
-	s.settle(r.Context(), res, c, "web_fetch", "answered", "", req.URL)
+	s.settle(r.Context(), res, c, tool, "answered", query, rawURL)
 	writeJSON(w, 200, out)
 }
 
