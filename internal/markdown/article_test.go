@@ -1,0 +1,63 @@
+package markdown_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/webgate-dev/webgate/internal/markdown"
+)
+
+// articlePage returns an article's page whose content block holds, around
+// the article, sections that are not the article: before it, extra; after
+// it, after.
+func articlePage(before, after string) string {
+	var body strings.Builder
+	for i, topic := range []string{"soil", "seeds", "watering", "light"} {
+		fmt.Fprintf(&body, `<h2>Part %d: %s</h2><p>Tomatoes grown in pots need good %s above all else, and a gardener who gets it right is rewarded with a long harvest of sweet fruit through the summer.</p>
+		<p>The %s matters more than the variety chosen: even the hardiest plant sulks when it is neglected, while a modest one thrives when it is looked after every week of the season.</p>`, i+1, topic, topic, topic)
+	}
+	return `<html><head><title>Growing tomatoes in pots</title></head><body><div class="post"><h1>Growing tomatoes in pots</h1>` +
+		before + body.String() + after + `</div></body></html>`
+}
+
+func TestConvertHTML_AnArticleLeavesOutItsTableOfContentsRelatedPostsAndComments(t *testing.T) {
+	toc := `<h2>Table of contents</h2><ul><li><a href="#p1">Part 1: soil</a></li><li><a href="#p2">Part 2: seeds</a></li><li><a href="#p3">Part 3: watering</a></li></ul>`
+	var refs strings.Builder
+	refs.WriteString(`<h2>References</h2><ol>`)
+	for i := range 25 {
+		fmt.Fprintf(&refs, `<li>Potter A%d. Pot tomatoes. 20%02d.</li>`, i, i)
+	}
+	refs.WriteString(`</ol>`)
+	after := refs.String() + `<h2>Related posts</h2><ul><li><a href="/cucumbers">Cucumbers on a balcony</a></li><li><a href="/peppers">Peppers from seed</a></li></ul>
+	<h3>3 comments:</h3><div><p>Ann said: lovely post, my tomatoes did well this year.</p><p>Bob said: what about blight?</p></div>`
+	doc := markdown.Convert([]byte(articlePage(toc, after)), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
+	for _, want := range []string{"Part 1: soil", "Part 4: light", "long harvest of sweet fruit", "hardiest plant sulks"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the article lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"Table of contents", "References", "Pot tomatoes", "Related posts", "Cucumbers on a balcony", "3 comments", "blight"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the article keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
+
+// A heading that names end matter does not take the article with it: a
+// table of contents ends at the first long paragraph, a short list of
+// references is read with the article, and no section that holds half
+// the content is left out.
+func TestConvertHTML_AnArticleKeepsWhatItsEndMatterHeadingsDoNotCover(t *testing.T) {
+	toc := `<h2>Contents</h2><p>This guide is long: it walks through each part of growing tomatoes in pots, from the soil you choose to the light they need.</p>`
+	refs := `<h2>Sources</h2><ul><li>The potting handbook, second edition.</li><li>A season of container gardening.</li></ul>`
+	doc := markdown.Convert([]byte(articlePage(toc, refs)), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
+	for _, want := range []string{"This guide is long", "Part 1: soil", "long harvest of sweet fruit", "The potting handbook"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the article lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Contents") {
+		t.Errorf("the article keeps its table of contents' heading:\n%s", doc.Markdown)
+	}
+}
