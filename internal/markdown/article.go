@@ -218,3 +218,125 @@ func shortEntries(n *html.Node) bool {
 // maxContentsEntry is the length of an entry that a table of contents
 // does not hold.
 const maxContentsEntry = 100
+
+// extraWords are the words that, in a class or id of an element inside
+// the content readability picked, name a block that is not the article:
+// comments, related posts, newsletter and share boxes. ("related" alone
+// is not one: a site names its article's own sections after the related
+// links beside them.)
+var extraWords = map[string]bool{
+	"comments": true, "commentlist": true, "disqus": true, "relatedposts": true, "yarpp": true,
+	"newsletter": true, "subscribe": true, "signup": true, "subscription": true,
+	"share": true, "sharing": true, "social": true, "sharedaddy": true,
+}
+
+// extraSigns are the parts of a class or id, in lower case, that name a
+// block that is not the article.
+var extraSigns = []string{"related-post", "related_post", "relatedpost"}
+
+// isExtraBlock reports whether a class or id names a block that is not
+// the article ([extraWords], [extraSigns]).
+func isExtraBlock(v string) bool {
+	if v == "" {
+		return false
+	}
+	v = lowerASCII(v)
+	if containsAny(v, extraSigns) {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if extraWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// dropExtraBlocks removes from the content readability picked the blocks
+// whose class or id names them as not the article ([isExtraBlock]) and
+// that hold less than a third of it. On a page that declares an article
+// (captions), it also removes the images' captions and credits
+// ([captionWords], <figcaption>) shorter than [maxCaption], outside
+// tables, unless together they hold a fifth of the content or more: the
+// reader reads the article, not the pictures' labels. On the
+// development split (mean word F1), article 0.9348 -> 0.9362 (captions
+// 0.9361 alone), product 0.6433 -> 0.6439; the captions of pages that do
+// not declare an article are a listing's teasers and a service's offers
+// (article 0.9363, listing 0.7252 -> 0.7226, collection 0.6734 ->
+// 0.6662, service 0.8036 -> 0.8023).
+func dropExtraBlocks(root *html.Node, captions bool) {
+	total := -1
+	var drop, caps []*html.Node
+	capChars := 0
+	walk(root, func(n *html.Node) bool {
+		if n == root || n.Type != html.ElementNode {
+			return n == root
+		}
+		if captions && (n.DataAtom == atom.Figcaption || isCaption(attr(n, "class"))) {
+			if l := textLength(n); l < maxCaption && !inTable(n) {
+				caps = append(caps, n)
+				capChars += l
+				return false
+			}
+			return true
+		}
+		// A heading's id is its own text ("why-social-shopping"), not a
+		// widget's name.
+		if headingRank(n) > 0 || !isExtraBlock(attr(n, "class")) && !isExtraBlock(attr(n, "id")) {
+			return true
+		}
+		if total < 0 {
+			total = textLength(root)
+		}
+		if 3*textLength(n) >= total {
+			return true
+		}
+		drop = append(drop, n)
+		return false
+	})
+	if len(caps) > 0 {
+		if total < 0 {
+			total = textLength(root)
+		}
+		if capChars*maxCaptionShare < total {
+			drop = append(drop, caps...)
+		}
+	}
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// maxCaption is the length of a caption that is read: a long one tells
+// a story (a listing's teaser in a figure's caption).
+const maxCaption = 150
+
+// maxCaptionShare: the captions are read when they hold more than
+// 1/maxCaptionShare of the content (a listing's teasers are figures).
+const maxCaptionShare = 5
+
+// captionWords are the words that, in a class, name an image's caption
+// or credit.
+var captionWords = map[string]bool{"caption": true, "credit": true, "credits": true}
+
+// isCaption reports whether a class names an image's caption or credit
+// ([captionWords]).
+func isCaption(class string) bool {
+	for _, w := range strings.FieldsFunc(lowerASCII(class), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if captionWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// inTable reports whether n is inside a table (an infobox's caption is
+// its content).
+func inTable(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Table {
+			return true
+		}
+	}
+	return false
+}

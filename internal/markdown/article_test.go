@@ -61,3 +61,32 @@ func TestConvertHTML_AnArticleKeepsWhatItsEndMatterHeadingsDoNotCover(t *testing
 		t.Errorf("the article keeps its table of contents' heading:\n%s", doc.Markdown)
 	}
 }
+
+func TestConvertHTML_AnArticleLeavesOutItsCaptionsShareAndNewsletterBoxes(t *testing.T) {
+	extra := `<figure><figcaption>Tomato seedlings on a sill. Photo: Jane Roe / Agency</figcaption></figure>
+	<h2 id="newsletters-for-gardeners">Newsletters for gardeners</h2><p>Gardeners swap seeds and advice in online groups, which is how many of them first hear of a variety that suits pots.</p>
+	<div class="post-share"><p>Share this on every network you use</p></div>
+	<div class="newsletter-box"><p>Get our weekly letter of garden tips in your inbox</p></div>`
+	page := strings.Replace(articlePage("", extra), "</head>", `<meta property="og:type" content="article"></head>`, 1)
+	doc := markdown.Convert([]byte(page), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
+	for _, want := range []string{"Part 1: soil", "Newsletters for gardeners", "swap seeds and advice"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the article lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"Photo: Jane Roe", "Share this", "weekly letter"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the article keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
+
+// A page that does not say it is an article keeps its captions: on a
+// listing, a figure's caption is often the item's teaser.
+func TestConvertHTML_APageThatIsNotAnArticleKeepsItsCaptions(t *testing.T) {
+	extra := `<figure><figcaption>Tomato seedlings on a sill. Photo: Jane Roe / Agency</figcaption></figure>`
+	doc := markdown.Convert([]byte(articlePage("", extra)), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
+	if !strings.Contains(doc.Markdown, "Photo: Jane Roe") {
+		t.Errorf("the page lost its caption:\n%s", doc.Markdown)
+	}
+}
