@@ -90,3 +90,17 @@ func TestConvertHTML_APageThatIsNotAnArticleKeepsItsCaptions(t *testing.T) {
 		t.Errorf("the page lost its caption:\n%s", doc.Markdown)
 	}
 }
+
+func TestConvertHTML_AnArticleLeavesOutItsAuthorBoxAndTableOfContentsBlock(t *testing.T) {
+	toc := `<div class="ez-toc-container"><p>Jump to a part</p><ul><li>Soil</li><li>Seeds</li><li>Watering</li></ul></div>`
+	bio := `<div class="author-box"><p>Jane Roe has grown vegetables on a city balcony for twenty years and writes about it weekly.</p></div>`
+	doc := markdown.Convert([]byte(articlePage(toc, bio)), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
+	if !strings.Contains(doc.Markdown, "long harvest of sweet fruit") {
+		t.Errorf("the article lacks its text:\n%s", doc.Markdown)
+	}
+	for _, noise := range []string{"Jump to a part", "Jane Roe has grown"} {
+		if strings.Contains(doc.Markdown, noise) {
+			t.Errorf("the article keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
