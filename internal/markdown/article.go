@@ -311,8 +311,10 @@ func dropExtraBlocks(root *html.Node, captions bool) {
 }
 
 // maxCaption is the length of a caption that is read: a long one tells
-// a story (a listing's teaser in a figure's caption).
-const maxCaption = 150
+// a story (a listing's teaser in a figure's caption, a chart's
+// explanation). On the development split, article 0.9367 at 150
+// characters, 0.9370 at 300 (service 0.8036 -> 0.8038), 0.9370 at 600.
+const maxCaption = 300
 
 // maxCaptionShare: the captions are read when they hold more than
 // 1/maxCaptionShare of the content (a listing's teasers are figures).
