@@ -244,13 +244,24 @@ func isExtraBlock(v string) bool {
 		return false
 	}
 	v = lowerASCII(v)
-	if containsAny(v, extraSigns) {
-		return true
-	}
-	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r < 'a' || r > 'z' }) {
-		if extraWords[w] {
+	return containsAny(v, extraSigns) || hasWord(v, extraWords)
+}
+
+// hasWord reports whether v, in lower case, holds one of words as a word
+// of its own (a run of letters), without allocating.
+func hasWord(v string, words map[string]bool) bool {
+	start := -1
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && 'a' <= v[i] && v[i] <= 'z' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && words[v[start:i]] {
 			return true
 		}
+		start = -1
 	}
 	return false
 }
@@ -327,12 +338,7 @@ var captionWords = map[string]bool{"caption": true, "credit": true, "credits": t
 // isCaption reports whether a class names an image's caption or credit
 // ([captionWords]).
 func isCaption(class string) bool {
-	for _, w := range strings.FieldsFunc(lowerASCII(class), func(r rune) bool { return r < 'a' || r > 'z' }) {
-		if captionWords[w] {
-			return true
-		}
-	}
-	return false
+	return class != "" && hasWord(lowerASCII(class), captionWords)
 }
 
 // inTable reports whether n is inside a table (an infobox's caption is
