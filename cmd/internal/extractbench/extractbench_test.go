@@ -40,8 +40,8 @@ var subset = map[string][]string{
 // floors are the subset's mean word F1, overall and per type, that the
 // reader must keep. They may only go up.
 var floors = map[string]float64{
-	"":              0.852,
-	"article":       0.920,
+	"":              0.855,
+	"article":       0.924,
 	"forum":         0.920,
 	"product":       0.585,
 	"collection":    0.710,
