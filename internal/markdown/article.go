@@ -49,6 +49,8 @@ var endMatter = map[string]bool{
 	"recommended articles": true, "popular posts": true, "popular articles": true, "most popular": true,
 	"most read": true, "latest news": true, "latest posts": true, "latest articles": true, "recent posts": true,
 	"other posts you may enjoy": true, "more articles": true, "trending": true, "trending now": true,
+	"like this": true, "tags": true, "you may also be interested in": true, "editor's picks": true, "popular stories": true,
+	"recommended reading": true, "recommended stories": true, "related news": true, "related links": true, "related topics": true,
 	// The author.
 	"about the author": true, "about the authors": true,
 	// Comments.

@@ -29,7 +29,7 @@ func TestConvertHTML_AnArticleLeavesOutItsTableOfContentsRelatedPostsAndComments
 		fmt.Fprintf(&refs, `<li>Potter A%d. Pot tomatoes. 20%02d.</li>`, i, i)
 	}
 	refs.WriteString(`</ol>`)
-	after := refs.String() + `<h2>Related posts</h2><ul><li><a href="/cucumbers">Cucumbers on a balcony</a></li><li><a href="/peppers">Peppers from seed</a></li></ul>
+	after := `<h2>Like this:</h2><p>Like Loading...</p>` + refs.String() + `<h2>Related posts</h2><ul><li><a href="/cucumbers">Cucumbers on a balcony</a></li><li><a href="/peppers">Peppers from seed</a></li></ul>
 	<h3>3 comments:</h3><div><p>Ann said: lovely post, my tomatoes did well this year.</p><p>Bob said: what about blight?</p></div>`
 	doc := markdown.Convert([]byte(articlePage(toc, after)), "https://garden.example/tomatoes", markdown.Options{Mode: markdown.ModeArticle})
 	for _, want := range []string{"Part 1: soil", "Part 4: light", "long harvest of sweet fruit", "hardiest plant sulks"} {
@@ -37,7 +37,7 @@ func TestConvertHTML_AnArticleLeavesOutItsTableOfContentsRelatedPostsAndComments
 			t.Errorf("the article lacks %q:\n%s", want, doc.Markdown)
 		}
 	}
-	for _, noise := range []string{"Table of contents", "References", "Pot tomatoes", "Related posts", "Cucumbers on a balcony", "3 comments", "blight"} {
+	for _, noise := range []string{"Table of contents", "References", "Pot tomatoes", "Related posts", "Cucumbers on a balcony", "Like Loading", "3 comments", "blight"} {
 		if strings.Contains(doc.Markdown, noise) {
 			t.Errorf("the article keeps %q:\n%s", noise, doc.Markdown)
 		}
