@@ -226,6 +226,9 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	if err != nil || art.Node == nil {
 		return Document{Title: title}, pageChars
 	}
+	// What the content holds that is not the article (article.go).
+	trimArticle(art.Node)
+	dropExtraBlocks(art.Node, declaresArticle(page))
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
 	if product {
