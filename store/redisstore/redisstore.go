@@ -171,9 +171,21 @@ func Open(ctx context.Context, cfg *Config) (*Store, error) {
 // dials to the first calls that run at once, under a call's bound. It
 // fails only when no round trip succeeds.
 func (s *Store) warm(ctx context.Context, n int) error {
+	// Each ping holds its own connection until every ping is over: a
+	// ping done early would otherwise hand its connection to a later one
+	// and the pool would dial fewer than n.
+	conns := make([]*redis.Conn, n)
+	for i := range conns {
+		conns[i] = s.rdb.Conn()
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
 	errs := make(chan error, n)
-	for range n {
-		go func() { errs <- s.rdb.Ping(ctx).Err() }()
+	for _, c := range conns {
+		go func() { errs <- c.Ping(ctx).Err() }()
 	}
 	var first error
 	ok := false
