@@ -451,10 +451,69 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
 			return
 		}
 	}
-	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-	if tool != "" {
-		s.settle(r.Context(), res, c, tool, "answered", args.Query, args.URL)
+	if tool == "" {
+		s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+		return
 	}
+	ow := &outcomeWriter{ResponseWriter: w}
+	s.mcp.ServeHTTP(ow, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+	s.settle(r.Context(), res, c, tool, ow.decision(), args.Query, args.URL)
+}
+
+// maxOutcome is how much of an MCP answer [outcomeWriter] keeps to tell
+// its outcome: more than a tool's answer holds (the tools cut theirs to
+// MaxChars).
+const maxOutcome = 8 << 20
+
+// outcomeWriter passes an MCP answer on and keeps it (up to maxOutcome
+// bytes), so that the audit log says whether the tool call failed.
+type outcomeWriter struct {
+	http.ResponseWriter
+	body []byte
+	over bool
+}
+
+func (o *outcomeWriter) Write(p []byte) (int, error) {
+	if len(o.body)+len(p) <= maxOutcome {
+		o.body = append(o.body, p...)
+	} else {
+		o.over = true
+	}
+	return o.ResponseWriter.Write(p)
+}
+
+// Unwrap returns the writer underneath, for http.ResponseController.
+func (o *outcomeWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+// Flush flushes the answer when the writer underneath can.
+func (o *outcomeWriter) Flush() {
+	if f, ok := o.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// decision is the audit decision of the tools/call answered: "answered",
+// "failed:tool" when the tool reported an error (isError), "failed:rpc"
+// for a JSON-RPC error, "unknown" when the answer could not be read.
+func (o *outcomeWriter) decision() string {
+	if o.over {
+		return "unknown"
+	}
+	var msg struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	switch {
+	case json.Unmarshal(o.body, &msg) != nil:
+		return "unknown"
+	case len(msg.Error) > 0 && string(msg.Error) != "null":
+		return "failed:rpc"
+	case msg.Result != nil && msg.Result.IsError:
+		return "failed:tool"
+	}
+	return "answered"
 }
 
 // toolArgs are the arguments of a tool call the gateway looks at.

@@ -270,10 +270,18 @@ func TestServer_MCPOverHTTP(t *testing.T) {
 	if !strings.Contains(text, "Result for mcp over http") {
 		t.Fatalf("answer: %s", text)
 	}
+	// A tool call that fails is audited as failed, not as answered.
+	bad, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": "ftp://example.com/x"}})
+	if err != nil || !bad.IsError {
+		t.Fatalf("CallTool(ftp URL) = %+v, %v; want a tool error", bad, err)
+	}
 	f.flush(t)
 	entries, _ := audit.Entries(ctx)
-	if len(entries) != 1 || entries[0].Tool != "web_search" || entries[0].Credits != 1 {
+	if len(entries) != 2 || entries[0].Tool != "web_search" || entries[0].Credits != 1 || entries[0].Decision != "answered" {
 		t.Fatalf("audit: %+v", entries)
+	}
+	if entries[1].Tool != "web_fetch" || entries[1].Decision != "failed:tool" {
+		t.Fatalf("the failed call's audit entry: %+v", entries[1])
 	}
 	// Without the token, no MCP.
 	if _, err := mcp.NewClient(&mcp.Implementation{Name: "x", Version: "1"}, nil).Connect(ctx,
