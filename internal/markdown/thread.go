@@ -150,10 +150,12 @@ func findThreads(body *html.Node, titled bool) []threadCandidate {
 
 // postChromeWords are the words of the classes of a post's parts that
 // are not its message: its buttons, votes, reactions and share links, its
-// author's badges, avatar and signature, its tags.
+// author's badges, avatar and signature, its tags, the notes that it was
+// edited (phpBB's notice, FluxBB's postedit, MyBB's, vBulletin's).
 var postChromeWords = []string{"signature", "reaction", "vote", "voting", "share", "action", "control", "toolbar",
 	"tools", "button", "btn", "badge", "avatar", "usertitle", "user-title", "userextra", "user-extra", "userstats",
-	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info", "post-count", "postcount", "join-date", "joindate"}
+	"user-stats", "menu", "taglist", "like", "postprofile", "profile-icons", "back2top", "expandlink", "cauthorpane_mobile", "cauthorpane_info", "post-count", "postcount", "join-date", "joindate",
+	"lastedit", "editedby", "edited-by", "notice", "postedit", "post_edit", "edited_post"}
 
 // dropPostChrome removes from a post the parts that are not its message
 // ([postChromeWords]) and, unless the posts are comments themselves, the
@@ -177,6 +179,10 @@ func dropPostChrome(post *html.Node, comments bool) {
 				drop = append(drop, fields...)
 				return false
 			}
+		}
+		if attr(n, "component") == "post/editor" {
+			drop = append(drop, n)
+			return false
 		}
 		class := strings.ToLower(attr(n, "class"))
 		if class == "" {

@@ -124,6 +124,43 @@ func TestConvertHTML_DropsTheChromeOfForumEnginesPosts(t *testing.T) {
 	}
 }
 
+// The notes that a post was edited (phpBB's and FluxBB's, MyBB's,
+// vBulletin's, NodeBB's) say who changed it when, not what it says: they
+// are dropped with the rest of a post's chrome.
+func TestConvertHTML_DropsThePostsEditNotes(t *testing.T) {
+	texts := []string{
+		"Does anyone know what the two round holes under the power supply are for? The manual says nothing about them.",
+		"I have heard from one of the moderators that the rear one is for an external connection of the lighting hub.",
+		"Mine came with a blanking plate over the bottom one, so I guess it is for a future accessory of some sort.",
+		"The blanking plates are sold separately too, in packs of four, if anyone has lost theirs in the move.",
+		"Thanks all, that settles it: mine is the lighting hub one and the plate was in the box with the screws.",
+	}
+	notes := []string{
+		`<div class="notice">Last edited by builder0 on Sun Feb 22, 2026 2:08 am, edited 108 times in total.</div>`,
+		`<p class="postedit"><em>Last edited by builder1 (2024-08-03 11:02:20)</em></p>`,
+		`<span class="post_edit"><span class="edited_post">(This post was last modified: 2019-02-24 by builder2.)</span></span>`,
+		`<div class="lastedited">Last edited by builder3; 03-05-2024 at 10:11 PM.</div>`,
+		`<span component="post/editor" class="visually-hidden">last edited by builder4</span>`,
+	}
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Two holes in the case - Hardware forum</title></head><body><main><h1>Two holes in the case</h1><div class="topic">`)
+	for i, text := range texts {
+		fmt.Fprintf(&b, `<div class="post" id="p%d"><h3>builder%d</h3><div class="content"><p>%s</p>%s</div></div>`, i, i, text, notes[i])
+	}
+	b.WriteString(`</div></main></body></html>`)
+	doc := markdown.ConvertHTML([]byte(b.String()), "https://hardware.example/t/1")
+	for _, want := range texts {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	for _, noise := range []string{"edited by", "last modified", "108 times"} {
+		if strings.Contains(strings.ToLower(doc.Markdown), noise) {
+			t.Errorf("the thread keeps %q:\n%s", noise, doc.Markdown)
+		}
+	}
+}
+
 // A topic whose first post is marked apart from its replies (the replies
 // schema.org Comments, the first post the page's DiscussionForumPosting)
 // is read with its replies after the first post readability picks.
