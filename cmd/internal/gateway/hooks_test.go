@@ -65,7 +65,7 @@ func tavilyFake(t *testing.T) (string, *atomic.Int64) {
 		case "/search":
 			fmt.Fprint(w, `{"query":"q","results":[{"title":"Tavily: context package","url":"https://pkg.go.dev/context","content":"Package context defines the Context type.","score":0.9}],"response_time":0.1}`)
 		case "/extract":
-			fmt.Fprint(w, `{"results":[{"url":"https://go.dev/doc/","raw_content":"# Documentation\n\nDeadlines are set with WithTimeout.\n\nTAVILY-EXTRACT-MARKER"}],"failed_results":[]}`)
+			fmt.Fprint(w, `{"results":[{"url":"https://docs.example/doc/","raw_content":"# Documentation\n\nDeadlines are set with WithTimeout.\n\nTAVILY-EXTRACT-MARKER"}],"failed_results":[]}`)
 		default:
 			http.NotFound(w, r)
 		}
@@ -111,8 +111,8 @@ func TestServer_HookEndpointsAnswerAsTheLocalHook(t *testing.T) {
 	tavily, calls := tavilyFake(t)
 	payloads := []struct{ name, hook, payload string }{
 		{"claude websearch", "websearch", `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"golang context deadlines"},"tool_use_id":"t1"}`},
-		{"claude webfetch", "webfetch", `{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://go.dev/doc/","prompt":"deadlines"},"tool_use_id":"t2"}`},
-		{"copilot webfetch", "webfetch", `{"sessionId":"s3","timestamp":1,"cwd":"/tmp","toolName":"web_fetch","toolArgs":"{\"url\":\"https://go.dev/doc/\"}"}`},
+		{"claude webfetch", "webfetch", `{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://docs.example/doc/","prompt":"deadlines"},"tool_use_id":"t2"}`},
+		{"copilot webfetch", "webfetch", `{"sessionId":"s3","timestamp":1,"cwd":"/tmp","toolName":"web_fetch","toolArgs":"{\"url\":\"https://docs.example/doc/\"}"}`},
 		{"claude other tool", "webfetch", `{"session_id":"s4","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/hosts"}}`},
 	}
 	st := openStore(t, "memory:")
@@ -263,7 +263,7 @@ func TestServer_HookEndpointTakesPayloadsAsLargeAsTheLocalHook(t *testing.T) {
 	t.Cleanup(warm.Close)
 	f := newFixture(t, st, Options{Hooks: warm, HookEnv: hookEnvFor(t, "http://127.0.0.1:1")})
 	big := strings.Repeat("x", 2<<20)
-	payload := `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"WebFetch","tool_input":{"url":"https://go.dev/"},"tool_response":{"result":"` + big + `"}}`
+	payload := `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"WebFetch","tool_input":{"url":"https://docs.example/"},"tool_response":{"result":"` + big + `"}}`
 	if resp, body := post(t, f.url+"/v1/hooks/webfetch", f.secret, payload); resp.StatusCode != 200 {
 		t.Fatalf("a 2 MiB payload: %d %.200s", resp.StatusCode, body)
 	}
