@@ -89,9 +89,12 @@ func hookEnvFor(t *testing.T, tavily string) []string {
 // on stdin, the decision on stdout.
 func runLocalHook(t *testing.T, hook string, payload []byte, env []string) (string, string) {
 	t.Helper()
+	// Built first: on a fresh machine the build alone can take most of a
+	// minute, and only the hook's run is bounded here.
+	bin := hookWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hookWorker(t), hook)
+	cmd := exec.CommandContext(ctx, bin, hook)
 	cmd.Env = env
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = bytes.NewReader(payload)
