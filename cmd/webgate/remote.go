@@ -14,28 +14,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/provider"
 )
 
 // The environment of the remote mode: webgate search and fetch ask the
-// team gateway at GatewayURLEnv with the token in GatewayTokenEnv instead
-// of the providers.
+// team gateway at gatewayURLEnv with the token in gatewayTokenEnv instead
+// of the providers (the names the hooks read, too).
 const (
-	gatewayURLEnv   = "WEBGATE_GATEWAY_URL"
-	gatewayTokenEnv = "WEBGATE_GATEWAY_TOKEN"
+	gatewayURLEnv   = hookenv.GatewayURLEnv
+	gatewayTokenEnv = hookenv.GatewayTokenEnv
 )
 
-// Deadlines of the remote mode: the connection to the gateway within
-// gatewayConnectTimeout, the whole call within the command's timeout
-// (--timeout, else the tools' default) and gatewayCallSlack more, for the
-// gateway's own work around the providers'.
-const (
-	gatewayConnectTimeout = 300 * time.Millisecond
-	gatewayTLSTimeout     = 2 * time.Second
-	gatewayCallSlack      = 2 * time.Second
-)
+// gatewayCallSlack is what a remote call may take beyond the command's
+// timeout (--timeout, else the tools' default), for the gateway's own work
+// around the providers'. The connection is bound by
+// hookenv.GatewayConnectTimeout.
+const gatewayCallSlack = 2 * time.Second
 
 // exitGateway is the exit code of a call the gateway did not answer: it
 // could not be reached in time, refused the token, or a limit.
@@ -56,8 +53,7 @@ func remoteGateway(h hostEnv) (*gatewayClient, error) {
 	if base == "" {
 		return nil, nil
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	if !hookenv.GatewayURLUsable(base) {
 		return nil, fmt.Errorf("%s must be the gateway's http:// or https:// base URL, with no user information", gatewayURLEnv)
 	}
 	token := strings.TrimSpace(h.getenv(gatewayTokenEnv))
@@ -68,18 +64,7 @@ func remoteGateway(h hostEnv) (*gatewayClient, error) {
 }
 
 func newGatewayClient(base, token string) *gatewayClient {
-	dialer := &net.Dialer{Timeout: gatewayConnectTimeout}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   gatewayTLSTimeout,
-		MaxIdleConns:          2,
-		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 0, // the call's deadline bounds it
-	}
-	return &gatewayClient{base: base, token: token, http: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse // the token goes to the gateway only
-	}}}
+	return &gatewayClient{base: base, token: token, http: hookenv.NewGatewayHTTP()}
 }
 
 // gatewayError is a call the gateway did not answer with a result or a
@@ -181,7 +166,7 @@ func (g *gatewayClient) unavailable(err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		why = fmt.Sprintf("no connection within %v", gatewayConnectTimeout)
+		why = fmt.Sprintf("no connection within %v", hookenv.GatewayConnectTimeout)
 	}
 	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(why))}
 }

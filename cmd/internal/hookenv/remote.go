@@ -54,8 +54,7 @@ func Forward(ctx context.Context, hook string, payload []byte, base, token strin
 		}
 		return nil, "webgate: " + sanitize.Line(msg) + "; passing through\n"
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	if !GatewayURLUsable(base) {
 		return fail("%s is not a gateway's http:// or https:// base URL", GatewayURLEnv)
 	}
 	if token == "" {
@@ -99,16 +98,29 @@ func Forward(ctx context.Context, hook string, payload []byte, base, token strin
 	return body, ""
 }
 
-// gatewayHTTP is the client of [Forward]: the connection within
-// GatewayConnectTimeout, no redirect followed (the token goes to the
-// gateway only).
-var gatewayHTTP = &http.Client{
-	Transport: &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: GatewayConnectTimeout}).DialContext,
-		TLSHandshakeTimeout: 2 * time.Second,
-		MaxIdleConns:        4,
-		IdleConnTimeout:     30 * time.Second,
-	},
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+// GatewayURLUsable reports whether base can be a team gateway's base
+// URL: http or https, with a host and no user information.
+func GatewayURLUsable(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }
+
+// NewGatewayHTTP returns a client for a team gateway: the connection
+// within [GatewayConnectTimeout], the TLS handshake within 2 s, no
+// redirect followed (the token goes to the gateway only). The call's
+// context bounds the rest.
+func NewGatewayHTTP() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: GatewayConnectTimeout}).DialContext,
+			TLSHandshakeTimeout: 2 * time.Second,
+			MaxIdleConns:        4,
+			IdleConnTimeout:     30 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// gatewayHTTP is the client of [Forward].
+var gatewayHTTP = NewGatewayHTTP()
