@@ -55,15 +55,7 @@ var widgetWords = map[string]bool{
 // as a word of its own ("main-menu", "filter_panel"; not "navbarTop":
 // "navbartop" is one word).
 func namesWidget(v string) bool {
-	if v == "" {
-		return false
-	}
-	for _, w := range strings.FieldsFunc(lowerASCII(v), func(r rune) bool { return r < 'a' || r > 'z' }) {
-		if widgetWords[w] {
-			return true
-		}
-	}
-	return false
+	return v != "" && hasWord(lowerASCII(v), widgetWords)
 }
 
 // dropWidget reports whether an element is a widget of the page's
