@@ -7,16 +7,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/provider"
 )
 
 func TestNetworkCause_NamesWhatStoppedTheRequest(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fakeweb.RefusedAddr(t)
 	_, refused := http.Get("http://" + addr + "/")
 	for want, err := range map[string]error{
 		"connection refused":               &provider.Error{Provider: "p", Kind: provider.KindTransient, Err: refused},

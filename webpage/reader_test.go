@@ -3,7 +3,6 @@ package webpage
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -229,12 +229,7 @@ func TestProbe_ClassifiesItsFailuresByType(t *testing.T) {
 		t.Errorf("untrusted certificate: %v (failure %q)", err, FailureOf(err))
 	}
 	// A port nothing listens on: the connection is refused.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fakeweb.RefusedAddr(t)
 	_, err = Probe(context.Background(), "http://"+addr+"/", &ProbeConfig{AllowPrivate: true, Timeout: 2 * time.Second})
 	if FailureOf(err) != ProbeRefused {
 		t.Errorf("closed port: %v (failure %q)", err, FailureOf(err))

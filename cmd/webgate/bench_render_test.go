@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -29,12 +28,7 @@ func BenchmarkProcess_FetchRenderVsDumpDOM(b *testing.B) {
 	target := fakeweb.AppShell(b, body)
 	// Anything the browser asks for beyond loopback goes to a port nothing
 	// listens on, and its resolver answers no name.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	deadProxy := ln.Addr().String()
-	_ = ln.Close()
+	deadProxy := fakeweb.RefusedAddr(b)
 	home := b.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "WEBGATE_BROWSER=" + exe,
 		"WEBGATE_STORE=off", "WEBGATE_HOOKS_WEBFETCH_ALLOW_PRIVATE=true"}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 )
 
 // doctorChecks runs doctor --json and returns its checks of section.
@@ -66,9 +66,7 @@ func TestDoctor_ChecksTheGatewayAndTheToken(t *testing.T) {
 	if c := doctorChecks(t, h, "Gateway")[name+" token"]; c.Status != statusFail || strings.Contains(c.Detail, "wg_WRONG") {
 		t.Errorf("a wrong token: %+v", c)
 	}
-	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + fakeweb.RefusedAddr(t)
 	h.env["WEBGATE_GATEWAY_URL"] = down
 	if c := doctorChecks(t, h, "Gateway")[safeURL(down)+" reachable"]; c.Status != statusFail || !strings.Contains(c.Detail, "not reachable") {
 		t.Errorf("a gateway that is down: %+v", c)

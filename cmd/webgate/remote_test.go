@@ -154,9 +154,7 @@ func TestRemote_GatewayFailuresAreClear(t *testing.T) {
 		t.Errorf("a wrong token: %d %s", r.code, r.stderr)
 	}
 	// Down: a port nothing listens on.
-	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
-	downURL := "http://" + ln.Addr().String()
-	ln.Close()
+	downURL := "http://" + fakeweb.RefusedAddr(t)
 	down := f.remote
 	down.Env = []string{"HOME=" + down.Home, "WEBGATE_GATEWAY_URL=" + downURL, "WEBGATE_GATEWAY_TOKEN=" + f.secret}
 	if r := fetch(down, "https://go.dev/"); r.code != exitGateway || !strings.Contains(r.stderr, "not reachable") {

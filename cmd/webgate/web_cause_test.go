@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,12 +24,7 @@ func TestFetch_ALoopbackRefusalSaysHowToAllowIt(t *testing.T) {
 }
 
 func TestSearch_AFailedProviderSaysWhy(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String()
-	l.Close()
+	closed := "http://" + fakeweb.RefusedAddr(t)
 	env := webEnv(t, &fakeweb.Tavily{}, "TAVILY_BASE_URL="+closed)
 	code, _, errOut := searchCLI(t, env, "go context")
 	if code != exitProvider || !strings.Contains(errOut, "tavily (transient-provider-failed: connection refused)") {

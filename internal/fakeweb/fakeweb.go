@@ -2,7 +2,8 @@
 // 127.0.0.1 only: a fake Tavily API speaking its documented wire format
 // (POST /search and /extract with a Bearer key), a page server for the
 // shared HTML fixtures, and a small app shell for the local browser. Tests point the real backends at it through the
-// configuration's base URL settings (TAVILY_BASE_URL).
+// configuration's base URL settings (TAVILY_BASE_URL). [RefusedAddr] is
+// the other side: a loopback port where every connection is refused.
 package fakeweb
 
 import (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/webgate-dev/webgate/webpage"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/webgate-dev/webgate/internal/fakeweb"
+	"github.com/webgate-dev/webgate/webpage"
 
 	"golang.org/x/net/websocket"
 )
@@ -699,12 +701,7 @@ func TestRenderNavigations(t *testing.T) {
 		}
 	})
 	t.Run("host down", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		down := "http://" + ln.Addr().String() + "/"
-		_ = ln.Close()
+		down := "http://" + fakeweb.RefusedAddr(t) + "/"
 		p, err, _ := render(t, context.Background(), down, testConfig())
 		if KindOf(err) != KindNavigation || p != nil {
 			t.Fatalf("Render = %v, %v; want a navigation error", p, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 )
 
 var (
@@ -304,9 +305,7 @@ func TestServer_LocalHookForwardsToTheGateway(t *testing.T) {
 	if forwarded != local || calls.Load() == n {
 		t.Errorf("forwarded through the gateway:\n%s\n(stderr %s)\nlocally:\n%s", forwarded, stderr, local)
 	}
-	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + fakeweb.RefusedAddr(t)
 	for name, env := range map[string][]string{
 		"down":        {"HOME=" + home, "WEBGATE_GATEWAY_URL=" + down, "WEBGATE_GATEWAY_TOKEN=" + f.secret},
 		"wrong token": {"HOME=" + home, "WEBGATE_GATEWAY_URL=" + f.url, "WEBGATE_GATEWAY_TOKEN=wg_WRONGTOKEN123"},

@@ -3,7 +3,6 @@ package hookenv
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/worker"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 )
 
 // A warm worker's call with WEBGATE_GATEWAY_URL is forwarded to the
@@ -37,9 +37,7 @@ func TestWarm_ForwardsToTheGateway(t *testing.T) {
 	if string(a.Stdout) != `{"decision":"from the gateway"}` || a.Exit != 0 || got.path != "/v1/hooks/webfetch" || got.auth != "Bearer wg_tok" || got.body != payload {
 		t.Fatalf("answer %q %q; the gateway got %+v", a.Stdout, a.Stderr, got)
 	}
-	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + fakeweb.RefusedAddr(t)
 	a = call(down)
 	if len(a.Stdout) != 0 || a.Exit != 0 || !strings.Contains(string(a.Stderr), "not reachable") || strings.Contains(string(a.Stderr), "wg_tok") {
 		t.Fatalf("down: %q %q", a.Stdout, a.Stderr)

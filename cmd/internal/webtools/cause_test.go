@@ -10,22 +10,14 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/internal/fakeweb"
 	"github.com/webgate-dev/webgate/memory"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
+// closedPort returns a loopback address where a connection is refused.
+func closedPort(t *testing.T) string { return fakeweb.RefusedAddr(t) }
 
 func TestSearch_AFailureSaysItsCauseWhereItIsKnown(t *testing.T) {
 	// A real refused connection, on loopback.
