@@ -57,6 +57,11 @@ func start(t testing.TB, bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startOn(t, bin, port)
+}
+
+// startOn starts redis-server on port of 127.0.0.1.
+func startOn(t testing.TB, bin string, port int) (*Server, error) {
 	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &bytes.Buffer{}}
 	s.URL = "redis://" + s.Addr + "/0"
 	s.args = []string{bin, "--save", "", "--appendonly", "no", "--port", strconv.Itoa(port),
@@ -81,10 +86,19 @@ func (s *Server) run() error {
 	if err != nil {
 		return err
 	}
+	pid := s.cmd.Process.Pid
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		if ping(s.Addr) {
-			return nil
+			// The port was free when it was picked, but a test binary
+			// running beside this one may have started its own server on
+			// it since; then this one could not bind and the answer came
+			// from the other. Only our own process will do.
+			if servedBy(s.Addr, pid) {
+				return nil
+			}
+			s.Stop()
+			return fmt.Errorf("another redis-server answers on %s", s.Addr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -124,6 +138,34 @@ func freePort() (int, error) {
 
 // ping reports whether a Redis server answers PING at addr.
 func ping(addr string) bool { return command(addr, "PING", 500*time.Millisecond) == "+PONG\r\n" }
+
+// servedBy reports whether the Redis server answering at addr is process
+// pid (INFO server's process_id).
+func servedBy(addr string, pid int) bool {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Write([]byte("INFO server\r\n")); err != nil {
+		return false
+	}
+	want := "\nprocess_id:" + strconv.Itoa(pid) + "\r\n"
+	var got []byte
+	buf := make([]byte, 4096)
+	for len(got) < 64<<10 {
+		n, err := c.Read(buf)
+		got = append(got, buf[:n]...)
+		if bytes.Contains(got, []byte(want)) {
+			return true
+		}
+		if err != nil || bytes.Contains(got, []byte("\nprocess_id:")) && bytes.Contains(got[bytes.Index(got, []byte("\nprocess_id:")):], []byte("\r\n")) {
+			return false
+		}
+	}
+	return false
+}
 
 // command sends an inline command to the server at addr and returns the
 // first bytes of its answer, or "" when it does not answer within timeout.
