@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -233,18 +232,13 @@ func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
 	return crossed, toolCalls
 }
 
-// startServe runs `webgate serve` on a free 127.0.0.1 port with env, waits
-// for /healthz and stops it with SIGTERM (then SIGKILL) by its PID when the
-// test ends. It returns the base URL.
+// startServe runs `webgate serve` on a port of 127.0.0.1 that the server
+// picks (`--listen 127.0.0.1:0`; its "listening" log line names it), with
+// env, waits for /healthz and stops it with SIGTERM (then SIGKILL) by its
+// PID when the test ends. It returns the base URL.
 func startServe(t *testing.T, webgate, home string, env map[string]string) string {
 	t.Helper()
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(webgate, "serve", "--listen", addr)
+	cmd := exec.Command(webgate, "serve", "--listen", "127.0.0.1:0")
 	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 	for k, v := range env {
 		vars[k] = v
@@ -267,15 +261,21 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 			<-done
 		}
 		if t.Failed() {
-			t.Logf("webgate serve on %s:\n%s", addr, tail(logs.String(), 4000))
+			t.Logf("webgate serve:\n%s", tail(logs.String(), 4000))
 		}
 	})
-	base := "http://" + addr
+	base := ""
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		select {
 		case <-done:
 			t.Fatalf("webgate serve exited:\n%s", logs.String())
 		default:
+		}
+		if base == "" {
+			if addr := listeningAddr(logs.String()); addr != "" {
+				base = "http://" + addr
+			}
+			continue
 		}
 		resp, err := http.Get(base + "/healthz")
 		if err == nil {
@@ -285,7 +285,19 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 			}
 		}
 	}
-	t.Fatalf("webgate serve on %s did not answer /healthz:\n%s", addr, logs.String())
+	t.Fatalf("webgate serve did not answer /healthz (listening on %q):\n%s", base, logs.String())
+	return ""
+}
+
+// listeningAddr returns the address in webgate serve's "listening" log
+// line (JSON, one object a line), or "" before that line is written.
+func listeningAddr(logs string) string {
+	for _, line := range strings.Split(logs, "\n") {
+		var l struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "listening" {
+			return l.Addr
+		}
+	}
 	return ""
 }
 

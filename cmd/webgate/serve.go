@@ -54,7 +54,8 @@ Endpoints (all but /healthz and /readyz need "Authorization: Bearer wg_…"):
 A call past a limit (gateway.limits, gateway.team_limits) is answered 429
 with Retry-After; private, loopback and link-local addresses are read
 only for the hosts gateway.allow_private names. One JSON log line per
-request goes to standard error. SIGTERM or SIGINT stops accepting
+request goes to standard error; the first one ("msg":"listening") names
+the address, port included (--listen 127.0.0.1:0 picks a free port). SIGTERM or SIGINT stops accepting
 connections and lets the calls under way finish (at most 35s).`
 
 const serveExamples = `  WEBGATE_STORE=redis://redis:6379/0 TAVILY_API_KEY=tvly-… webgate serve --listen :8787

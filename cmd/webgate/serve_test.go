@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -30,25 +31,29 @@ func TestServe_TokenServeAuditVerify(t *testing.T) {
 	if !strings.HasPrefix(secret, "wg_") {
 		t.Fatalf("secret %q", secret)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	// The server picks its port and names it in its "listening" log line.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--listen", addr}, nil, io.Discard, io.Discard) }()
-	base := "http://" + addr
+	logs := &lockedBuffer{}
+	go func() { done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0"}, nil, io.Discard, logs) }()
+	base := ""
 	var resp *http.Response
+	err := errors.New("not listening")
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if base == "" {
+			if i := strings.Index(logs.String(), `"msg":"listening","addr":"`); i >= 0 {
+				addr := logs.String()[i+len(`"msg":"listening","addr":"`):]
+				base = "http://" + addr[:strings.IndexByte(addr, '"')]
+			}
+			continue
+		}
 		if resp, err = http.Get(base + "/healthz"); err == nil {
 			resp.Body.Close()
 			break
 		}
 	}
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("healthz: %v %v", resp, err)
+		t.Fatalf("healthz at %q: %v %v\n%s", base, resp, err, logs.String())
 	}
 	ask := func(secret string) int {
 		req, _ := http.NewRequest("POST", base+"/v1/fetch", strings.NewReader(`{"url":"http://127.0.0.1:1/"}`))
@@ -87,4 +92,23 @@ func TestServe_TokenServeAuditVerify(t *testing.T) {
 	if code := run(context.Background(), []string{"token", "revoke", id}, nil, &out, &errb); code != 0 {
 		t.Fatalf("revoke: %s", errb.String())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a server's goroutines may write
+// while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
