@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // cacheSupported is true where the cache's files can be opened without
@@ -119,19 +121,7 @@ func writeCacheFile(dir, name string, data []byte, now time.Time) error {
 	if err := checkCacheDir(dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+	if err := safefile.Replace(filepath.Join(dir, name), data, 0o600); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(dir)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
 // Defaults of [StateStore].
@@ -315,7 +317,7 @@ func (s *StateStore) updateLocked(name string, fn func(*sessionState) bool) (wri
 	if err != nil {
 		return false, fmt.Errorf("%w: %v", ErrState, err)
 	}
-	if err := writeAtomic(name, data); err != nil {
+	if err := safefile.Replace(name, data, 0o600); err != nil {
 		return false, fmt.Errorf("%w: %v", ErrState, err)
 	}
 	return true, nil
@@ -344,55 +346,10 @@ func readState(name string) (sessionState, error) {
 	return st, nil
 }
 
-// notRegular describes a file that is not a regular file.
+// notRegular is the error for name, a file of mode m that is not a
+// regular file.
 func notRegular(name string, m fs.FileMode) error {
-	kind := "a special file"
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link, not a regular file", name)
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	}
-	return fmt.Errorf("%s is not a regular file (it is %s)", name, kind)
-}
-
-// writeAtomic replaces name with a new file holding data: a temporary
-// file created exclusively (never through a link) and renamed over name,
-// which replaces name itself, whatever it is, never a link's target.
-func writeAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return &fs.PathError{Op: "open", Path: name, Err: safefile.NotRegular(m)}
 }
 
 // removeStale deletes other sessions' state and lock files older than

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -65,10 +66,17 @@ func ReadOpened(f *os.File, path string, size, max int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func notRegular(fi os.FileInfo) error {
-	m := fi.Mode()
+func notRegular(fi os.FileInfo) error { return NotRegular(fi.Mode()) }
+
+// NotRegular returns the error, wrapping [ErrNotRegular], for a file of
+// mode m that is not a regular file: it names what the file is instead ("not
+// a regular file: it is a symbolic link"). Callers put the path around it
+// (an [os.PathError]).
+func NotRegular(m fs.FileMode) error {
 	kind := "a special file"
 	switch {
+	case m&fs.ModeSymlink != 0:
+		kind = "a symbolic link"
 	case m.IsDir():
 		kind = "a directory"
 	case m&os.ModeNamedPipe != 0:

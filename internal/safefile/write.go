@@ -87,27 +87,42 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 			return writeInPlace(target, data)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	return replace(target, data, perm, true)
+}
+
+// Replace replaces the file at path with a new one holding data, of mode
+// perm: a temporary file beside it, named ".tmp-" + its name + a random
+// suffix, created exclusively (never through a link), then renamed over
+// path. Whatever path names (a link included) is itself replaced, never a
+// link's target, and a reader sees the old file or the new one, whole.
+// Unlike [WriteFile] it does not sync: it is for state that webgate owns
+// and can lose, not for a person's files.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+// replace writes data to a temporary file beside path and renames it over
+// path, syncing it first when durable.
+func replace(path string, data []byte, perm os.FileMode, durable bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	err = tmp.Chmod(perm)
+	if err == nil {
+		_, err = tmp.Write(data)
+	}
+	if err == nil && durable {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
+	return os.Rename(tmp.Name(), path)
 }
 
 // writeInPlace truncates the regular file at path and writes data into it.

@@ -5,6 +5,7 @@ package safefile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,4 +177,46 @@ func TestOpenNoWait_DoesNotBlockOnAFIFO(t *testing.T) {
 			f.Close()
 		}
 	})
+}
+
+func TestReplace_ReplacesTheNameItselfNeverALinksTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "state")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(link, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the name is now %v (%v), want a regular file of mode 0600", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestNotRegular_NamesWhatTheFileIs(t *testing.T) {
+	for m, want := range map[fs.FileMode]string{
+		fs.ModeSymlink:   "not a regular file: it is a symbolic link",
+		fs.ModeDir:       "not a regular file: it is a directory",
+		fs.ModeNamedPipe: "not a regular file: it is a named pipe",
+	} {
+		err := NotRegular(m)
+		if !errors.Is(err, ErrNotRegular) || err.Error() != want {
+			t.Errorf("NotRegular(%v) = %v, want %q", m, err, want)
+		}
+	}
 }
