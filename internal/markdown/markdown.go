@@ -187,6 +187,7 @@ func parse(page []byte, base string) (*html.Node, *url.URL, string) {
 		root = &html.Node{Type: html.DocumentNode}
 	}
 	flatten(root, MaxDepth)
+	revealStreamed(root, page)
 	return root, baseURL(root, base), pageTitle(root)
 }
 
