@@ -69,6 +69,54 @@ func dropProductExtras(body *html.Node) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+	dropOtherProducts(body, keep)
+}
+
+// otherProductsHeadings are, in lower case, what a product page's
+// headings say above other products than its own: carousels of what other
+// customers viewed or bought, similar and sponsored items. Shops whose
+// class names are generated ("tr7D") name them nowhere else.
+var otherProductsHeadings = []string{"also viewed", "also bought", "also purchased", "also like", "also liked", "also love", "also searched",
+	"similar items", "similar products", "similar styles", "related products", "related items", "recommended for you",
+	"recently viewed", "you might like", "you may like", "more from this seller", "sponsored items", "complete the look",
+	"inspired by your", "shop similar", "more to consider", "more like this"}
+
+// dropOtherProducts removes from a product page each block that a heading
+// naming other products ([otherProductsHeadings]) opens: the largest
+// element around the heading that holds less than a third of the page's
+// text and not the page's first <h1> (keep holds it and its ancestors).
+func dropOtherProducts(body *html.Node, keep map[*html.Node]bool) {
+	var heads []*html.Node
+	walk(body, func(n *html.Node) bool {
+		if n.Type != html.ElementNode {
+			return true
+		}
+		switch n.DataAtom {
+		case atom.H2, atom.H3, atom.H4:
+			t := strings.ToLower(textOf(n))
+			if len(t) < 80 && containsAny(t, otherProductsHeadings) {
+				heads = append(heads, n)
+			}
+			return false
+		}
+		return true
+	})
+	if len(heads) == 0 {
+		return
+	}
+	limit := textLength(body) / 3
+	for _, h := range heads {
+		if h.Parent == nil {
+			continue // inside a block already dropped
+		}
+		block := h
+		for p := h.Parent; p != nil && p != body && !keep[p] && textLength(p) < limit; p = p.Parent {
+			block = p
+		}
+		if block.Parent != nil {
+			block.Parent.RemoveChild(block)
+		}
+	}
 }
 
 // minProductShare is how much of a product page's structure the article

@@ -118,3 +118,31 @@ func TestConvertHTML_AProductPageIsNotReadAsItsWholeMain(t *testing.T) {
 		t.Errorf("the page is read with the rest of its <main> (%s, %d):\n%s", doc.Mode, doc.TextChars, doc.Markdown)
 	}
 }
+
+// A shop whose class names are generated names a carousel of other
+// products only in its heading.
+func TestConvertHTML_AProductPageLeavesOutOtherProductsItsHeadingsName(t *testing.T) {
+	page := `<html><head><title>Trail 25 pack | Outfitters</title>
+	<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail 25 pack","offers":{"@type":"Offer","price":"89.00"}}</script></head>
+	<body><main><div class="x7Fa"><h1>Trail 25 pack</h1><p class="q2Lm">$89.00</p>
+	<div class="k9Pz"><p>A light daypack with a padded hip belt, a hydration sleeve and a rain cover tucked in its base, made of recycled nylon that sheds a shower.</p>
+	<p>Its back panel is a mesh that keeps a gap between the pack and your back, and the shoulder straps carry a whistle on the sternum strap.</p>
+	<p>Two stretch pockets on the sides hold a bottle each, a zipped lid pocket keeps keys and a map dry, and a loop at the base carries a pair of trekking poles.</p></div>
+	<table class="r4Tt"><tr><th>Volume</th><td>25 litres</td></tr><tr><th>Weight</th><td>1 lb 9 oz</td></tr></table></div>
+	<div class="u8Ks"><div class="m3Qe"><h2 class="tr7D">People who viewed this item also viewed</h2>
+	<ul><li><a href="/p/1">Summit 40 pack with a roll-top closure and side pockets</a> $129.00</li><li><a href="/p/2">Flash 18 pack, light and foldable into its own pocket</a> $59.00</li></ul></div></div>
+	</main></body></html>`
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		doc := markdown.Convert([]byte(page), "https://outfitters.example/p/trail-25", markdown.Options{Mode: mode})
+		for _, want := range []string{"padded hip belt", "trekking poles"} {
+			if !strings.Contains(doc.Markdown, want) {
+				t.Errorf("%s: the product lacks %q:\n%s", mode, want, doc.Markdown)
+			}
+		}
+		for _, noise := range []string{"Summit 40 pack", "Flash 18 pack", "also viewed"} {
+			if strings.Contains(doc.Markdown, noise) {
+				t.Errorf("%s: the product keeps %q:\n%s", mode, noise, doc.Markdown)
+			}
+		}
+	}
+}
