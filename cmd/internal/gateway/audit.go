@@ -64,7 +64,9 @@ type auditHead struct {
 // an entry edited, removed or reordered.
 //
 // An entry is written in two steps, the head and then the record; a
-// replica that dies between them leaves a gap that Verify reports.
+// replica that dies between them (killed, not shut down) leaves a gap
+// that Verify reports as entries missing: the chain cannot tell them from
+// entries removed.
 // [Audit.RecordBatch] writes several entries with one move of the head.
 type Audit struct {
 	// Store keeps the log. Required.
@@ -212,6 +214,13 @@ func (a *Audit) Verify(ctx context.Context) (int, error) {
 	return len(entries), VerifyChain(entries, seq, hash)
 }
 
+// missing reports entries from to through missing from the chain: removed,
+// or never written by a replica that died after it moved the chain's head
+// past them (the head is moved before the entries are written).
+func missing(from, through int64) error {
+	return fmt.Errorf("%w: entries %d to %d are missing (removed, or lost with a replica killed before it wrote them)", ErrTampered, from, through)
+}
+
 // ErrTampered is wrapped by the errors of [VerifyChain].
 var ErrTampered = errors.New("audit log tampered with")
 
@@ -240,7 +249,7 @@ func VerifyChain(entries []AuditEntry, headSeq int64, headHash string) error {
 		case e.Seq == p.Seq:
 			return fmt.Errorf("%w: entry %d appears twice", ErrTampered, e.Seq)
 		case e.Seq != p.Seq+1:
-			return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, p.Seq+1, e.Seq-1)
+			return missing(p.Seq+1, e.Seq-1)
 		case e.Prev != p.Hash:
 			return fmt.Errorf("%w: entry %d does not follow entry %d (reordered or replaced)", ErrTampered, e.Seq, p.Seq)
 		}
@@ -254,7 +263,7 @@ func VerifyChain(entries []AuditEntry, headSeq int64, headHash string) error {
 	last := es[len(es)-1]
 	switch {
 	case last.Seq < headSeq:
-		return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, last.Seq+1, headSeq)
+		return missing(last.Seq+1, headSeq)
 	case last.Seq > headSeq || !bytes.Equal([]byte(last.Hash), []byte(headHash)):
 		return fmt.Errorf("%w: entry %d is not the chain's head", ErrTampered, last.Seq)
 	}
