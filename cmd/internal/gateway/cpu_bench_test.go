@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +19,49 @@ import (
 	"github.com/webgate-dev/webgate/internal/redistest"
 	"github.com/webgate-dev/webgate/memory"
 )
+
+// redisCalls returns how many commands clients have sent the
+// redis-server at addr (INFO commandstats: the calls of EVALSHA, EVAL and
+// every command but those the scripts run and INFO itself), each a round
+// trip at most.
+func redisCalls(b *testing.B, addr string) int64 {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, "INFO commandstats\r\n"); err != nil {
+		b.Fatal(err)
+	}
+	r := bufio.NewReader(c)
+	head, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		b.Fatalf("INFO: %q %v", head, err)
+	}
+	size, _ := strconv.Atoi(strings.TrimSpace(head[1:]))
+	body := make([]byte, size)
+	if _, err := io.ReadFull(r, body); err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for line := range strings.Lines(string(body)) {
+		// cmdstat_evalsha:calls=12,usec=…; the scripts' own commands
+		// (incrby, hmget, …) are counted too, so only the script calls
+		// and the commands go-redis sends itself are summed.
+		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		switch name {
+		case "evalsha", "eval", "script|load", "mget", "scan", "ping", "hello", "client|setinfo", "select":
+			calls, _, _ := strings.Cut(rest, ",")
+			v, _ := strconv.ParseInt(calls, 10, 64)
+			n += v
+		}
+	}
+	return n
+}
 
 // cpuTime returns the CPU time (user and system) the process has used.
 func cpuTime() time.Duration {
@@ -29,7 +75,10 @@ func cpuTime() time.Duration {
 // log; the provider answers at once), not its latency: "handler" calls
 // the handler directly (the gateway's own cost), "http" adds the HTTP
 // round trip on loopback, client included. It reports CPU µs and
-// allocations per call; redis-server's own CPU is not counted.
+// allocations per call, the commands sent to redis-server per call (each
+// a round trip, at most) and the calls whose settlement and audit
+// entry were written before their answer because the queue was full;
+// redis-server's own CPU is not counted.
 func BenchmarkGatewayCPU(b *testing.B) {
 	redis := redistest.Start(b)
 	st := openStore(b, redis.URL)
@@ -47,7 +96,8 @@ func BenchmarkGatewayCPU(b *testing.B) {
 	run := func(b *testing.B, call func(body string) int) {
 		b.ReportAllocs()
 		b.SetParallelism(8)
-		cpu := cpuTime()
+		cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
+		inline := srv.metrics.value("webgate_gateway_after_inline_total", "")
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -64,6 +114,8 @@ func BenchmarkGatewayCPU(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+		b.ReportMetric(float64(redisCalls(b, redis.Addr)-cmds)/float64(b.N), "redis-calls/op")
+		b.ReportMetric(srv.metrics.value("webgate_gateway_after_inline_total", "")-inline, "written-before-answer")
 	}
 	b.Run("handler", func(b *testing.B) {
 		run(b, func(body string) int {

@@ -63,6 +63,13 @@ func (m *metrics) add(family, help, lbls string, v float64) {
 	m.counters[family][lbls] += v
 }
 
+// value returns a counter's value.
+func (m *metrics) value(family, lbls string) float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counters[family][lbls]
+}
+
 // set sets a counter kept elsewhere to its current value.
 func (m *metrics) set(family, help, lbls string, v float64) {
 	m.mu.Lock()
