@@ -64,7 +64,7 @@ func (a *after) add(w afterWork) {
 		}
 	}
 	a.mu.RUnlock()
-	a.s.metrics.add("webgate_gateway_after_inline_total", "Calls whose settlement and audit entry were written before the answer (queue full or closed).", "", 1)
+	a.s.metrics.add("webgate_gateway_after_inline_total", "Calls whose settlement and audit entry were written before the answer (queue full or closed).", series{}, 1)
 	a.write([]afterWork{w})
 }
 
@@ -107,13 +107,13 @@ func (a *after) write(batch []afterWork) {
 	}
 	if l := a.s.o.Limiter; l != nil && len(deltas) > 0 {
 		if _, err := l.Store.IncrMany(ctx, deltas, budgetTTL); err != nil {
-			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			a.s.logError("settle", err)
 		}
 	}
 	if len(entries) > 0 && a.s.o.Audit != nil {
 		if _, err := a.s.o.Audit.RecordBatch(ctx, entries); err != nil {
-			a.s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", "", float64(len(entries)))
+			a.s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", series{}, float64(len(entries)))
 			a.s.logError("audit", err)
 		}
 	}

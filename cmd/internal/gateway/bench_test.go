@@ -124,7 +124,7 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	var inline float64
 	for _, r := range rs {
 		r.srv.metrics.mu.Lock()
-		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][""]
+		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][series{}]
 		r.srv.metrics.mu.Unlock()
 	}
 	b.ReportMetric(inline, "written-before-answer")

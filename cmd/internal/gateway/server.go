@@ -154,7 +154,7 @@ func New(o Options) *Server {
 	s.mux.Handle("POST "+HookPath+"{hook}", s.authed("hook", s.hook))
 	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
 	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) {
-		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", "", float64(s.o.Tokens.StaleUses()))
+		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", series{}, float64(s.o.Tokens.StaleUses()))
 		s.metrics.write(w)
 	}))
 	return s
@@ -168,12 +168,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(sw, r)
 	d := time.Since(start)
 	route := routeOf(r.URL.Path)
-	s.metrics.add("webgate_gateway_requests_total", "Requests by route and status.", labels("route", route, "code", strconv.Itoa(sw.status)), 1)
+	s.metrics.add("webgate_gateway_requests_total", "Requests by route and status.", labels("route", route, "code", statusCode(sw.status)), 1)
 	s.metrics.observe("webgate_gateway_request_seconds", "Request latency by route.", labels("route", route), d.Seconds())
 	if s.o.Logger != nil {
 		s.o.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
 			slog.Int("status", sw.status), slog.Duration("duration", d), slog.String("token", sw.token))
 	}
+}
+
+// statusCodes are the HTTP status codes as text, made once.
+var statusCodes = func() (out [600]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+// statusCode returns code as text.
+func statusCode(code int) string {
+	if code >= 0 && code < len(statusCodes) {
+		return statusCodes[code]
+	}
+	return strconv.Itoa(code)
 }
 
 func routeOf(p string) string {
@@ -254,7 +270,7 @@ func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, 
 			s.unauthorized(w, err.Error())
 			return
 		case err != nil:
-			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			writeError(w, 503, "unavailable", "the gateway's store is unavailable")
 			return
 		}
@@ -301,12 +317,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
 	case err != nil:
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
 	case res.FailedOpen():
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
-		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", "", 1)
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
+		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", series{}, 1)
 	}
 	return res, true
 }
@@ -319,7 +335,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
-	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
+	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", series{}, float64(credits))
 	for _, p := range providers {
 		s.metrics.add("webgate_gateway_provider_calls_total", "Provider calls by provider.", labels("provider", p), 1)
 	}
@@ -333,7 +349,7 @@ func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, de
 	}
 	if res.CreditLimited() {
 		if err := res.Settle(context.WithoutCancel(ctx), credits); err != nil {
-			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			s.logError("settle", err)
 		}
 	}
