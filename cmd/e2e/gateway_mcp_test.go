@@ -238,6 +238,37 @@ func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
 // test ends. It returns the base URL.
 func startServe(t *testing.T, webgate, home string, env map[string]string) string {
 	t.Helper()
+	return startServeProcess(t, webgate, home, env).url
+}
+
+// serveProcess is a `webgate serve` started by startServeProcess.
+type serveProcess struct {
+	url  string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+// stop stops the process as SIGTERM does and waits until it has exited
+// (SIGKILL past 40 s).
+func (p *serveProcess) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(40 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// kill kills the process (SIGKILL) and waits until it has exited.
+func (p *serveProcess) kill() {
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// startServeProcess is startServe, returning the process.
+func startServeProcess(t *testing.T, webgate, home string, env map[string]string) *serveProcess {
+	t.Helper()
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -258,14 +289,9 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
+	proc := &serveProcess{cmd: cmd, done: done}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(40 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		proc.stop()
 		if t.Failed() {
 			t.Logf("webgate serve on %s:\n%s", addr, tail(logs.String(), 4000))
 		}
@@ -281,12 +307,13 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return base
+				proc.url = base
+				return proc
 			}
 		}
 	}
 	t.Fatalf("webgate serve on %s did not answer /healthz:\n%s", addr, logs.String())
-	return ""
+	return nil
 }
 
 // syncBuffer is a bytes.Buffer safe for a process's two output streams.

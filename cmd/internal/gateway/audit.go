@@ -265,6 +265,9 @@ func (a *Audit) Verify(ctx context.Context) (int, error) {
 // or never written by a replica that died after it moved the chain's head
 // past them (the head is moved before the entries are written).
 func missing(from, through int64) error {
+	if from == through {
+		return fmt.Errorf("%w: entry %d is missing (removed, or lost with a replica killed before it wrote it)", ErrTampered, from)
+	}
 	return fmt.Errorf("%w: entries %d to %d are missing (removed, or lost with a replica killed before it wrote them)", ErrTampered, from, through)
 }
 
