@@ -49,6 +49,7 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	type answer struct {
 		query   string
 		replica int
+		retried bool
 	}
 	var (
 		mu       sync.Mutex
@@ -81,7 +82,8 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 				default:
 				}
 				q := fmt.Sprintf("kill e2e %d", seq.Add(1))
-				by := i % 2
+				first := i % 2
+				by := first
 				code, err := search(rs[by].url, q)
 				if err != nil {
 					retried.Add(1)
@@ -93,7 +95,7 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 					return
 				}
 				mu.Lock()
-				answered = append(answered, answer{q, by})
+				answered = append(answered, answer{q, by, by != first})
 				mu.Unlock()
 				progress.Add(1)
 			}
@@ -157,8 +159,11 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	lost := 0
 	for _, a := range answered {
 		switch n := logged[a.query]; {
-		case n > 1:
-			t.Errorf("%s is in the audit log %d times", a.query, n)
+		case n > 2 || n == 2 && !a.retried:
+			// A call tried on the killed replica first may have been
+			// answered and recorded there, the answer lost with the
+			// connection.
+			t.Errorf("%s is in the audit log %d times (tried again: %v)", a.query, n, a.retried)
 		case n == 0 && a.replica == 0:
 			t.Errorf("%s, answered by the replica that was not killed, is not in the audit log", a.query)
 		case n == 0:

@@ -100,6 +100,7 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	var over []time.Duration
 	var errs atomic.Int64
 	var seq atomic.Int64
+	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	b.ResetTimer()
 	for range b.N {
 		var mu sync.Mutex
@@ -127,6 +128,10 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	}
 	b.StopTimer()
 	flushAll(b, rs)
+	// Per call: the CPU of the whole process (clients, both gateways) and
+	// the commands sent to redis-server (each a round trip at most).
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
+	b.ReportMetric(float64(redisCalls(b, redis.Addr)-cmds)/float64(len(over)), "redis-calls/call")
 	if n, err := (&Audit{Store: rs[0].tokens.Store}).Verify(context.Background()); err != nil || n != len(over) {
 		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
 	}

@@ -78,11 +78,12 @@ func (r *stoppable) kill() {
 	r.st.Close()
 }
 
-// answered is a call a client got a 200 for: its query and the replica
-// that answered it.
+// answered is a call a client got a 200 for: its query, the replica
+// that answered it, and whether it was tried on the other one first.
 type answered struct {
 	query   string
 	replica int
+	retried bool
 }
 
 // failoverClients runs clients that each ask distinct searches of the
@@ -120,7 +121,7 @@ func failoverClients(t *testing.T, rs []*stoppable, secret string, clients int, 
 					return
 				}
 				mu.Lock()
-				ok = append(ok, answered{q, by})
+				ok = append(ok, answered{q, by, by != first})
 				mu.Unlock()
 				progress.Add(1)
 			}
@@ -284,8 +285,10 @@ func TestServer_ReplicaKilledMidLoadFailsOverAndKeepsTheCounts(t *testing.T) {
 	lost := 0
 	for _, a := range ok {
 		switch n := logged[a.query]; {
-		case n > 1:
-			t.Errorf("%s is in the audit log %d times", a.query, n)
+		case n > 2 || n == 2 && !a.retried:
+			// A call tried on the killed replica first may have run there
+			// to its end, its answer lost with the connection.
+			t.Errorf("%s is in the audit log %d times (tried again: %v)", a.query, n, a.retried)
 		case n == 0 && a.replica == 0:
 			t.Errorf("%s, answered by the replica that was not killed, is not in the audit log", a.query)
 		case n == 0:

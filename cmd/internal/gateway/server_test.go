@@ -418,8 +418,11 @@ func TestServer_TwoReplicasOverRedis(t *testing.T) {
 	if ok.Load() != n || limited.Load() != callers-n {
 		t.Fatalf("%d answered, %d limited; want %d and %d", ok.Load(), limited.Load(), n, callers-n)
 	}
-	if a.search.calls.Load() == 0 || b.search.calls.Load() == 0 {
-		t.Fatalf("one replica answered nothing: %d, %d", a.search.calls.Load(), b.search.calls.Load())
+	// Which replica admits the N is a race (all of them may be one's):
+	// the budget is shared when the two together asked the provider N
+	// times, once per call admitted.
+	if got := a.search.calls.Load() + b.search.calls.Load(); got != n {
+		t.Fatalf("provider calls A %d + B %d = %d, want %d", a.search.calls.Load(), b.search.calls.Load(), got, n)
 	}
 	flushAll(t, rs)
 	if got, err := (&Audit{Store: a.tokens.Store}).Verify(ctx); err != nil || got != callers+2 {
