@@ -18,6 +18,7 @@ import (
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/internal/redistest"
 	"github.com/webgate-dev/webgate/memory"
+	"github.com/webgate-dev/webgate/provider"
 )
 
 // redisCalls returns how many commands clients have sent the
@@ -145,4 +146,51 @@ func BenchmarkGatewayCPU(b *testing.B) {
 			return resp.StatusCode
 		})
 	})
+}
+
+// bigSearcher answers every query with ten hits with snippets of 300
+// characters, as providers' are.
+type bigSearcher struct{}
+
+func (bigSearcher) Search(_ context.Context, q provider.Query) (*provider.Results, error) {
+	res := &provider.Results{Query: q.Text, Provider: "fake"}
+	for i := range 10 {
+		res.Results = append(res.Results, provider.Result{Title: fmt.Sprintf("Result %d", i), URL: fmt.Sprintf("https://example.com/%d", i),
+			Snippet: strings.Repeat("a long snippet ", 20), Provider: "fake"})
+	}
+	return res, nil
+}
+
+// BenchmarkGatewayMCPCPU measures the CPU and allocations of one MCP
+// tools/call (web_search, ten results) through the handler, over
+// an in-memory store: the gateway's own cost of an MCP call (auth,
+// limits, metering, the outcome for the audit log, the audit entry).
+func BenchmarkGatewayMCPCPU(b *testing.B) {
+	st := openStore(b, "memory:")
+	tokens := &Tokens{Store: st}
+	_, secret, err := tokens.Create(context.Background(), NewToken{Owner: "cpu"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := New(Options{Tools: &webtools.Tools{Searcher: bigSearcher{}}, Tokens: tokens,
+		Limiter: &Limiter{Store: st, Token: Limits{RequestsPerDay: 1 << 40}}, Audit: &Audit{Store: st}})
+	b.Cleanup(func() { srv.Close(context.Background()) })
+	b.ReportAllocs()
+	cpu := cpuTime()
+	b.ResetTimer()
+	for i := range b.N {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"web_search","arguments":{"query":"q%d"}}}`, i, i)
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+secret)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), "a long snippet") {
+			b.Fatalf("%d %.300s", w.Code, w.Body.String())
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 }

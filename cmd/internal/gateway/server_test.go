@@ -288,6 +288,50 @@ func TestServer_MCPOverHTTP(t *testing.T) {
 	if entries[1].Tool != "web_fetch" || entries[1].Decision != "failed:tool" {
 		t.Fatalf("the failed call's audit entry: %+v", entries[1])
 	}
+	// A call the server refuses (no such tool) is audited as a JSON-RPC
+	// failure.
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("CallTool(no_such_tool) succeeded")
+	}
+	f.flush(t)
+	if entries, _ = audit.Entries(ctx); len(entries) != 3 || entries[2].Tool != "no_such_tool" || entries[2].Decision != "failed:rpc" {
+		t.Fatalf("the refused call's audit entry: %+v", entries[len(entries)-1])
+	}
+	// Calls of two tokens at once are each metered and recorded as their
+	// own, though one MCP server answers them all.
+	other, otherSecret, _ := f.tokens.Create(ctx, NewToken{Owner: "bo"})
+	sess2, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{otherSecret}},
+		DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess2.Close()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			s := sess
+			if i%2 == 1 {
+				s = sess2
+			}
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "web_search", Arguments: map[string]any{"query": fmt.Sprintf("parallel %d", i)}})
+			if err != nil || res.IsError {
+				t.Errorf("parallel call %d: %+v, %v", i, res, err)
+			}
+		})
+	}
+	wg.Wait()
+	f.flush(t)
+	entries, _ = audit.Entries(ctx)
+	byToken := map[string]int{}
+	for _, e := range entries[3:] {
+		if e.Decision != "answered" || e.Credits != 1 {
+			t.Errorf("parallel call's entry: %+v", e)
+		}
+		byToken[e.TokenID]++
+	}
+	if byToken[f.tok.ID] != 8 || byToken[other.ID] != 8 {
+		t.Errorf("parallel calls by token: %v, want 8 each", byToken)
+	}
 	// Without the token, no MCP.
 	if _, err := mcp.NewClient(&mcp.Implementation{Name: "x", Version: "1"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: f.url + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil); err == nil {
