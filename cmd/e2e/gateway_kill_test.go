@@ -29,9 +29,11 @@ import (
 // answered call's request (a call tried again at most twice), and the
 // audit log has an entry for every call the surviving replica answered:
 // the only entries missing are calls the killed one had answered and not
-// yet written, which `webgate audit verify` reports as missing.
+// yet written, which `webgate audit verify` reports as missing. A command
+// hook forwarding to the killed replica passes through, exit 0.
 func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	webgate := bins.Build(t, "github.com/webgate-dev/webgate/cmd/webgate")
+	websearch := bins.Build(t, "github.com/webgate-dev/webgate/cmd/websearch")
 	providers := newFakeProviders(t)
 	redis := redistest.Start(t)
 	home := t.TempDir()
@@ -112,6 +114,11 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	}
 	waitAnswered(200)
 	rs[1].kill()
+	// A command hook forwarding to the killed replica passes through (the
+	// agent's own tool runs) and says why, exit 0.
+	hookOut, hookErr, hookCode := runHookCode(t, websearch, home, map[string]string{
+		"WEBGATE_GATEWAY_URL": rs[1].url, "WEBGATE_GATEWAY_TOKEN": secret},
+		`{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"after the kill"},"tool_use_id":"t1"}`)
 	waitAnswered(progress.Load() + 200)
 	close(stop)
 	wg.Wait()
@@ -119,6 +126,10 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	if hookCode != 0 || hookOut != "" || !strings.Contains(hookErr, "passing through") || strings.Contains(hookErr, secret) {
+		t.Errorf("the websearch hook forwarding to the killed replica: exit %d, stdout %q, stderr %q; want exit 0, nothing, and why", hookCode, hookOut, hookErr)
+	}
+	t.Logf("the websearch hook forwarding to the killed replica: exit %d, stderr %s", hookCode, strings.TrimSpace(hookErr))
 
 	byKilled := 0
 	for _, a := range answered {
@@ -207,4 +218,31 @@ func runWebgateCode(t *testing.T, bin, home string, env map[string]string, args 
 		t.Fatalf("webgate %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out), 0
+}
+
+// runHookCode runs a hook binary with payload on its standard input and
+// only env (with HOME and PATH), and returns its output and exit code.
+func runHookCode(t *testing.T, bin, home string, env map[string]string, payload string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cmd.Env = envList(vars)
+	cmd.Dir = home
+	cmd.Stdin = strings.NewReader(payload)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", bin, err)
+	}
+	return out.String(), errb.String(), code
 }
