@@ -105,7 +105,7 @@ func TestGateway_ReplicaKilledMidLoad(t *testing.T) {
 	}
 	waitAnswered := func(n int64) {
 		for start := time.Now(); progress.Load() < n; time.Sleep(5 * time.Millisecond) {
-			if time.Since(start) > 2*time.Minute {
+			if time.Since(start) > 2*time.Minute || t.Failed() {
 				close(stop)
 				wg.Wait()
 				t.Fatalf("%d calls answered in 2 minutes, want %d", progress.Load(), n)
