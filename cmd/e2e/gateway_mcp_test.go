@@ -238,6 +238,37 @@ func crossedReplicas(calls []proxiedCall) (crossed bool, toolCalls int) {
 // PID when the test ends. It returns the base URL.
 func startServe(t *testing.T, webgate, home string, env map[string]string) string {
 	t.Helper()
+	return startServeProcess(t, webgate, home, env).url
+}
+
+// serveProcess is a `webgate serve` started by startServeProcess.
+type serveProcess struct {
+	url  string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+// stop stops the process as SIGTERM does and waits until it has exited
+// (SIGKILL past 40 s).
+func (p *serveProcess) stop() {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(40 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// kill kills the process (SIGKILL) and waits until it has exited.
+func (p *serveProcess) kill() {
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// startServeProcess is startServe, returning the process.
+func startServeProcess(t *testing.T, webgate, home string, env map[string]string) *serveProcess {
+	t.Helper()
 	cmd := exec.Command(webgate, "serve", "--listen", "127.0.0.1:0")
 	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 	for k, v := range env {
@@ -252,14 +283,9 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
+	proc := &serveProcess{cmd: cmd, done: done}
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(40 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		proc.stop()
 		if t.Failed() {
 			t.Logf("webgate serve:\n%s", tail(logs.String(), 4000))
 		}
@@ -281,12 +307,13 @@ func startServe(t *testing.T, webgate, home string, env map[string]string) strin
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return base
+				proc.url = base
+				return proc
 			}
 		}
 	}
 	t.Fatalf("webgate serve did not answer /healthz (listening on %q):\n%s", base, logs.String())
-	return ""
+	return nil
 }
 
 // listeningAddr returns the address in webgate serve's "listening" log

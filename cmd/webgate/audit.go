@@ -20,8 +20,10 @@ const auditDescription = `
 Audit verify checks the audit log of the team gateway (webgate serve) in
 the configured store: each entry must carry its own hash and the hash of
 the entry before it, and the newest must be the chain's head. An entry
-edited, removed or reordered is named. Exit status 0 when the chain is
-intact, 1 when it is not or the store cannot be read.`
+edited, removed or reordered is named; entries missing may also be the
+last ones of a replica killed (not shut down) before it wrote them. Exit
+status 0 when the chain is intact, 1 when it is not or the store cannot
+be read.`
 
 func runAudit(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("audit", "verify [flags]", auditDescription, "  webgate audit verify", stderr)

@@ -16,6 +16,13 @@ const DefaultAfterQueue = 4096
 // maxAfterBatch is the most calls written in one batch.
 const maxAfterBatch = 256
 
+// afterLinger is how long the writer waits for more calls once one is
+// queued, so that a batch holds the calls of a few milliseconds, not one:
+// a batch costs the same four store round trips (the settlements'
+// increment, the chain's head read and moved, the entries' record)
+// whatever its size.
+const afterLinger = 5 * time.Millisecond
+
 // afterWork is what a call leaves to write once it has been answered:
 // its reservation to settle and its audit entry.
 type afterWork struct {
@@ -27,7 +34,8 @@ type afterWork struct {
 }
 
 // after writes, off the request path, what calls leave behind: one
-// goroutine takes the queued calls in batches, settles their
+// goroutine takes the queued calls in batches (what comes within
+// afterLinger of the first, up to maxAfterBatch), settles their
 // reservations with one increment of the counters and appends their
 // audit entries with one move of the chain's head. A full queue, or a
 // closed one, makes the caller write its own work before it answers, so
@@ -64,26 +72,30 @@ func (a *after) add(w afterWork) {
 		}
 	}
 	a.mu.RUnlock()
-	a.s.metrics.add("webgate_gateway_after_inline_total", "Calls whose settlement and audit entry were written before the answer (queue full or closed).", "", 1)
+	a.s.metrics.add("webgate_gateway_after_inline_total", "Calls whose settlement and audit entry were written before the answer (queue full or closed).", series{}, 1)
 	a.write([]afterWork{w})
 }
 
 func (a *after) run() {
 	defer close(a.done)
+	linger := time.NewTimer(afterLinger)
+	linger.Stop()
 	for w := range a.ch {
 		batch := []afterWork{w}
+		linger.Reset(afterLinger)
 	more:
 		for len(batch) < maxAfterBatch {
 			select {
 			case w, ok := <-a.ch:
 				if !ok {
-					break more
+					break more // closed: write what is here
 				}
 				batch = append(batch, w)
-			default:
+			case <-linger.C:
 				break more
 			}
 		}
+		linger.Stop()
 		a.write(batch)
 		a.pending.Add(-int64(len(batch)))
 	}
@@ -107,13 +119,13 @@ func (a *after) write(batch []afterWork) {
 	}
 	if l := a.s.o.Limiter; l != nil && len(deltas) > 0 {
 		if _, err := l.Store.IncrMany(ctx, deltas, budgetTTL); err != nil {
-			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			a.s.logError("settle", err)
 		}
 	}
 	if len(entries) > 0 && a.s.o.Audit != nil {
 		if _, err := a.s.o.Audit.RecordBatch(ctx, entries); err != nil {
-			a.s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", "", float64(len(entries)))
+			a.s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", series{}, float64(len(entries)))
 			a.s.logError("audit", err)
 		}
 	}

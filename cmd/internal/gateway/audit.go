@@ -21,7 +21,9 @@ const (
 	auditHeadKey = "cmd/internal/gateway/audit-head"
 )
 
-// DefaultAuditRetention keeps the newest million entries for a year.
+// DefaultAuditRetention keeps the newest million records of the log (at
+// least a million entries: a record holds one entry, or the entries of a
+// batch) for a year.
 var DefaultAuditRetention = store.Retention{MaxRecords: 1_000_000, MaxAge: 366 * 24 * time.Hour}
 
 // AuditEntry is one call in the audit log. Query and URL are the SHA-256
@@ -64,15 +66,20 @@ type auditHead struct {
 // an entry edited, removed or reordered.
 //
 // An entry is written in two steps, the head and then the record; a
-// replica that dies between them leaves a gap that Verify reports.
-// [Audit.RecordBatch] writes several entries with one move of the head.
+// replica that dies between them (killed, not shut down) leaves a gap
+// that Verify reports as entries missing: the chain cannot tell them from
+// entries removed.
+// [Audit.RecordBatch] writes several entries with one move of the head
+// and one record (so a replica killed between the two loses the batch
+// whole).
 type Audit struct {
 	// Store keeps the log. Required.
 	Store *store.Store
 	// Clear keeps queries and URLs as they are instead of their SHA-256.
 	Clear bool
-	// Retention bounds the log; zero means [DefaultAuditRetention].
-	// Verify checks the chain from the oldest entry kept.
+	// Retention bounds the log's records (one entry each, or a batch's
+	// entries); zero means [DefaultAuditRetention]. Verify checks the
+	// chain from the oldest entry kept.
 	Retention store.Retention
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
@@ -99,8 +106,9 @@ func (a *Audit) Record(ctx context.Context, e AuditEntry) (AuditEntry, error) {
 
 // RecordBatch appends entries to the log in their order, as Record does
 // one, and returns them. The chain's head is moved once for the whole
-// batch, so that a busy gateway pays one compare-and-swap per batch, not
-// per entry.
+// batch and the entries are written as one record (a JSON array; several
+// past 64 KiB), so that a busy gateway pays one compare-and-swap and one
+// write per batch, not per entry.
 func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditEntry, error) {
 	if len(entries) == 0 {
 		return nil, nil
@@ -152,13 +160,46 @@ func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditE
 		keep = DefaultAuditRetention
 	}
 	var errs []error
-	for _, e := range es {
-		data, _ := json.Marshal(e)
+	for _, data := range auditRecords(es) {
 		if _, err := a.Store.Append(context.WithoutCancel(ctx), auditLog, data, keep); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return es, errors.Join(errs...)
+}
+
+// maxAuditRecord is the size past which a batch's entries are split over
+// several records; an entry larger than it has a record of its own.
+const maxAuditRecord = 64 << 10
+
+// auditRecords returns the log records that keep es, in order: one entry
+// is one JSON object (as every record was before batches); several are a
+// JSON array of them, up to maxAuditRecord bytes each, so that a batch
+// costs one store write, not one per entry.
+func auditRecords(es []AuditEntry) [][]byte {
+	if len(es) == 1 {
+		data, _ := json.Marshal(es[0])
+		return [][]byte{data}
+	}
+	var out [][]byte
+	var cur []byte
+	for _, e := range es {
+		data, _ := json.Marshal(e)
+		if len(cur) > 0 && len(cur)+1+len(data)+1 > maxAuditRecord {
+			out = append(out, append(cur, ']'))
+			cur = nil
+		}
+		if len(cur) == 0 {
+			cur = append(cur, '[')
+		} else {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, data...)
+	}
+	if len(cur) > 0 {
+		out = append(out, append(cur, ']'))
+	}
+	return out
 }
 
 // Entries returns every entry kept, in log order. It reads the log in
@@ -171,6 +212,14 @@ func (a *Audit) Entries(ctx context.Context) ([]AuditEntry, error) {
 	}
 	out := make([]AuditEntry, 0, len(recs))
 	for _, r := range recs {
+		if d := bytes.TrimSpace(r.Data); len(d) > 0 && d[0] == '[' {
+			var batch []AuditEntry
+			if err := json.Unmarshal(d, &batch); err != nil {
+				return nil, fmt.Errorf("audit record %d is not a batch of entries: %w", r.ID, err)
+			}
+			out = append(out, batch...)
+			continue
+		}
 		var e AuditEntry
 		if err := json.Unmarshal(r.Data, &e); err != nil {
 			return nil, fmt.Errorf("audit record %d is not an entry: %w", r.ID, err)
@@ -212,6 +261,16 @@ func (a *Audit) Verify(ctx context.Context) (int, error) {
 	return len(entries), VerifyChain(entries, seq, hash)
 }
 
+// missing reports entries from to through missing from the chain: removed,
+// or never written by a replica that died after it moved the chain's head
+// past them (the head is moved before the entries are written).
+func missing(from, through int64) error {
+	if from == through {
+		return fmt.Errorf("%w: entry %d is missing (removed, or lost with a replica killed before it wrote it)", ErrTampered, from)
+	}
+	return fmt.Errorf("%w: entries %d to %d are missing (removed, or lost with a replica killed before it wrote them)", ErrTampered, from, through)
+}
+
 // ErrTampered is wrapped by the errors of [VerifyChain].
 var ErrTampered = errors.New("audit log tampered with")
 
@@ -240,7 +299,7 @@ func VerifyChain(entries []AuditEntry, headSeq int64, headHash string) error {
 		case e.Seq == p.Seq:
 			return fmt.Errorf("%w: entry %d appears twice", ErrTampered, e.Seq)
 		case e.Seq != p.Seq+1:
-			return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, p.Seq+1, e.Seq-1)
+			return missing(p.Seq+1, e.Seq-1)
 		case e.Prev != p.Hash:
 			return fmt.Errorf("%w: entry %d does not follow entry %d (reordered or replaced)", ErrTampered, e.Seq, p.Seq)
 		}
@@ -254,7 +313,7 @@ func VerifyChain(entries []AuditEntry, headSeq int64, headHash string) error {
 	last := es[len(es)-1]
 	switch {
 	case last.Seq < headSeq:
-		return fmt.Errorf("%w: entries %d to %d are missing (removed)", ErrTampered, last.Seq+1, headSeq)
+		return missing(last.Seq+1, headSeq)
 	case last.Seq > headSeq || !bytes.Equal([]byte(last.Hash), []byte(headHash)):
 		return fmt.Errorf("%w: entry %d is not the chain's head", ErrTampered, last.Seq)
 	}

@@ -3,9 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/webgate-dev/webgate/store"
 )
 
 func TestAudit_ChainAcrossReplicasAndVerify(t *testing.T) {
@@ -111,5 +114,46 @@ func TestAudit_VerifiesALongLogWhole(t *testing.T) {
 	seq, head, _ := a.Head(ctx)
 	if err := VerifyChain(entries, seq, head); !errors.Is(err, ErrTampered) {
 		t.Fatalf("an old entry edited: %v", err)
+	}
+}
+
+// A batch is written as one record of the log, whatever its size (split
+// past 64 KiB), and read back, and verified, entry by entry, among records
+// of one entry.
+func TestAudit_BatchIsOneRecord(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	a := &Audit{Store: st, Clear: true}
+	if _, err := a.Record(ctx, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Query: "alone"}); err != nil {
+		t.Fatal(err)
+	}
+	var batch []AuditEntry
+	for i := range 300 {
+		batch = append(batch, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Query: fmt.Sprintf("q%d %s", i, strings.Repeat("x", 400))})
+	}
+	if _, err := a.RecordBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.List(ctx, auditLog, store.ListQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 300 entries of about 700 bytes: a few records of at most 64 KiB,
+	// not 300.
+	if len(recs) < 1+2 || len(recs) > 1+5 {
+		t.Errorf("%d records for one entry and a batch of 300 (about 200 KiB), want 1 and 2 to 5", len(recs))
+	}
+	for _, r := range recs {
+		if len(r.Data) > 64<<10 {
+			t.Errorf("record %d has %d bytes, over 64 KiB", r.ID, len(r.Data))
+		}
+	}
+	n, err := a.Verify(ctx)
+	if err != nil || n != 301 {
+		t.Fatalf("Verify = %d, %v; want 301 entries, intact", n, err)
+	}
+	entries, _ := a.Entries(ctx)
+	if entries[0].Query != "alone" || entries[300].Query != batch[299].Query {
+		t.Errorf("entries out of order: first %q, last %q", entries[0].Query, entries[300].Query[:4])
 	}
 }

@@ -52,7 +52,7 @@ func hookWorker(t *testing.T) string {
 
 // tavilyFake answers Tavily's search and extract on 127.0.0.1, counting
 // the calls.
-func tavilyFake(t *testing.T) (string, *atomic.Int64) {
+func tavilyFake(t testing.TB) (string, *atomic.Int64) {
 	t.Helper()
 	var calls atomic.Int64
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -80,7 +80,7 @@ func tavilyFake(t *testing.T) (string, *atomic.Int64) {
 
 // hookEnvFor is the environment of a hook with its own empty HOME and
 // state, Tavily at the fake.
-func hookEnvFor(t *testing.T, tavily string) []string {
+func hookEnvFor(t testing.TB, tavily string) []string {
 	home := t.TempDir()
 	return []string{"HOME=" + home, "PATH=/usr/bin:/bin", "WEBGATE_STATE_DIR=" + filepath.Join(home, "state"),
 		"TAVILY_API_KEY=tvly-GATEWAYHOOKTEST-0123456789", "TAVILY_BASE_URL=" + tavily, "WEBGATE_BROWSER=off", "WEBGATE_STORE_TIMEOUT=2s"}

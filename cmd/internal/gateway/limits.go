@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/webgate-dev/webgate/store"
@@ -73,6 +74,47 @@ type Limiter struct {
 	FailOpen bool
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+
+	// names keeps the counter names of the tokens seen in the current
+	// day, so that a call does not build them again.
+	names counterNames
+}
+
+// counterNames are the names of the budget counters of each token (and
+// its team) on one day, made once per token and day.
+type counterNames struct {
+	mu      sync.Mutex
+	date    [3]int                   // year, month, day
+	byToken map[[2]string]*[8]string // {token ID, team} → names
+}
+
+// maxNamedTokens bounds counterNames; past it the names start again.
+const maxNamedTokens = 10_000
+
+// of returns the eight counter names (token, then team: requests per day
+// and month, credits per day and month) of the token id of team on the
+// day of now (UTC).
+func (c *counterNames) of(id, team string, now time.Time) *[8]string {
+	y, m, d := now.Date()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if date := [3]int{y, int(m), d}; c.date != date || len(c.byToken) >= maxNamedTokens {
+		c.date, c.byToken = date, map[[2]string]*[8]string{}
+	}
+	k := [2]string{id, team}
+	if n := c.byToken[k]; n != nil {
+		return n
+	}
+	day, month := now.Format("2006-01-02"), now.Format("2006-01")
+	n := new([8]string)
+	for i, prefix := range []string{UsagePrefix + "token/" + id, UsagePrefix + "team/" + team} {
+		n[4*i] = prefix + "/requests/day/" + day
+		n[4*i+1] = prefix + "/requests/month/" + month
+		n[4*i+2] = prefix + "/credits/day/" + day
+		n[4*i+3] = prefix + "/credits/month/" + month
+	}
+	c.byToken[k] = n
+	return n
 }
 
 func (l *Limiter) now() time.Time {
@@ -114,23 +156,31 @@ type counter struct {
 	reset      time.Time
 }
 
+// limitNames name the limits of a token, and of a team, in refusals.
+var limitNames = [2][4]string{
+	{"token requests per day", "token requests per month", "token credits per day", "token credits per month"},
+	{"team requests per day", "team requests per month", "team credits per day", "team credits per month"},
+}
+
 func (l *Limiter) counters(t *Token, now time.Time) []counter {
 	now = now.UTC()
-	day, month := now.Format("2006-01-02"), now.Format("2006-01")
-	nextDay := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-	nextMonth := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-	var out []counter
-	add := func(who, prefix string, lim Limits) {
+	y, m, d := now.Date()
+	names := l.names.of(t.ID, t.Team, now)
+	nextDay := time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+	nextMonth := time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
+	out := make([]counter, 0, 8)
+	add := func(i int, lim Limits) {
+		what := &limitNames[i]
 		out = append(out,
-			counter{prefix + "/requests/day/" + day, who + " requests per day", lim.RequestsPerDay, false, nextDay},
-			counter{prefix + "/requests/month/" + month, who + " requests per month", lim.RequestsPerMonth, false, nextMonth},
-			counter{prefix + "/credits/day/" + day, who + " credits per day", lim.CreditsPerDay, true, nextDay},
-			counter{prefix + "/credits/month/" + month, who + " credits per month", lim.CreditsPerMonth, true, nextMonth},
+			counter{names[4*i], what[0], lim.RequestsPerDay, false, nextDay},
+			counter{names[4*i+1], what[1], lim.RequestsPerMonth, false, nextMonth},
+			counter{names[4*i+2], what[2], lim.CreditsPerDay, true, nextDay},
+			counter{names[4*i+3], what[3], lim.CreditsPerMonth, true, nextMonth},
 		)
 	}
-	add("token", UsagePrefix+"token/"+t.ID, l.Token)
+	add(0, l.Token)
 	if t.Team != "" {
-		add("team", UsagePrefix+"team/"+t.Team, l.Team)
+		add(1, l.Team)
 	}
 	return out
 }

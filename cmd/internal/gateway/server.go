@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -140,12 +141,23 @@ func New(o Options) *Server {
 	o.Tools = &t
 	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
 	s.after = newAfter(s, o.AfterQueue)
+	// One MCP server for every call (building one, its tools' schemas
+	// inferred and resolved, cost more CPU than the rest of a call): each
+	// call's tools, metered and scoped to its token, and its outcome go
+	// through the request's context.
+	ms := mcpserver.New(o.Tools, &mcpserver.Options{Version: o.Version, MaxChars: o.MaxChars,
+		ToolsFor: func(ctx context.Context) *webtools.Tools {
+			if c, _ := ctx.Value(callKey{}).(*call); c != nil {
+				return c.tools
+			}
+			return nil
+		}})
+	ms.AddReceivingMiddleware(recordOutcome)
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		c, _ := r.Context().Value(callKey{}).(*call)
-		if c == nil {
+		if c, _ := r.Context().Value(callKey{}).(*call); c == nil {
 			return nil
 		}
-		return mcpserver.New(c.tools, &mcpserver.Options{Version: o.Version, MaxChars: o.MaxChars})
+		return ms
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
@@ -154,7 +166,7 @@ func New(o Options) *Server {
 	s.mux.Handle("POST "+HookPath+"{hook}", s.authed("hook", s.hook))
 	s.mux.Handle("/mcp", s.authed("mcp", s.serveMCP))
 	s.mux.Handle("GET /metrics", s.authed("metrics", func(w http.ResponseWriter, r *http.Request, _ *call) {
-		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", "", float64(s.o.Tokens.StaleUses()))
+		s.metrics.set("webgate_gateway_tokens_stale_total", "Calls whose token was taken as read earlier because the store failed.", series{}, float64(s.o.Tokens.StaleUses()))
 		s.metrics.write(w)
 	}))
 	return s
@@ -168,12 +180,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(sw, r)
 	d := time.Since(start)
 	route := routeOf(r.URL.Path)
-	s.metrics.add("webgate_gateway_requests_total", "Requests by route and status.", labels("route", route, "code", strconv.Itoa(sw.status)), 1)
+	s.metrics.add("webgate_gateway_requests_total", "Requests by route and status.", labels("route", route, "code", statusCode(sw.status)), 1)
 	s.metrics.observe("webgate_gateway_request_seconds", "Request latency by route.", labels("route", route), d.Seconds())
 	if s.o.Logger != nil {
 		s.o.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("route", route),
 			slog.Int("status", sw.status), slog.Duration("duration", d), slog.String("token", sw.token))
 	}
+}
+
+// statusCodes are the HTTP status codes as text, made once.
+var statusCodes = func() (out [600]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+// statusCode returns code as text.
+func statusCode(code int) string {
+	if code >= 0 && code < len(statusCodes) {
+		return statusCodes[code]
+	}
+	return strconv.Itoa(code)
 }
 
 func routeOf(p string) string {
@@ -231,11 +259,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // call is one authenticated request: its token and the tools it uses,
-// which count the provider calls it makes.
+// which count the provider calls it makes, and for an MCP tools/call its
+// outcome, set by recordOutcome.
 type call struct {
-	token *Token
-	tools *webtools.Tools
-	meter *meter
+	token   *Token
+	tools   *webtools.Tools
+	meter   *meter
+	outcome atomic.Pointer[string]
 }
 
 type callKey struct{}
@@ -254,7 +284,7 @@ func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, 
 			s.unauthorized(w, err.Error())
 			return
 		case err != nil:
-			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			writeError(w, 503, "unavailable", "the gateway's store is unavailable")
 			return
 		}
@@ -301,12 +331,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
 	case err != nil:
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
 	case res.FailedOpen():
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
-		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", "", 1)
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
+		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", series{}, 1)
 	}
 	return res, true
 }
@@ -319,7 +349,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, decision, query, rawURL string) {
 	credits, providers := c.meter.read()
 	s.metrics.add("webgate_gateway_decisions_total", "Calls by tool and decision.", labels("tool", tool, "decision", decision), 1)
-	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", "", float64(credits))
+	s.metrics.add("webgate_gateway_credits_total", "Provider calls made for callers.", series{}, float64(credits))
 	for _, p := range providers {
 		s.metrics.add("webgate_gateway_provider_calls_total", "Provider calls by provider.", labels("provider", p), 1)
 	}
@@ -333,7 +363,7 @@ func (s *Server) settle(ctx context.Context, res *Reservation, c *call, tool, de
 	}
 	if res.CreditLimited() {
 		if err := res.Settle(context.WithoutCancel(ctx), credits); err != nil {
-			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
+			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 			s.logError("settle", err)
 		}
 	}
@@ -455,65 +485,37 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
 		s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
 		return
 	}
-	ow := &outcomeWriter{ResponseWriter: w}
-	s.mcp.ServeHTTP(ow, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-	s.settle(r.Context(), res, c, tool, ow.decision(), args.Query, args.URL)
+	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+	decision := "unknown" // the call never reached the tool
+	if d := c.outcome.Load(); d != nil {
+		decision = *d
+	}
+	s.settle(r.Context(), res, c, tool, decision, args.Query, args.URL)
 }
 
-// maxOutcome is how much of an MCP answer [outcomeWriter] keeps to tell
-// its outcome: more than a tool's answer holds (the tools cut theirs to
-// MaxChars).
-const maxOutcome = 8 << 20
+// The audit decisions of an MCP tools/call.
+var (
+	outcomeAnswered = "answered"
+	outcomeTool     = "failed:tool" // the tool reported an error (isError)
+	outcomeRPC      = "failed:rpc"  // a JSON-RPC error
+)
 
-// outcomeWriter passes an MCP answer on and keeps it (up to maxOutcome
-// bytes), so that the audit log says whether the tool call failed.
-type outcomeWriter struct {
-	http.ResponseWriter
-	body []byte
-	over bool
-}
-
-func (o *outcomeWriter) Write(p []byte) (int, error) {
-	if len(o.body)+len(p) <= maxOutcome {
-		o.body = append(o.body, p...)
-	} else {
-		o.over = true
+// recordOutcome is the MCP server's middleware that keeps the outcome of
+// a tools/call in its call (the request's context), for the audit log.
+func recordOutcome(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if c, _ := ctx.Value(callKey{}).(*call); c != nil && method == "tools/call" {
+			d := &outcomeAnswered
+			if tr, ok := res.(*mcp.CallToolResult); err != nil || !ok {
+				d = &outcomeRPC
+			} else if tr.IsError {
+				d = &outcomeTool
+			}
+			c.outcome.Store(d)
+		}
+		return res, err
 	}
-	return o.ResponseWriter.Write(p)
-}
-
-// Unwrap returns the writer underneath, for http.ResponseController.
-func (o *outcomeWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
-
-// Flush flushes the answer when the writer underneath can.
-func (o *outcomeWriter) Flush() {
-	if f, ok := o.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// decision is the audit decision of the tools/call answered: "answered",
-// "failed:tool" when the tool reported an error (isError), "failed:rpc"
-// for a JSON-RPC error, "unknown" when the answer could not be read.
-func (o *outcomeWriter) decision() string {
-	if o.over {
-		return "unknown"
-	}
-	var msg struct {
-		Result *struct {
-			IsError bool `json:"isError"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
-	switch {
-	case json.Unmarshal(o.body, &msg) != nil:
-		return "unknown"
-	case len(msg.Error) > 0 && string(msg.Error) != "null":
-		return "failed:rpc"
-	case msg.Result != nil && msg.Result.IsError:
-		return "failed:tool"
-	}
-	return "answered"
 }
 
 // toolArgs are the arguments of a tool call the gateway looks at.

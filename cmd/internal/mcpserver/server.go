@@ -39,6 +39,10 @@ type Options struct {
 	// nil means no logging. It never receives queries, page content or
 	// keys.
 	Logger *slog.Logger
+	// ToolsFor, when set, returns the tools of one call from its context
+	// (a server that meters or scopes each caller's calls, built once);
+	// nil from it, or no ToolsFor, means the tools given to New.
+	ToolsFor func(ctx context.Context) *webtools.Tools
 }
 
 // SearchInput is the input of the web_search tool.
@@ -180,10 +184,20 @@ type handlers struct {
 	opts  Options
 }
 
+// toolsOf returns the tools of the call of ctx (see Options.ToolsFor).
+func (h *handlers) toolsOf(ctx context.Context) *webtools.Tools {
+	if h.opts.ToolsFor != nil {
+		if t := h.opts.ToolsFor(ctx); t != nil {
+			return t
+		}
+	}
+	return h.tools
+}
+
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (res *mcp.CallToolResult, _ any, _ error) {
 	start := time.Now()
 	defer h.recover(SearchTool, &res)
-	out, err := h.tools.Search(ctx, webtools.SearchRequest{
+	out, err := h.toolsOf(ctx).Search(ctx, webtools.SearchRequest{
 		Query:          in.Query,
 		AllowedDomains: in.AllowedDomains,
 		BlockedDomains: in.BlockedDomains,
@@ -217,7 +231,7 @@ func (h *handlers) fetch(ctx context.Context, _ *mcp.CallToolRequest, in FetchIn
 	}
 	var out *webtools.FetchResult
 	if err == nil {
-		out, err = h.tools.Fetch(ctx, webtools.FetchRequest{URL: in.URL, Prompt: in.Prompt})
+		out, err = h.toolsOf(ctx).Fetch(ctx, webtools.FetchRequest{URL: in.URL, Prompt: in.Prompt})
 	}
 	// The label counts towards the cap.
 	room := max(h.opts.MaxChars-webpage.TextLen(sanitize.UntrustedNotice)-2, 1)

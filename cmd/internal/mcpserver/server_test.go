@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -341,5 +342,29 @@ func TestWebSearch_AProviderThatFailedOtherwiseKeepsItsOwnClass(t *testing.T) {
 	text, isErr := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"})
 	if !isErr || strings.Count(text, "credit-or-quota-failed")+strings.Count(text, "auth-failed") != 2 {
 		t.Fatalf("isError %v, text %q: want the overall class once and the other provider's class once", isErr, text)
+	}
+}
+
+// With ToolsFor, each call uses the tools it returns for the call, and the
+// tools given to New when it returns nil.
+func TestServer_ToolsForChoosesEachCallsTools(t *testing.T) {
+	named := func(name string) *webtools.Tools {
+		return &webtools.Tools{Searcher: searcherFunc(func(_ context.Context, q provider.Query) (*provider.Results, error) {
+			return &provider.Results{Query: q.Text, Provider: name, Results: []provider.Result{{Title: "from " + name, URL: "https://example.com/", Provider: name}}}, nil
+		})}
+	}
+	var other atomic.Bool
+	cs := connect(t, named("given"), &mcpserver.Options{ToolsFor: func(context.Context) *webtools.Tools {
+		if other.Load() {
+			return named("chosen")
+		}
+		return nil
+	}})
+	if text, _ := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"}); !strings.Contains(text, "from given") {
+		t.Errorf("ToolsFor returning nil: %q, want the tools given to New", text)
+	}
+	other.Store(true)
+	if text, _ := call(t, cs, mcpserver.SearchTool, map[string]any{"query": "q"}); !strings.Contains(text, "from chosen") {
+		t.Errorf("ToolsFor returning tools: %q, want theirs", text)
 	}
 }
