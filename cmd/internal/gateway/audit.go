@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/store"
 )
 
@@ -25,7 +26,8 @@ const (
 var DefaultAuditRetention = store.Retention{MaxRecords: 1_000_000, MaxAge: 366 * 24 * time.Hour}
 
 // AuditEntry is one call in the audit log. Query and URL are the SHA-256
-// of the call's query and URL (hex) unless the log keeps them in clear.
+// of the call's query and URL (hex) unless the log keeps them in clear
+// (their secrets redacted).
 type AuditEntry struct {
 	Seq       int64     `json:"seq"`
 	Time      time.Time `json:"time"`
@@ -69,7 +71,9 @@ type auditHead struct {
 type Audit struct {
 	// Store keeps the log. Required.
 	Store *store.Store
-	// Clear keeps queries and URLs as they are instead of their SHA-256.
+	// Clear keeps queries and URLs in clear instead of their SHA-256,
+	// with the secrets they carry (an API key in a URL's query, a
+	// password in a search) redacted as the decision log redacts them.
 	Clear bool
 	// Retention bounds the log; zero means [DefaultAuditRetention].
 	// Verify checks the chain from the oldest entry kept.
@@ -78,10 +82,14 @@ type Audit struct {
 	Now func() time.Time
 }
 
-// hashText returns what the log keeps of a query or URL.
+// hashText returns what the log keeps of a query or URL: its hash, or,
+// when Clear, the text with its secrets redacted.
 func (a *Audit) hashText(s string) string {
-	if s == "" || a.Clear {
+	if s == "" {
 		return s
+	}
+	if a.Clear {
+		return redact.String(s)
 	}
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])
