@@ -1,16 +1,13 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webgate-dev/webgate/cmd/internal/mcpserver"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/defaults"
@@ -130,6 +126,7 @@ func New(o Options) *Server {
 		r = *t.Reader
 	}
 	r.Probe.AllowPrivate = false
+	r.Renderer = publicRenderer(r.Renderer)
 	t.Reader = &r
 	t.PrivateHint = func(rawURL string) string {
 		if webpage.CheckTarget(rawURL, true) != nil {
@@ -139,14 +136,9 @@ func New(o Options) *Server {
 	}
 	o.Tools = &t
 	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
+	r.Probe.AllowAddress = s.allowAddress
 	s.after = newAfter(s, o.AfterQueue)
-	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		c, _ := r.Context().Value(callKey{}).(*call)
-		if c == nil {
-			return nil
-		}
-		return mcpserver.New(c.tools, &mcpserver.Options{Version: o.Version, MaxChars: o.MaxChars})
-	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	s.mcp = mcp.NewStreamableHTTPHandler(s.mcpServer, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("POST /v1/search", s.authed("search", s.search))
@@ -291,24 +283,37 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 	if s.o.Limiter == nil {
 		return nil, true
 	}
-	res, err := s.o.Limiter.Reserve(r.Context(), c.token, s.o.ReserveCredits)
+	res, err := s.reserve(r.Context(), c, tool)
 	var le *LimitError
 	switch {
 	case errors.As(err, &le):
-		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
-		s.record(r.Context(), c, tool, "limited", "", "")
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds(), 10))
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
 	case err != nil:
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
+	}
+	return res, true
+}
+
+// reserve reserves c's request and credits for tool, counting what
+// happened: a refusal by a limit (a *LimitError, recorded in the audit
+// log), a store failure (another error), or an admission unchecked.
+func (s *Server) reserve(ctx context.Context, c *call, tool string) (*Reservation, error) {
+	res, err := s.o.Limiter.Reserve(ctx, c.token, s.o.ReserveCredits)
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
+		s.record(ctx, c, tool, "limited", "", "")
+	case err != nil:
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 	case res.FailedOpen():
 		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", "", 1)
 		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", "", 1)
 	}
-	return res, true
+	return res, err
 }
 
 // settle counts the call in the metrics and leaves its settlement and
@@ -394,11 +399,8 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 	if !ok {
 		return
 	}
-	tools := c.metered(s.forURL(s.o.Tools, c.token, req.URL))
+	tools := c.metered(s.forToken(s.o.Tools, c.token))
 	out, err := tools.Fetch(r.Context(), webtools.FetchRequest{URL: req.URL, Prompt: req.Prompt})
-	if err == nil && !s.finalAllowed(req.URL, out.FinalURL) {
-		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
-	}
 	s.answer(w, r, res, c, "web_fetch", "", req.URL, out, err)
 }
 
@@ -423,136 +425,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, res *Reservation
 	}
 	s.settle(r.Context(), res, c, tool, "answered", query, rawURL)
 	writeJSON(w, 200, out)
-}
-
-// serveMCP serves the MCP endpoint. A tools/call is admitted by the
-// limits, metered and recorded like a /v1 call; the other methods
-// (initialize, tools/list) cost nothing.
-func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
-	var body []byte
-	if r.Method == http.MethodPost {
-		var err error
-		body, err = io.ReadAll(r.Body)
-		if err != nil {
-			writeError(w, http.StatusRequestEntityTooLarge, "bad-input", "the request body is too large")
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	tool, args := toolCall(body)
-	c.tools = c.metered(s.o.Tools)
-	if tool == mcpserver.FetchTool {
-		c.tools = c.metered(s.forURL(s.o.Tools, c.token, args.URL))
-	}
-	var res *Reservation
-	if tool != "" {
-		var ok bool
-		if res, ok = s.admit(w, r, c, tool); !ok {
-			return
-		}
-	}
-	if tool == "" {
-		s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-		return
-	}
-	ow := &outcomeWriter{ResponseWriter: w}
-	s.mcp.ServeHTTP(ow, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-	s.settle(r.Context(), res, c, tool, ow.decision(), args.Query, args.URL)
-}
-
-// maxOutcome is how much of an MCP answer [outcomeWriter] keeps to tell
-// its outcome: more than a tool's answer holds (the tools cut theirs to
-// MaxChars).
-const maxOutcome = 8 << 20
-
-// outcomeWriter passes an MCP answer on and keeps it (up to maxOutcome
-// bytes), so that the audit log says whether the tool call failed.
-type outcomeWriter struct {
-	http.ResponseWriter
-	body []byte
-	over bool
-}
-
-func (o *outcomeWriter) Write(p []byte) (int, error) {
-	if len(o.body)+len(p) <= maxOutcome {
-		o.body = append(o.body, p...)
-	} else {
-		o.over = true
-	}
-	return o.ResponseWriter.Write(p)
-}
-
-// Unwrap returns the writer underneath, for http.ResponseController.
-func (o *outcomeWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
-
-// Flush flushes the answer when the writer underneath can.
-func (o *outcomeWriter) Flush() {
-	if f, ok := o.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// decision is the audit decision of the tools/call answered: "answered",
-// "failed:tool" when the tool reported an error (isError), "failed:rpc"
-// for a JSON-RPC error, "unknown" when the answer could not be read.
-func (o *outcomeWriter) decision() string {
-	if o.over {
-		return "unknown"
-	}
-	var msg struct {
-		Result *struct {
-			IsError bool `json:"isError"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
-	switch {
-	case json.Unmarshal(o.body, &msg) != nil:
-		return "unknown"
-	case len(msg.Error) > 0 && string(msg.Error) != "null":
-		return "failed:rpc"
-	case msg.Result != nil && msg.Result.IsError:
-		return "failed:tool"
-	}
-	return "answered"
-}
-
-// toolArgs are the arguments of a tool call the gateway looks at.
-type toolArgs struct {
-	Query string `json:"query"`
-	URL   string `json:"url"`
-}
-
-// toolCall returns the tool and arguments of a JSON-RPC tools/call, or
-// "" for any other message.
-func toolCall(body []byte) (string, toolArgs) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      string   `json:"name"`
-			Arguments toolArgs `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
-		return "", toolArgs{}
-	}
-	return msg.Params.Name, msg.Params.Arguments
-}
-
-// forURL returns the tools a fetch of rawURL by tok uses: the strict ones,
-// or, when AllowPrivate names the URL's host, a reader that may read
-// private addresses, with its cache scoped to tok.
-func (s *Server) forURL(t *webtools.Tools, tok *Token, rawURL string) *webtools.Tools {
-	if !s.privateAllowed(rawURL) {
-		return t
-	}
-	t2 := *t
-	r := *t.Reader
-	r.Probe.AllowPrivate = true
-	if r.Cache != nil {
-		r.Cache = scopedCache{c: r.Cache, scope: "token=" + tok.ID + " "}
-	}
-	t2.Reader = &r
-	return &t2
 }
 
 // privateList is [Options].AllowPrivate parsed once: the addresses and
@@ -580,46 +452,6 @@ func parsePrivateList(entries []string) privateList {
 		l.hosts = append(l.hosts, a)
 	}
 	return l
-}
-
-// privateAllowed reports whether AllowPrivate names rawURL's host.
-func (s *Server) privateAllowed(rawURL string) bool {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
-		return false
-	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if addr, err := netip.ParseAddr(host); err == nil {
-		addr = addr.Unmap()
-		return slices.ContainsFunc(s.private.prefixes, func(p netip.Prefix) bool { return p.Contains(addr) }) ||
-			slices.Contains(s.private.addrs, addr)
-	}
-	return slices.ContainsFunc(s.private.suffixes, func(suf string) bool { return strings.HasSuffix(host, suf) }) ||
-		slices.Contains(s.private.hosts, host)
-}
-
-// finalAllowed reports whether a page read for rawURL that ended at
-// finalURL stayed where the gateway may read: a redirect from a listed
-// host to a private address the list does not name is refused.
-func (s *Server) finalAllowed(rawURL, finalURL string) bool {
-	if finalURL == "" || finalURL == rawURL || !s.privateAllowed(rawURL) {
-		return true
-	}
-	return webpage.CheckTarget(finalURL, false) == nil || s.privateAllowed(finalURL)
-}
-
-// scopedCache keeps the reads of one token apart from everyone else's.
-type scopedCache struct {
-	c     webpage.Cache
-	scope string
-}
-
-func (sc scopedCache) Get(ctx context.Context, key string) (*webpage.Cached, time.Time, bool) {
-	return sc.c.Get(ctx, sc.scope+key)
-}
-
-func (sc scopedCache) Put(ctx context.Context, key string, page *webpage.Cached) {
-	sc.c.Put(ctx, sc.scope+key, page)
 }
 
 // meter counts the provider calls of one request.
@@ -671,6 +503,7 @@ type meteredSearcher struct {
 }
 
 func (ms meteredSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	m := meterOf(ctx, ms.m)
 	res, err := ms.Searcher.Search(ctx, q)
 	if res != nil && !res.Cached.IsZero() {
 		return res, err
@@ -696,7 +529,7 @@ func (ms meteredSearcher) Search(ctx context.Context, q provider.Query) (*provid
 	if len(names) == 0 && (err != nil || res != nil) {
 		names = []string{"search"}
 	}
-	ms.m.add(names...)
+	m.add(names...)
 	return res, err
 }
 
@@ -706,13 +539,14 @@ type meteredExtractor struct {
 }
 
 func (me meteredExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	m := meterOf(ctx, me.m)
 	p, err := me.Extractor.Extract(ctx, req)
 	switch {
 	case p != nil && !p.Cached.IsZero():
 	case p != nil && p.Provider != "":
-		me.m.add(p.Provider)
+		m.add(p.Provider)
 	default:
-		me.m.add("extract")
+		m.add("extract")
 	}
 	return p, err
 }
