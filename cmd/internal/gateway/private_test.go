@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/webgate-dev/webgate/cmd/internal/webtools"
+	"github.com/webgate-dev/webgate/provider"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // loopbackSite serves /redir?to=URL (a 302 to URL) and /page on addr
@@ -101,5 +105,35 @@ func TestServer_PrivateReadNotSharedThroughCache(t *testing.T) {
 		if !strings.HasPrefix(key, "token=") {
 			t.Errorf("a private read was cached for every token: %q", key)
 		}
+	}
+}
+
+// urlExtractor is a self-hosted extraction provider: it answers every
+// URL it is given, counting them.
+type urlExtractor struct{ calls atomic.Int64 }
+
+func (x *urlExtractor) Extract(_ context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	x.calls.Add(1)
+	return &provider.Page{URL: req.URL, Title: "Extracted", Content: strings.Repeat("Extracted private text read by the self-hosted provider. ", 20), Provider: "selfhosted"}, nil
+}
+
+// TestServer_SelfHostedExtractorGetsNoPrivateURL: a self-hosted extraction
+// provider (Reader.PrivateExtractor) reads in the gateway's network, so a
+// private URL handed to it would be read whatever allow_private says; the
+// gateway hands it none.
+func TestServer_SelfHostedExtractorGetsNoPrivateURL(t *testing.T) {
+	page, hits := loopbackSite(t, "127.0.0.1", "Forbidden")
+	pu, _ := url.Parse(page)
+	x := &urlExtractor{}
+	st := openStore(t, "memory:")
+	f := newFixture(t, st, Options{Tools: &webtools.Tools{Reader: &webpage.Reader{Extractor: x, PrivateExtractor: true, Cache: &mapCache{}}}})
+	for _, u := range []string{page + "/page", "http://localhost.:" + pu.Port() + "/page", "http://localhost:" + pu.Port() + "/page"} {
+		_, body := post(t, f.url+"/v1/fetch", f.secret, `{"url":"`+u+`"}`)
+		if strings.Contains(body, "Extracted private text") || strings.Contains(body, "Forbidden page") {
+			t.Errorf("%s read without allow_private: %s", u, body)
+		}
+	}
+	if x.calls.Load() != 0 || hits.Load() != 0 {
+		t.Fatalf("the provider was handed %d private URL(s); the page was sent %d request(s)", x.calls.Load(), hits.Load())
 	}
 }

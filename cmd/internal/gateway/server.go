@@ -39,7 +39,8 @@ type Options struct {
 	// Tools search and read pages: built by the same path as the CLI's
 	// and the MCP server's (assemble.Build). Required. The server reads
 	// private addresses only for the hosts AllowPrivate names, whatever
-	// the tools' reader allows.
+	// the tools' reader allows, and hands no private URL to an
+	// extraction provider, even a self-hosted one.
 	Tools *webtools.Tools
 	// Tokens authenticate callers. Required.
 	Tokens *Tokens
@@ -126,6 +127,9 @@ func New(o Options) *Server {
 		r = *t.Reader
 	}
 	r.Probe.AllowPrivate = false
+	// A self-hosted extractor reads in the gateway's network: handed a
+	// private URL, it would read what allow_private refuses.
+	r.PrivateExtractor = false
 	r.Renderer = publicRenderer(r.Renderer)
 	t.Reader = &r
 	t.PrivateHint = func(rawURL string) string {
