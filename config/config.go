@@ -248,7 +248,7 @@ type GatewayConfig struct {
 	// prefix; everything else private is refused.
 	AllowPrivate []string `koanf:"allow_private"`
 	// AuditClear keeps queries and URLs in the audit log in clear, their
-	// secrets redacted, instead of their SHA-256.
+	// secrets redacted, instead of their keyed hash (HMAC-SHA-256).
 	AuditClear bool `koanf:"audit_clear"`
 	// LimitsFailOpen admits calls when the store that holds the limits
 	// fails, unchecked, from the tokens read in the 5 minutes before;

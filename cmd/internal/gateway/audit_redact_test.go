@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,27 @@ func TestAudit_ClearRedactsSecrets(t *testing.T) {
 	}
 	if n, err := a.Verify(ctx); err != nil || n != 2 {
 		t.Fatalf("Verify = %d, %v", n, err)
+	}
+}
+
+// TestAudit_HashesKeyedAndShared: queries are hashed under a key kept in
+// the store, the same for every replica, so a short query cannot be
+// found by hashing guesses without it.
+func TestAudit_HashesKeyedAndShared(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, "memory:")
+	a1, a2 := &Audit{Store: st}, &Audit{Store: st}
+	e1, err1 := a1.Record(ctx, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Query: "pin"})
+	e2, err2 := a2.Record(ctx, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Query: "pin"})
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	sum := sha256.Sum256([]byte("pin"))
+	if e1.Query != e2.Query || strings.Contains(e1.Query, hex.EncodeToString(sum[:])) || e1.Query == "" {
+		t.Fatalf("replicas hashed %q and %q; want one keyed hash, not the plain SHA-256", e1.Query, e2.Query)
+	}
+	other, _ := (&Audit{Store: openStore(t, "memory:")}).Record(ctx, AuditEntry{TokenID: "t1", Tool: "web_search", Decision: "answered", Query: "pin"})
+	if other.Query == e1.Query {
+		t.Fatal("two logs with their own keys hash a query alike")
 	}
 }
