@@ -247,8 +247,8 @@ type GatewayConfig struct {
 	// the gateway may read: a host name, "*.domain", or an address or
 	// prefix; everything else private is refused.
 	AllowPrivate []string `koanf:"allow_private"`
-	// AuditClear keeps queries and URLs in the audit log as they are
-	// instead of their SHA-256.
+	// AuditClear keeps queries and URLs in the audit log in clear, their
+	// secrets redacted, instead of their keyed hash (HMAC-SHA-256).
 	AuditClear bool `koanf:"audit_clear"`
 	// LimitsFailOpen admits calls when the store that holds the limits
 	// fails, unchecked, from the tokens read in the 5 minutes before;

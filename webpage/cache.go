@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,8 +85,12 @@ type Cached struct {
 // the extraction providers alone, with the prompt they were given.
 func (r *Reader) readKey(rawURL string) string {
 	pc := r.Probe.WithDefaults()
-	return fmt.Sprintf("read v3 order=%s private=%t private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
-		r.order(), pc.AllowPrivate, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
+	private := fmt.Sprint(pc.AllowPrivate)
+	if !pc.AllowPrivate && pc.AllowAddress != nil {
+		private = "by-host"
+	}
+	return fmt.Sprintf("read v3 order=%s private=%s private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
+		r.order(), private, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
 }
 
 func extractKey(rawURL, prompt string) string {
@@ -113,16 +118,31 @@ func (r *Reader) cachedPlan(ctx context.Context, rawURL string) *Plan {
 // cacheAllows applies to a cached read the address rule a fresh read of
 // rawURL by r passes: [CheckTarget] on the URL, each redirect and the
 // final URL, and [CheckAddress] on each address the page was read from,
-// with r's ProbeConfig.AllowPrivate.
+// with r's ProbeConfig.AllowPrivate or, under ProbeConfig.AllowAddress,
+// an address allowed for one of the hosts the read went through.
 func (r *Reader) cacheAllows(rawURL string, c *Cached) bool {
-	allow := r.Probe.AllowPrivate
+	var hosts []string
 	for _, u := range append([]string{rawURL, c.URL, c.FinalURL}, c.Redirects...) {
-		if u != "" && CheckTarget(u, allow) != nil {
+		if u == "" {
+			continue
+		}
+		if r.Probe.checkTarget(u) != nil {
 			return false
+		}
+		if p, err := CheckURL(u); err == nil {
+			hosts = append(hosts, p.Hostname())
 		}
 	}
 	for _, a := range c.Addrs {
-		if CheckAddress(a, allow) != nil {
+		// An address counts for a host that could have dialled it: a host
+		// spelling an address dials only that address.
+		allowed := func(h string) bool {
+			if ha, ok := HostAddr(h); ok && ha.Unmap() != a.Unmap() {
+				return false
+			}
+			return r.Probe.checkAddress(h, a) == nil
+		}
+		if CheckAddress(a, r.Probe.AllowPrivate) != nil && !slices.ContainsFunc(hosts, allowed) {
 			return false
 		}
 	}

@@ -34,7 +34,10 @@
 // to with [CheckAddress], so neither a DNS answer nor a redirect reaches a
 // loopback, private, link-local or cloud-metadata address unless
 // ProbeConfig.AllowPrivate is set (metadata addresses stay refused even
-// then). IPv6 forms that carry an IPv4 address are judged by the IPv4
+// then), or ProbeConfig.AllowAddress allows it for the host of the URL or
+// redirect being read — asked before each hop is followed and each
+// address is dialled, so a redirect from an allowed host to another
+// private one sends the second nothing. IPv6 forms that carry an IPv4 address are judged by the IPv4
 // address. A host written as an IP address in any spelling is checked
 // before anything is sent, so a refused URL is not handed to an extraction
 // provider either. A page whose host is, or resolves to, a private address

@@ -51,6 +51,18 @@ type ProbeConfig struct {
 	// unique-local and CGNAT addresses. Cloud metadata endpoints stay
 	// refused even then.
 	AllowPrivate bool `koanf:"allow_private"`
+	// AllowAddress, when set and AllowPrivate is not, lets the probe read
+	// some of the addresses AllowPrivate would let it read: an address
+	// (or a name reserved for local use) is allowed when
+	// AllowAddress(host, addr) reports true, where host is the host name
+	// of the URL being read (lower case, without a trailing dot) and addr
+	// the address dialled for it, or the host's own address when the URL
+	// spells one, or the zero Addr for a name not yet resolved. It is
+	// asked for the URL, for every redirect and for every address dialled,
+	// before connecting, so a redirect from a host it allows to one it
+	// does not is refused before any packet reaches the second. Cloud
+	// metadata endpoints stay refused. It must be safe for concurrent use.
+	AllowAddress func(host string, addr netip.Addr) bool `koanf:"-"`
 	// UserAgent overrides the honest default
 	// "webgate/<version> (+https://github.com/webgate-dev/webgate)".
 	UserAgent string `koanf:"user_agent"`
@@ -161,22 +173,58 @@ func CheckTarget(rawURL string, allowPrivate bool) error {
 	return checkLiteralHost(u, allowPrivate)
 }
 
+// checkTarget is [CheckTarget] under c's address rule: AllowPrivate, or
+// AllowAddress for the URL's host.
+func (c ProbeConfig) checkTarget(rawURL string) error {
+	err := CheckTarget(rawURL, c.AllowPrivate)
+	if err == nil || c.AllowPrivate || c.AllowAddress == nil || CheckTarget(rawURL, true) != nil {
+		return err
+	}
+	u, _ := CheckURL(rawURL)
+	host := hostKey(u.Hostname())
+	a, _ := HostAddr(u.Hostname())
+	if c.AllowAddress(host, a) {
+		return nil
+	}
+	return err
+}
+
+// checkAddress is [CheckAddress] of a, dialled for host, under c's
+// address rule.
+func (c ProbeConfig) checkAddress(host string, a netip.Addr) error {
+	err := CheckAddress(a, c.AllowPrivate)
+	if err == nil || c.AllowPrivate || c.AllowAddress == nil || CheckAddress(a, true) != nil {
+		return err
+	}
+	if c.AllowAddress(hostKey(host), a.WithZone("")) {
+		return nil
+	}
+	return err
+}
+
+// hostKey is host as [ProbeConfig].AllowAddress is given it.
+func hostKey(host string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+}
+
 func probe(ctx context.Context, rawURL string, cfg ProbeConfig, trail *probeTrail) (*ProbeResult, error) {
 	cfg = cfg.WithDefaults()
-	if err := CheckTarget(rawURL, cfg.AllowPrivate); err != nil {
+	if err := cfg.checkTarget(rawURL); err != nil {
 		return nil, err
 	}
 	u, _ := CheckURL(rawURL)
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
-	dialer := &net.Dialer{
-		Timeout: cfg.Timeout,
-		Control: dialControl(cfg.AllowPrivate, trail.addAddr),
+	// Each connection is checked for the host it is dialled for.
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		d := &net.Dialer{Timeout: cfg.Timeout, Control: dialControlFor(cfg, host, trail.addAddr)}
+		return d.DialContext(ctx, network, addr)
 	}
 	transport := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       cfg.TLSConfig,
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
@@ -191,7 +239,7 @@ func probe(ctx context.Context, rawURL string, cfg ProbeConfig, trail *probeTrai
 				return errTooManyRedirects
 			}
 			trail.addHop(req.URL.String())
-			return CheckTarget(req.URL.String(), cfg.AllowPrivate)
+			return cfg.checkTarget(req.URL.String())
 		},
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -227,12 +275,18 @@ func probe(ctx context.Context, rawURL string, cfg ProbeConfig, trail *probeTrai
 // [CheckAddress] refuses, whatever name or redirect led to it. Each
 // address it lets through is passed to dialled.
 func dialControl(allowPrivate bool, dialled func(netip.Addr)) func(network, address string, _ syscall.RawConn) error {
+	return dialControlFor(ProbeConfig{AllowPrivate: allowPrivate}, "", dialled)
+}
+
+// dialControlFor is dialControl under cfg's address rule for a
+// connection dialled for host.
+func dialControlFor(cfg ProbeConfig, host string, dialled func(netip.Addr)) func(network, address string, _ syscall.RawConn) error {
 	return func(network, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
 			return fmt.Errorf("%w: cannot parse %q", ErrBlockedAddress, address)
 		}
-		if err := CheckAddress(ap.Addr(), allowPrivate); err != nil {
+		if err := cfg.checkAddress(host, ap.Addr()); err != nil {
 			return err
 		}
 		dialled(ap.Addr().WithZone("").Unmap())

@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,8 +12,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/store"
 )
 
@@ -26,8 +30,10 @@ const (
 // batch) for a year.
 var DefaultAuditRetention = store.Retention{MaxRecords: 1_000_000, MaxAge: 366 * 24 * time.Hour}
 
-// AuditEntry is one call in the audit log. Query and URL are the SHA-256
-// of the call's query and URL (hex) unless the log keeps them in clear.
+// AuditEntry is one call in the audit log. Query and URL are the
+// HMAC-SHA-256 of the call's query and URL under the log's key (hex,
+// [Audit].Key) unless the log keeps them in clear
+// (their secrets redacted).
 type AuditEntry struct {
 	Seq       int64     `json:"seq"`
 	Time      time.Time `json:"time"`
@@ -75,7 +81,9 @@ type auditHead struct {
 type Audit struct {
 	// Store keeps the log. Required.
 	Store *store.Store
-	// Clear keeps queries and URLs as they are instead of their SHA-256.
+	// Clear keeps queries and URLs in clear instead of their SHA-256,
+	// with the secrets they carry (an API key in a URL's query, a
+	// password in a search) redacted as the decision log redacts them.
 	Clear bool
 	// Retention bounds the log's records (one entry each, or a batch's
 	// entries); zero means [DefaultAuditRetention]. Verify checks the
@@ -83,15 +91,62 @@ type Audit struct {
 	Retention store.Retention
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// Key keys the hashes of queries and URLs (HMAC-SHA-256), so that
+	// whoever reads the log cannot find a short query by hashing guesses.
+	// Nil means a random key kept in Store, made by the first replica
+	// that needs it and read by every other.
+	Key []byte
+
+	keyMu sync.Mutex
+	key   []byte
 }
 
-// hashText returns what the log keeps of a query or URL.
-func (a *Audit) hashText(s string) string {
-	if s == "" || a.Clear {
+// auditKeyKey is the store name of the key the log hashes with.
+const auditKeyKey = "cmd/internal/gateway/audit-key"
+
+// hashKey returns the key the log hashes queries and URLs with.
+func (a *Audit) hashKey(ctx context.Context) ([]byte, error) {
+	if a.Key != nil {
+		return a.Key, nil
+	}
+	a.keyMu.Lock()
+	defer a.keyMu.Unlock()
+	if a.key != nil {
+		return a.key, nil
+	}
+	for range 3 {
+		cur, err := a.Store.Get(ctx, auditKeyKey)
+		if err == nil && len(cur.Value) >= 16 {
+			a.key = cur.Value
+			return a.key, nil
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		k := make([]byte, 32)
+		_, _ = crand.Read(k)
+		if _, err := a.Store.CompareAndSwap(ctx, auditKeyKey, 0, k, 0); err == nil {
+			a.key = k
+			return k, nil
+		} else if !errors.Is(err, store.ErrConflict) {
+			return nil, err
+		}
+	}
+	return nil, errors.New("the audit log's key could not be read")
+}
+
+// hashText returns what the log keeps of a query or URL: its HMAC under
+// key, or, when Clear, the text with its secrets redacted.
+func (a *Audit) hashText(key []byte, s string) string {
+	if s == "" {
 		return s
 	}
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
+	if a.Clear {
+		return redact.String(s)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(s))
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
 // Record appends e to the log (its Seq, Time, Prev and Hash are set
@@ -114,12 +169,19 @@ func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditE
 		return nil, nil
 	}
 	es := slices.Clone(entries)
+	var key []byte
+	if !a.Clear {
+		var err error
+		if key, err = a.hashKey(ctx); err != nil {
+			return es, err
+		}
+	}
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
 	}
 	for i := range es {
-		es[i].Query, es[i].URL = a.hashText(es[i].Query), a.hashText(es[i].URL)
+		es[i].Query, es[i].URL = a.hashText(key, es[i].Query), a.hashText(key, es[i].URL)
 		if es[i].Time.IsZero() {
 			es[i].Time = now().UTC()
 		}

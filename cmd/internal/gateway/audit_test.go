@@ -35,7 +35,7 @@ func TestAudit_ChainAcrossReplicasAndVerify(t *testing.T) {
 				t.Fatalf("Verify = %d, %v; want 40 entries, intact", n, err)
 			}
 			entries, _ := a1.Entries(ctx)
-			if strings.Contains(entries[0].Query, "secret") || !strings.HasPrefix(entries[0].Query, "sha256:") {
+			if strings.Contains(entries[0].Query, "secret") || !strings.HasPrefix(entries[0].Query, "hmac-sha256:") {
 				t.Fatalf("query kept in clear: %q", entries[0].Query)
 			}
 		})

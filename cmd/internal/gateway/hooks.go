@@ -52,7 +52,8 @@ func hookRoute(p string) (string, bool) {
 	return "", false
 }
 
-// hook serves POST /v1/hooks/{hook}: the payload goes to the same
+// hook serves POST /v1/hooks/{hook}: the payload, its session scoped to
+// the caller's token ([scopeSession]), goes to the same
 // [worker.Handler] a local warm worker serves (Options.Hooks), with the
 // gateway's environment, and the answer's stdout, the decision JSON the
 // local hook would print, is the response body (200; empty when the hook
@@ -93,6 +94,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	query, rawURL := hookArgs(name, payload)
+	payload = scopeSession(payload, c.token)
 	a := s.o.Hooks.ServeCall(r.Context(), &worker.Call{Hook: name, Payload: payload, Env: env, Cwd: s.o.HookCwd, Start: start})
 	if a.Refused != "" {
 		_ = res.Release(context.WithoutCancel(r.Context()))

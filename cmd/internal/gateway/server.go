@@ -1,21 +1,17 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +40,8 @@ type Options struct {
 	// Tools search and read pages: built by the same path as the CLI's
 	// and the MCP server's (assemble.Build). Required. The server reads
 	// private addresses only for the hosts AllowPrivate names, whatever
-	// the tools' reader allows.
+	// the tools' reader allows, and hands no private URL to an
+	// extraction provider, even a self-hosted one.
 	Tools *webtools.Tools
 	// Tokens authenticate callers. Required.
 	Tokens *Tokens
@@ -131,6 +128,10 @@ func New(o Options) *Server {
 		r = *t.Reader
 	}
 	r.Probe.AllowPrivate = false
+	// A self-hosted extractor reads in the gateway's network: handed a
+	// private URL, it would read what allow_private refuses.
+	r.PrivateExtractor = false
+	r.Renderer = publicRenderer(r.Renderer)
 	t.Reader = &r
 	t.PrivateHint = func(rawURL string) string {
 		if webpage.CheckTarget(rawURL, true) != nil {
@@ -140,21 +141,23 @@ func New(o Options) *Server {
 	}
 	o.Tools = &t
 	s := &Server{o: o, private: parsePrivateList(o.AllowPrivate), mux: http.NewServeMux(), metrics: newMetrics()}
+	r.Probe.AllowAddress = s.allowAddress
 	s.after = newAfter(s, o.AfterQueue)
 	// One MCP server for every call (building one, its tools' schemas
 	// inferred and resolved, cost more CPU than the rest of a call): each
-	// call's tools, metered and scoped to its token, and its outcome go
-	// through the request's context.
+	// request's tools, metered and scoped to its token, go through its
+	// context, and each tools/call the server dispatches is admitted by
+	// [Server.admitTools].
 	ms := mcpserver.New(o.Tools, &mcpserver.Options{Version: o.Version, MaxChars: o.MaxChars,
 		ToolsFor: func(ctx context.Context) *webtools.Tools {
-			if c, _ := ctx.Value(callKey{}).(*call); c != nil {
-				return c.tools
+			if mc, _ := ctx.Value(mcpCallKey{}).(*mcpCall); mc != nil {
+				return mc.c.tools
 			}
 			return nil
 		}})
-	ms.AddReceivingMiddleware(recordOutcome)
+	ms.AddReceivingMiddleware(s.admitTools)
 	s.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		if c, _ := r.Context().Value(callKey{}).(*call); c == nil {
+		if mc, _ := r.Context().Value(mcpCallKey{}).(*mcpCall); mc == nil {
 			return nil
 		}
 		return ms
@@ -259,16 +262,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // call is one authenticated request: its token and the tools it uses,
-// which count the provider calls it makes, and for an MCP tools/call its
-// outcome, set by recordOutcome.
+// which count the provider calls it makes.
 type call struct {
-	token   *Token
-	tools   *webtools.Tools
-	meter   *meter
-	outcome atomic.Pointer[string]
+	token *Token
+	tools *webtools.Tools
+	meter *meter
 }
-
-type callKey struct{}
 
 // authed wraps h with bearer authentication.
 func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
@@ -321,24 +320,37 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, c *call, tool str
 	if s.o.Limiter == nil {
 		return nil, true
 	}
-	res, err := s.o.Limiter.Reserve(r.Context(), c.token, s.o.ReserveCredits)
+	res, err := s.reserve(r.Context(), c, tool)
 	var le *LimitError
 	switch {
 	case errors.As(err, &le):
-		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
-		s.record(r.Context(), c, tool, "limited", "", "")
 		w.Header().Set("Retry-After", strconv.FormatInt(le.RetryAfterSeconds(), 10))
 		writeError(w, http.StatusTooManyRequests, "rate-limited", le.Error())
 		return nil, false
 	case err != nil:
-		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 		writeError(w, 503, "unavailable", "the gateway's limits are unavailable")
 		return nil, false
+	}
+	return res, true
+}
+
+// reserve reserves c's request and credits for tool, counting what
+// happened: a refusal by a limit (a *LimitError, recorded in the audit
+// log), a store failure (another error), or an admission unchecked.
+func (s *Server) reserve(ctx context.Context, c *call, tool string) (*Reservation, error) {
+	res, err := s.o.Limiter.Reserve(ctx, c.token, s.o.ReserveCredits)
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		s.metrics.add("webgate_gateway_limits_hit_total", "Calls refused by a limit.", labels("limit", le.Limit), 1)
+		s.record(ctx, c, tool, "limited", "", "")
+	case err != nil:
+		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 	case res.FailedOpen():
 		s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
 		s.metrics.add("webgate_gateway_limits_failed_open_total", "Calls admitted unchecked because the store failed (limits_fail_open).", series{}, 1)
 	}
-	return res, true
+	return res, err
 }
 
 // settle counts the call in the metrics and leaves its settlement and
@@ -424,11 +436,8 @@ func (s *Server) fetch(w http.ResponseWriter, r *http.Request, c *call) {
 	if !ok {
 		return
 	}
-	tools := c.metered(s.forURL(s.o.Tools, c.token, req.URL))
+	tools := c.metered(s.forToken(s.o.Tools, c.token))
 	out, err := tools.Fetch(r.Context(), webtools.FetchRequest{URL: req.URL, Prompt: req.Prompt})
-	if err == nil && !s.finalAllowed(req.URL, out.FinalURL) {
-		err = &webtools.Error{Reason: webtools.BadInput, Message: "the page redirected to a private address the gateway does not allow"}
-	}
 	s.answer(w, r, res, c, "web_fetch", "", req.URL, out, err)
 }
 
@@ -453,108 +462,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, res *Reservation
 	}
 	s.settle(r.Context(), res, c, tool, "answered", query, rawURL)
 	writeJSON(w, 200, out)
-}
-
-// serveMCP serves the MCP endpoint. A tools/call is admitted by the
-// limits, metered and recorded like a /v1 call; the other methods
-// (initialize, tools/list) cost nothing.
-func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, c *call) {
-	var body []byte
-	if r.Method == http.MethodPost {
-		var err error
-		body, err = io.ReadAll(r.Body)
-		if err != nil {
-			writeError(w, http.StatusRequestEntityTooLarge, "bad-input", "the request body is too large")
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	tool, args := toolCall(body)
-	c.tools = c.metered(s.o.Tools)
-	if tool == mcpserver.FetchTool {
-		c.tools = c.metered(s.forURL(s.o.Tools, c.token, args.URL))
-	}
-	var res *Reservation
-	if tool != "" {
-		var ok bool
-		if res, ok = s.admit(w, r, c, tool); !ok {
-			return
-		}
-	}
-	if tool == "" {
-		s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-		return
-	}
-	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
-	decision := "unknown" // the call never reached the tool
-	if d := c.outcome.Load(); d != nil {
-		decision = *d
-	}
-	s.settle(r.Context(), res, c, tool, decision, args.Query, args.URL)
-}
-
-// The audit decisions of an MCP tools/call.
-var (
-	outcomeAnswered = "answered"
-	outcomeTool     = "failed:tool" // the tool reported an error (isError)
-	outcomeRPC      = "failed:rpc"  // a JSON-RPC error
-)
-
-// recordOutcome is the MCP server's middleware that keeps the outcome of
-// a tools/call in its call (the request's context), for the audit log.
-func recordOutcome(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if c, _ := ctx.Value(callKey{}).(*call); c != nil && method == "tools/call" {
-			d := &outcomeAnswered
-			if tr, ok := res.(*mcp.CallToolResult); err != nil || !ok {
-				d = &outcomeRPC
-			} else if tr.IsError {
-				d = &outcomeTool
-			}
-			c.outcome.Store(d)
-		}
-		return res, err
-	}
-}
-
-// toolArgs are the arguments of a tool call the gateway looks at.
-type toolArgs struct {
-	Query string `json:"query"`
-	URL   string `json:"url"`
-}
-
-// toolCall returns the tool and arguments of a JSON-RPC tools/call, or
-// "" for any other message.
-func toolCall(body []byte) (string, toolArgs) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      string   `json:"name"`
-			Arguments toolArgs `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
-		return "", toolArgs{}
-	}
-	return msg.Params.Name, msg.Params.Arguments
-}
-
-// forURL returns the tools a fetch of rawURL by tok uses: the strict ones,
-// or, when AllowPrivate names the URL's host, a reader that may read
-// private addresses, with its cache scoped to tok.
-func (s *Server) forURL(t *webtools.Tools, tok *Token, rawURL string) *webtools.Tools {
-	if !s.privateAllowed(rawURL) {
-		return t
-	}
-	t2 := *t
-	r := *t.Reader
-	r.Probe.AllowPrivate = true
-	if r.Cache != nil {
-		r.Cache = scopedCache{c: r.Cache, scope: "token=" + tok.ID + " "}
-	}
-	t2.Reader = &r
-	return &t2
 }
 
 // privateList is [Options].AllowPrivate parsed once: the addresses and
@@ -582,46 +489,6 @@ func parsePrivateList(entries []string) privateList {
 		l.hosts = append(l.hosts, a)
 	}
 	return l
-}
-
-// privateAllowed reports whether AllowPrivate names rawURL's host.
-func (s *Server) privateAllowed(rawURL string) bool {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
-		return false
-	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if addr, err := netip.ParseAddr(host); err == nil {
-		addr = addr.Unmap()
-		return slices.ContainsFunc(s.private.prefixes, func(p netip.Prefix) bool { return p.Contains(addr) }) ||
-			slices.Contains(s.private.addrs, addr)
-	}
-	return slices.ContainsFunc(s.private.suffixes, func(suf string) bool { return strings.HasSuffix(host, suf) }) ||
-		slices.Contains(s.private.hosts, host)
-}
-
-// finalAllowed reports whether a page read for rawURL that ended at
-// finalURL stayed where the gateway may read: a redirect from a listed
-// host to a private address the list does not name is refused.
-func (s *Server) finalAllowed(rawURL, finalURL string) bool {
-	if finalURL == "" || finalURL == rawURL || !s.privateAllowed(rawURL) {
-		return true
-	}
-	return webpage.CheckTarget(finalURL, false) == nil || s.privateAllowed(finalURL)
-}
-
-// scopedCache keeps the reads of one token apart from everyone else's.
-type scopedCache struct {
-	c     webpage.Cache
-	scope string
-}
-
-func (sc scopedCache) Get(ctx context.Context, key string) (*webpage.Cached, time.Time, bool) {
-	return sc.c.Get(ctx, sc.scope+key)
-}
-
-func (sc scopedCache) Put(ctx context.Context, key string, page *webpage.Cached) {
-	sc.c.Put(ctx, sc.scope+key, page)
 }
 
 // meter counts the provider calls of one request.
@@ -673,6 +540,7 @@ type meteredSearcher struct {
 }
 
 func (ms meteredSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
+	m := meterOf(ctx, ms.m)
 	res, err := ms.Searcher.Search(ctx, q)
 	if res != nil && !res.Cached.IsZero() {
 		return res, err
@@ -698,7 +566,7 @@ func (ms meteredSearcher) Search(ctx context.Context, q provider.Query) (*provid
 	if len(names) == 0 && (err != nil || res != nil) {
 		names = []string{"search"}
 	}
-	ms.m.add(names...)
+	m.add(names...)
 	return res, err
 }
 
@@ -708,13 +576,14 @@ type meteredExtractor struct {
 }
 
 func (me meteredExtractor) Extract(ctx context.Context, req provider.ExtractRequest) (*provider.Page, error) {
+	m := meterOf(ctx, me.m)
 	p, err := me.Extractor.Extract(ctx, req)
 	switch {
 	case p != nil && !p.Cached.IsZero():
 	case p != nil && p.Provider != "":
-		me.m.add(p.Provider)
+		m.add(p.Provider)
 	default:
-		me.m.add("extract")
+		m.add("extract")
 	}
 	return p, err
 }
