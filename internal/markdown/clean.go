@@ -67,10 +67,32 @@ func (c *cleaner) dropWidget(n *html.Node) bool {
 	if !c.widgets || n.DataAtom == atom.Body || n.DataAtom == atom.Main {
 		return false
 	}
-	if !namesWidget(attr(n, "class")) && !namesWidget(attr(n, "id")) {
-		return false
+	class, id := attr(n, "class"), attr(n, "id")
+	if namesWidget(class) || namesWidget(id) {
+		return 3*textLength(n) < c.pageChars
 	}
-	return 3*textLength(n) < c.pageChars
+	if namesFooter(class) || namesFooter(id) {
+		l := textLength(n)
+		return l >= minFooterChars && 3*l < c.pageChars
+	}
+	return false
+}
+
+// minFooterChars is how much text an element a class or id calls a
+// footer ([namesFooter]) must hold to be the page's footer: an item's
+// card or a dialog has a footer too, with a price or a button, and it
+// stays.
+const minFooterChars = 80
+
+// namesFooter reports whether a class or id names a footer, as a word or
+// inside one ("site-footer", "navFooter", "footerLinks"): the page's
+// footer that is not marked up as a <footer>, or is inside its <main>.
+// On the development split of the extraction benchmark (mean word F1),
+// listing 0.7293 -> 0.7318, collection 0.6769 -> 0.6784, product 0.6520
+// -> 0.6539, service 0.8190 -> 0.8182 (one page whose structure, now
+// shorter, is read as its article), every other type unchanged or up.
+func namesFooter(v string) bool {
+	return v != "" && containsFold(v, "footer")
 }
 
 // Signs of elements that are not content, in a class or id. They are

@@ -354,6 +354,7 @@ func convertStructure(page []byte, base string) Document {
 		}
 	}
 	dropRepeats(node)
+	dropCopyrightTail(node)
 	return render(node, title, ModeStructure)
 }
 

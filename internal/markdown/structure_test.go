@@ -1,6 +1,8 @@
 package markdown_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/webgate-dev/webgate/internal/markdown"
@@ -20,5 +22,78 @@ func TestConvert_StructureOfAPageThatIsItsTemplateAloneIsEmpty(t *testing.T) {
 		if doc := markdown.Convert([]byte(page), "https://shop.example/p/rug", markdown.Options{Mode: mode}); doc.Markdown != "" {
 			t.Errorf("%q: the template is read as content:\n%s", mode, doc.Markdown)
 		}
+	}
+}
+
+// listingPage is a shop's listing with twelve items, then what follows
+// them: tail, in <main> like the items.
+func listingPage(tail string) string {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Lamps | Shop</title></head><body><main><h1>Table lamps</h1><ul class="grid">`)
+	for i := range 12 {
+		fmt.Fprintf(&b, `<li><h3><a href="/p/%d">Brass table lamp model %d</a></h3><p>A warm light for reading, with a linen shade, number %d.</p>
+		<div class="card-footer">$%d.00</div></li>`, i, i, i, 40+i)
+	}
+	b.WriteString(`</ul>` + tail + `</main></body></html>`)
+	return b.String()
+}
+
+// A page read for its structure leaves out its footer when its markup
+// calls it one by class or id rather than by element ("site-footer",
+// "navFooter"), inside its <main> too; an item's card footer (a price)
+// is not the page's footer and stays.
+func TestConvert_StructureDropsAFooterNamedByItsClass(t *testing.T) {
+	for _, footer := range []string{
+		`<div class="site-footer">`,
+		`<div id="navFooter" class="nav-sprite">`,
+	} {
+		page := listingPage(footer + `<h4>Get to know us</h4><ul><li><a href="/careers">Careers at the shop</a></li>
+		<li><a href="/press">Press center</a></li><li><a href="/investors">Investor relations</a></li><li><a href="/stores">Find a store near you</a></li></ul></div>`)
+		md := markdown.Convert([]byte(page), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+		for _, gone := range []string{"Get to know us", "Careers at the shop", "Find a store"} {
+			if strings.Contains(md, gone) {
+				t.Errorf("%s: %q kept:\n%s", footer, gone, md)
+			}
+		}
+		for _, kept := range []string{"Brass table lamp model 11", "linen shade, number 0", "$51.00"} {
+			if !strings.Contains(md, kept) {
+				t.Errorf("%s: %q lost:\n%s", footer, kept, md)
+			}
+		}
+	}
+}
+
+// A page read for its structure ends at its copyright notice: the notice
+// and the links after it are its footer, whatever the markup calls them,
+// and so is the block of links around the notice. A notice in the middle
+// of the page, with much of its text after it, is not its footer; nor is
+// a paragraph that speaks about copyright.
+func TestConvert_StructureEndsAtTheCopyrightNotice(t *testing.T) {
+	footer := `<div><div class="col"><a href="/about">About our company</a><a href="/jobs">Open positions</a></div>
+	<p><span>© 2025 Lamp Shop Inc. All rights reserved.</span></p></div>
+	<ul><li><a href="/terms">Terms of sale</a></li><li><a href="/privacy">Privacy statement</a></li><li><a href="/sitemap">Sitemap of the shop</a></li></ul>`
+	md := markdown.Convert([]byte(listingPage(footer)), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	for _, gone := range []string{"All rights reserved", "Terms of sale", "Sitemap of the shop", "About our company"} {
+		if strings.Contains(md, gone) {
+			t.Errorf("%q kept:\n%s", gone, md)
+		}
+	}
+	if !strings.Contains(md, "Brass table lamp model 11") {
+		t.Errorf("the last item was cut:\n%s", md)
+	}
+
+	// The notice of a photo in the middle: most of the page follows it.
+	middle := strings.Replace(listingPage(""), `<li><h3><a href="/p/3">`, `<li><p>Photo © 2024 Studio Light</p><h3><a href="/p/3">`, 1)
+	md = markdown.Convert([]byte(middle), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "Brass table lamp model 11") || !strings.Contains(md, "Studio Light") {
+		t.Errorf("a notice in the middle cut the page:\n%s", md)
+	}
+
+	// A paragraph about copyright, long, near the end.
+	long := `<p>Copyright in these designs, registered in 2019, belongs to the makers; we sell each lamp with their consent, and every model
+	carries the maker's mark on its base, with the year it was made and the workshop's name, so that a buyer can tell it from a copy sold elsewhere.</p>`
+	md = markdown.Convert([]byte(listingPage(long)), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "maker's mark") {
+		t.Errorf("a paragraph about copyright was cut:\n%s", md)
 	}
 }
