@@ -239,6 +239,34 @@ var extraSigns = []string{"related-post", "related_post", "relatedpost", "ez-toc
 	"author-bio", "author_bio", "authorbio", "about-author", "about_author", "author-box", "author_box", "authorbox",
 	"author-info", "authorinfo", "author-details", "author-card", "author-description"}
 
+// listingWidgetWords are the words that, in a class or id of the
+// content readability picked, name a listing's controls rather than its
+// items: filter, facet and sort panels, breadcrumbs, pagination. A
+// collection's page read as an article kept its filter panel. On the
+// development split (mean word F1), collection 0.6784 -> 0.6801, listing
+// 0.7328 -> 0.7333, product 0.6544 -> 0.6546, article 0.9392 -> 0.9393,
+// every other type unchanged.
+var listingWidgetWords = map[string]bool{
+	"filter": true, "filters": true, "facet": true, "facets": true, "sort": true, "sorting": true, "refinements": true,
+	"breadcrumb": true, "breadcrumbs": true, "pagination": true, "pager": true,
+}
+
+// isListingWidget reports whether an element of the content readability
+// picked is a listing's control ([listingWidgetWords]). An element that
+// carries schema.org microdata (itemscope, itemprop) is an item of the
+// content, whatever its class says ("filter-active" on a question a
+// filter shows).
+func isListingWidget(n *html.Node) bool {
+	if _, ok := attrOK(n, "itemscope"); ok {
+		return false
+	}
+	if _, ok := attrOK(n, "itemprop"); ok {
+		return false
+	}
+	class, id := attr(n, "class"), attr(n, "id")
+	return class != "" && hasWord(lowerASCII(class), listingWidgetWords) || id != "" && hasWord(lowerASCII(id), listingWidgetWords)
+}
+
 // isExtraBlock reports whether a class or id names a block that is not
 // the article ([extraWords], [extraSigns]).
 func isExtraBlock(v string) bool {
@@ -298,7 +326,7 @@ func dropExtraBlocks(root *html.Node, captions bool) {
 		}
 		// A heading's id is its own text ("why-social-shopping"), not a
 		// widget's name.
-		if headingRank(n) > 0 || !isExtraBlock(attr(n, "class")) && !isExtraBlock(attr(n, "id")) {
+		if headingRank(n) > 0 || !isExtraBlock(attr(n, "class")) && !isExtraBlock(attr(n, "id")) && !isListingWidget(n) {
 			return true
 		}
 		if total < 0 {
