@@ -51,6 +51,13 @@ var endMatter = map[string]bool{
 	"other posts you may enjoy": true, "more articles": true, "trending": true, "trending now": true,
 	"like this": true, "tags": true, "you may also be interested in": true, "editor's picks": true, "popular stories": true,
 	"recommended reading": true, "recommended stories": true, "related news": true, "related links": true, "related topics": true,
+	// Other products: on the development split, product 0.6546 ->
+	// 0.6566, every other type unchanged.
+	"related products": true, "similar items": true, "similar products": true, "recently viewed": true,
+	"recently viewed items": true, "recently viewed products": true, "frequently bought together": true,
+	"customers also viewed": true, "customers also bought": true, "customers who bought this item also bought": true,
+	"customers who viewed this item also viewed": true, "people who viewed this item also viewed": true,
+	"others like you also bought": true, "you may also enjoy": true, "shop the look": true, "complete the look": true,
 	// The author.
 	"about the author": true, "about the authors": true,
 	// Comments.
@@ -101,10 +108,10 @@ func headingRank(n *html.Node) int {
 	return 0
 }
 
-// trimArticle removes from the content readability picked the sections
-// whose heading says they are not the article ([isEndMatter]): the
-// heading and what follows it up to the next heading of its rank or
-// higher. A section that would take half the content or more stays.
+// trimArticle removes from the content readability picked (and from a
+// page's structure) the sections whose heading says they are not the
+// article ([endMatterKind]): the heading and what follows it up to the
+// next heading of its rank or higher. A section that would take half the content or more stays.
 func trimArticle(root *html.Node) {
 	var heads []*html.Node
 	walk(root, func(n *html.Node) bool {

@@ -137,3 +137,21 @@ func TestConvertHTML_AListingReadAsAnArticleLeavesOutItsFiltersAndSortBar(t *tes
 		}
 	}
 }
+
+// A shop's page read as its main content leaves out the other products
+// its headings announce: "People who viewed this item also viewed",
+// "Frequently bought together", "Similar items".
+func TestConvertHTML_AProductLeavesOutTheOtherProductsItsHeadingsAnnounce(t *testing.T) {
+	for _, heading := range []string{"People who viewed this item also viewed", "Frequently bought together", "Similar items", "Recently viewed"} {
+		after := `<h2>` + heading + `</h2><ul><li><a href="/p/2">Clay pot, 30 cm, terracotta</a> $12.00</li><li><a href="/p/3">Tomato cage, green steel</a> $8.50</li></ul>`
+		doc := markdown.Convert([]byte(articlePage("", after)), "https://shop.example/p/1", markdown.Options{Mode: markdown.ModeArticle})
+		if !strings.Contains(doc.Markdown, "Part 4: light") {
+			t.Errorf("%s: the content was cut:\n%s", heading, doc.Markdown)
+		}
+		for _, noise := range []string{heading, "Clay pot", "Tomato cage"} {
+			if strings.Contains(doc.Markdown, noise) {
+				t.Errorf("%s: %q kept:\n%s", heading, noise, doc.Markdown)
+			}
+		}
+	}
+}

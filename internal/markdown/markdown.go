@@ -353,6 +353,12 @@ func convertStructure(page []byte, base string) Document {
 			node = spare
 		}
 	}
+	// The sections its headings name as not the content, as in an
+	// article: related and recommended posts and products, comments. On
+	// the development split, article 0.9393 -> 0.9401 (one of the ten
+	// read in structure mode), documentation 0.9194 -> 0.9201, collection
+	// 0.6801 -> 0.6805, product 0.6566 -> 0.6561, listing unchanged.
+	trimArticle(node)
 	dropRepeats(node)
 	dropCopyrightTail(node)
 	return render(node, title, ModeStructure)

@@ -97,3 +97,27 @@ func TestConvert_StructureEndsAtTheCopyrightNotice(t *testing.T) {
 		t.Errorf("a paragraph about copyright was cut:\n%s", md)
 	}
 }
+
+// A page read for its structure leaves out, like an article, the
+// sections its headings say are not its content: other products, related
+// and recommended posts; a section that holds half the page stays.
+func TestConvert_StructureLeavesOutSectionsItsHeadingsNameAsNotContent(t *testing.T) {
+	tail := `<h2>You may also like</h2><ul><li><a href="/p/90">Floor lamp with marble base</a></li><li><a href="/p/91">Desk lamp in black steel</a></li></ul>
+	<h2>Recently viewed</h2><ul><li><a href="/p/92">Pendant lamp of woven rattan</a></li></ul>`
+	md := markdown.Convert([]byte(listingPage(tail)), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	for _, gone := range []string{"You may also like", "Floor lamp with marble", "Recently viewed", "woven rattan"} {
+		if strings.Contains(md, gone) {
+			t.Errorf("%q kept:\n%s", gone, md)
+		}
+	}
+	if !strings.Contains(md, "Brass table lamp model 11") {
+		t.Errorf("the last item was cut:\n%s", md)
+	}
+
+	// The page's own items under a heading that names them "related".
+	page := strings.Replace(listingPage(""), `<h1>Table lamps</h1>`, `<h1>Table lamps</h1><h2>Related products</h2>`, 1)
+	md = markdown.Convert([]byte(page), "https://shop.example/lamps", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "Brass table lamp model 11") {
+		t.Errorf("a heading over the whole page took it away:\n%s", md)
+	}
+}
