@@ -34,7 +34,8 @@ type cleaner struct {
 	trusted bool
 	// widgets also removes, wherever they are, the elements whose class
 	// or id names a widget ([widgetWords]) and that hold less than a
-	// third of pageChars: the page's text, measured before cleaning.
+	// third of pageChars: the page's text, measured before cleaning; and
+	// reads no image's alt text (a structure's pictures are thumbnails).
 	widgets   bool
 	pageChars int
 }
@@ -250,7 +251,12 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 	}
 	switch n.DataAtom {
 	case atom.Img:
-		if alt := collapse(attr(n, "alt")); alt != "" && altIsCaption(n) {
+		// A page read for its structure (the pass that drops widgets)
+		// reads no alt text: its pictures are teasers' thumbnails, which
+		// the teaser's title beside them says better ("The logo is seen
+		// on a phone"). On the development split, collection 0.6805 ->
+		// 0.6847, listing 0.7333 -> 0.7359, every other type unchanged.
+		if alt := collapse(attr(n, "alt")); alt != "" && !c.widgets && altIsCaption(n) {
 			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " " + alt + " "}, n)
 		}
 		n.Parent.RemoveChild(n)

@@ -121,3 +121,23 @@ func TestConvert_StructureLeavesOutSectionsItsHeadingsNameAsNotContent(t *testin
 		t.Errorf("a heading over the whole page took it away:\n%s", md)
 	}
 }
+
+// A page read for its structure reads no image's alt text, not even in a
+// <figure> without a caption: a listing's pictures are its teasers'
+// thumbnails, and their titles say what they show.
+func TestConvert_StructureReadsNoAltText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><h1>Latest news</h1>`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<div class="teaser"><figure><a href="/n/%d"><img src="/i/%d.jpg" alt="A phone screen shows the company logo, picture %d"></a></figure>
+		<h3><a href="/n/%d">Story number %d about the company's new phone</a></h3><p>By Reporter %d</p></div>`, i, i, i, i, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://news.example/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if strings.Contains(md, "phone screen shows") {
+		t.Errorf("alt text kept:\n%s", md)
+	}
+	if !strings.Contains(md, "Story number 5") {
+		t.Errorf("a teaser's title lost:\n%s", md)
+	}
+}
