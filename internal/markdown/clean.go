@@ -35,7 +35,8 @@ type cleaner struct {
 	// widgets also removes, wherever they are, the elements whose class
 	// or id names a widget ([widgetWords]) and that hold less than a
 	// third of pageChars: the page's text, measured before cleaning; and
-	// reads no image's alt text (a structure's pictures are thumbnails).
+	// reads no image's alt text nor <figcaption> (a structure's pictures
+	// are thumbnails).
 	widgets   bool
 	pageChars int
 }
@@ -348,6 +349,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		atom.Output, atom.Progress, atom.Meter, atom.Dialog, atom.Video, atom.Audio, atom.Source,
 		atom.Track, atom.Map, atom.Area, atom.Link, atom.Base, atom.Head, atom.Title:
 		return true
+	case atom.Figcaption:
+		// Nor does a page read for its structure read its pictures'
+		// captions: a teaser's photo credit, a gallery's labels. On the
+		// development split, collection 0.6847 -> 0.6856, every other
+		// type unchanged.
+		if c.widgets {
+			return true
+		}
 	case atom.Meta:
 		// Before readability runs (the pass that keeps attributes), the
 		// page's <meta> elements stay: readability reads the byline and

@@ -141,3 +141,22 @@ func TestConvert_StructureReadsNoAltText(t *testing.T) {
 		t.Errorf("a teaser's title lost:\n%s", md)
 	}
 }
+
+// Nor does a page read for its structure read its pictures' captions:
+// a teaser's photo credit is not the listing's text.
+func TestConvert_StructureReadsNoFigureCaption(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><h1>Latest news</h1>`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<div class="teaser"><figure><img src="/i/%d.jpg"><figcaption>Photo credit: Press Agency %d</figcaption></figure>
+		<h3><a href="/n/%d">Story number %d about the company's new phone</a></h3></div>`, i, i, i, i)
+	}
+	b.WriteString(`</main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://news.example/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if strings.Contains(md, "Press Agency") {
+		t.Errorf("caption kept:\n%s", md)
+	}
+	if !strings.Contains(md, "Story number 5") {
+		t.Errorf("a teaser's title lost:\n%s", md)
+	}
+}
