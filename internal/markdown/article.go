@@ -108,18 +108,35 @@ func headingRank(n *html.Node) int {
 	return 0
 }
 
+// portalSections holds the headings, in lower case, of the sections of
+// end matter ([endMatter]) that are a news portal's own content when the
+// page is read for its structure: its most-read, trending and latest
+// lists. A blog's sidebar widgets ("Recent posts", "Popular posts",
+// "Tags") are not among them: they go from its structure as from its
+// articles.
+var portalSections = map[string]bool{
+	"most popular": true, "most read": true, "latest news": true, "trending": true, "trending now": true,
+	"popular stories": true, "more stories": true, "editor's picks": true,
+}
+
 // trimArticle removes from the content readability picked (and from a
-// page's structure) the sections whose heading says they are not the
-// article ([endMatterKind]): the heading and what follows it up to the
-// next heading of its rank or higher. A section that would take half the content or more stays.
-func trimArticle(root *html.Node) {
+// page's structure, with structure set) the sections whose heading says
+// they are not the article ([endMatterKind]): the heading and what
+// follows it up to the next heading of its rank or higher. A section
+// that would take half the content or more stays, and so, in a page's
+// structure, does a portal's section ([portalSections]).
+func trimArticle(root *html.Node, structure bool) {
 	var heads []*html.Node
 	walk(root, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
 			return true
 		}
 		if headingRank(n) > 0 {
-			if endMatterKind(textOf(n)) != notEndMatter {
+			text := textOf(n)
+			if structure && portalSections[strings.TrimRight(strings.ToLower(collapse(text)), ": ")] {
+				return false
+			}
+			if endMatterKind(text) != notEndMatter {
 				heads = append(heads, n)
 			}
 			return false

@@ -100,7 +100,8 @@ func TestConvert_StructureEndsAtTheCopyrightNotice(t *testing.T) {
 
 // A page read for its structure leaves out, like an article, the
 // sections its headings say are not its content: other products, related
-// and recommended posts; a section that holds half the page stays.
+// and recommended posts; a section that holds half the page stays, and
+// so does a news portal's most-read list.
 func TestConvert_StructureLeavesOutSectionsItsHeadingsNameAsNotContent(t *testing.T) {
 	tail := `<h2>You may also like</h2><ul><li><a href="/p/90">Floor lamp with marble base</a></li><li><a href="/p/91">Desk lamp in black steel</a></li></ul>
 	<h2>Recently viewed</h2><ul><li><a href="/p/92">Pendant lamp of woven rattan</a></li></ul>`
@@ -112,6 +113,13 @@ func TestConvert_StructureLeavesOutSectionsItsHeadingsNameAsNotContent(t *testin
 	}
 	if !strings.Contains(md, "Brass table lamp model 11") {
 		t.Errorf("the last item was cut:\n%s", md)
+	}
+
+	// A news portal's most-read list is its content.
+	portal := listingPage(`<h2>Most read</h2><ol><li><a href="/n/1">Storm warning for the coast</a></li><li><a href="/n/2">Tram line opens in May</a></li></ol>`)
+	md = markdown.Convert([]byte(portal), "https://news.example/", markdown.Options{Mode: markdown.ModeStructure}).Markdown
+	if !strings.Contains(md, "Most read") || !strings.Contains(md, "Storm warning") {
+		t.Errorf("a portal's most-read list was dropped:\n%s", md)
 	}
 
 	// The page's own items under a heading that names them "related".
