@@ -51,6 +51,13 @@ var endMatter = map[string]bool{
 	"other posts you may enjoy": true, "more articles": true, "trending": true, "trending now": true,
 	"like this": true, "tags": true, "you may also be interested in": true, "editor's picks": true, "popular stories": true,
 	"recommended reading": true, "recommended stories": true, "related news": true, "related links": true, "related topics": true,
+	// Other products: on the development split, product 0.6546 ->
+	// 0.6566, every other type unchanged.
+	"related products": true, "similar items": true, "similar products": true, "recently viewed": true,
+	"recently viewed items": true, "recently viewed products": true, "frequently bought together": true,
+	"customers also viewed": true, "customers also bought": true, "customers who bought this item also bought": true,
+	"customers who viewed this item also viewed": true, "people who viewed this item also viewed": true,
+	"others like you also bought": true, "you may also enjoy": true, "shop the look": true, "complete the look": true,
 	// The author.
 	"about the author": true, "about the authors": true,
 	// Comments.
@@ -101,18 +108,35 @@ func headingRank(n *html.Node) int {
 	return 0
 }
 
-// trimArticle removes from the content readability picked the sections
-// whose heading says they are not the article ([isEndMatter]): the
-// heading and what follows it up to the next heading of its rank or
-// higher. A section that would take half the content or more stays.
-func trimArticle(root *html.Node) {
+// portalSections holds the headings, in lower case, of the sections of
+// end matter ([endMatter]) that are a news portal's own content when the
+// page is read for its structure: its most-read, trending and latest
+// lists. A blog's sidebar widgets ("Recent posts", "Popular posts",
+// "Tags") are not among them: they go from its structure as from its
+// articles.
+var portalSections = map[string]bool{
+	"most popular": true, "most read": true, "latest news": true, "trending": true, "trending now": true,
+	"popular stories": true, "more stories": true, "editor's picks": true,
+}
+
+// trimArticle removes from the content readability picked (and from a
+// page's structure, with structure set) the sections whose heading says
+// they are not the article ([endMatterKind]): the heading and what
+// follows it up to the next heading of its rank or higher. A section
+// that would take half the content or more stays, and so, in a page's
+// structure, does a portal's section ([portalSections]).
+func trimArticle(root *html.Node, structure bool) {
 	var heads []*html.Node
 	walk(root, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
 			return true
 		}
 		if headingRank(n) > 0 {
-			if endMatterKind(textOf(n)) != notEndMatter {
+			text := textOf(n)
+			if structure && portalSections[strings.TrimRight(strings.ToLower(collapse(text)), ": ")] {
+				return false
+			}
+			if endMatterKind(text) != notEndMatter {
 				heads = append(heads, n)
 			}
 			return false
@@ -239,6 +263,34 @@ var extraSigns = []string{"related-post", "related_post", "relatedpost", "ez-toc
 	"author-bio", "author_bio", "authorbio", "about-author", "about_author", "author-box", "author_box", "authorbox",
 	"author-info", "authorinfo", "author-details", "author-card", "author-description"}
 
+// listingWidgetWords are the words that, in a class or id of the
+// content readability picked, name a listing's controls rather than its
+// items: filter, facet and sort panels, breadcrumbs, pagination. A
+// collection's page read as an article kept its filter panel. On the
+// development split (mean word F1), collection 0.6784 -> 0.6801, listing
+// 0.7328 -> 0.7333, product 0.6544 -> 0.6546, article 0.9392 -> 0.9393,
+// every other type unchanged.
+var listingWidgetWords = map[string]bool{
+	"filter": true, "filters": true, "facet": true, "facets": true, "sort": true, "sorting": true, "refinements": true,
+	"breadcrumb": true, "breadcrumbs": true, "pagination": true, "pager": true,
+}
+
+// isListingWidget reports whether an element of the content readability
+// picked is a listing's control ([listingWidgetWords]). An element that
+// carries schema.org microdata (itemscope, itemprop) is an item of the
+// content, whatever its class says ("filter-active" on a question a
+// filter shows).
+func isListingWidget(n *html.Node) bool {
+	if _, ok := attrOK(n, "itemscope"); ok {
+		return false
+	}
+	if _, ok := attrOK(n, "itemprop"); ok {
+		return false
+	}
+	class, id := attr(n, "class"), attr(n, "id")
+	return class != "" && hasWord(lowerASCII(class), listingWidgetWords) || id != "" && hasWord(lowerASCII(id), listingWidgetWords)
+}
+
 // isExtraBlock reports whether a class or id names a block that is not
 // the article ([extraWords], [extraSigns]).
 func isExtraBlock(v string) bool {
@@ -298,7 +350,7 @@ func dropExtraBlocks(root *html.Node, captions bool) {
 		}
 		// A heading's id is its own text ("why-social-shopping"), not a
 		// widget's name.
-		if headingRank(n) > 0 || !isExtraBlock(attr(n, "class")) && !isExtraBlock(attr(n, "id")) {
+		if headingRank(n) > 0 || !isExtraBlock(attr(n, "class")) && !isExtraBlock(attr(n, "id")) && !isListingWidget(n) {
 			return true
 		}
 		if total < 0 {

@@ -105,3 +105,53 @@ func TestConvertHTML_AnArticleLeavesOutItsAuthorBoxAndTableOfContentsBlock(t *te
 		}
 	}
 }
+
+// A collection's page read as its main content leaves out the listing's
+// controls readability kept beside the items: the filter and facet
+// panel, the sort bar, the breadcrumbs and the pagination. An item that
+// a filter shows ("filter-active") and that carries schema.org microdata
+// is content and stays.
+func TestConvertHTML_AListingReadAsAnArticleLeavesOutItsFiltersAndSortBar(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Hiking boots | Outdoor shop</title></head><body><main>
+	<div class="breadcrumbs"><a href="/">Home-crumb</a> / <a href="/shoes">Shoes-crumb</a></div>
+	<h1>Hiking boots</h1>
+	<div class="facet-filters"><h4>Brand-facet</h4><ul><li>Alpine-facet (12)</li><li>Ridge-facet (8)</li></ul><h4>Price range-facet</h4></div>
+	<div class="sort-bar">Sort by relevance-sorting</div>`)
+	for i := range 8 {
+		fmt.Fprintf(&b, `<div class="item filter-active" itemscope itemtype="https://schema.org/Product"><h3>Trail boot model %d</h3>
+		<p>A waterproof leather boot for long days on rough ground, with a stiff sole and a padded collar, model %d of the range.</p></div>`, i, i)
+	}
+	b.WriteString(`<div class="pagination"><a href="?page=2">Next-page-link</a></div>
+	<p>Our hiking boots are chosen by guides who walk in them every season, and each pair is tested on the trails near our shop before it goes on sale.</p>
+	</main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://shop.example/boots", markdown.Options{Mode: markdown.ModeArticle}).Markdown
+	for _, gone := range []string{"crumb", "facet", "relevance-sorting", "Next-page-link"} {
+		if strings.Contains(md, gone) {
+			t.Errorf("%q kept:\n%s", gone, md)
+		}
+	}
+	for i := range 8 {
+		if s := fmt.Sprintf("Trail boot model %d", i); !strings.Contains(md, s) {
+			t.Errorf("%q lost:\n%s", s, md)
+		}
+	}
+}
+
+// A shop's page read as its main content leaves out the other products
+// its headings announce: "People who viewed this item also viewed",
+// "Frequently bought together", "Similar items".
+func TestConvertHTML_AProductLeavesOutTheOtherProductsItsHeadingsAnnounce(t *testing.T) {
+	for _, heading := range []string{"People who viewed this item also viewed", "Frequently bought together", "Similar items", "Recently viewed"} {
+		after := `<h2>` + heading + `</h2><ul><li><a href="/p/2">Clay pot, 30 cm, terracotta</a> $12.00</li><li><a href="/p/3">Tomato cage, green steel</a> $8.50</li></ul>`
+		doc := markdown.Convert([]byte(articlePage("", after)), "https://shop.example/p/1", markdown.Options{Mode: markdown.ModeArticle})
+		if !strings.Contains(doc.Markdown, "Part 4: light") {
+			t.Errorf("%s: the content was cut:\n%s", heading, doc.Markdown)
+		}
+		for _, noise := range []string{heading, "Clay pot", "Tomato cage"} {
+			if strings.Contains(doc.Markdown, noise) {
+				t.Errorf("%s: %q kept:\n%s", heading, noise, doc.Markdown)
+			}
+		}
+	}
+}

@@ -34,7 +34,9 @@ type cleaner struct {
 	trusted bool
 	// widgets also removes, wherever they are, the elements whose class
 	// or id names a widget ([widgetWords]) and that hold less than a
-	// third of pageChars: the page's text, measured before cleaning.
+	// third of pageChars: the page's text, measured before cleaning; and
+	// reads no image's alt text nor <figcaption> (a structure's pictures
+	// are thumbnails).
 	widgets   bool
 	pageChars int
 }
@@ -67,10 +69,32 @@ func (c *cleaner) dropWidget(n *html.Node) bool {
 	if !c.widgets || n.DataAtom == atom.Body || n.DataAtom == atom.Main {
 		return false
 	}
-	if !namesWidget(attr(n, "class")) && !namesWidget(attr(n, "id")) {
-		return false
+	class, id := attr(n, "class"), attr(n, "id")
+	if namesWidget(class) || namesWidget(id) {
+		return 3*textLength(n) < c.pageChars
 	}
-	return 3*textLength(n) < c.pageChars
+	if namesFooter(class) || namesFooter(id) {
+		l := textLength(n)
+		return l >= minFooterChars && 3*l < c.pageChars
+	}
+	return false
+}
+
+// minFooterChars is how much text an element a class or id calls a
+// footer ([namesFooter]) must hold to be the page's footer: an item's
+// card or a dialog has a footer too, with a price or a button, and it
+// stays.
+const minFooterChars = 80
+
+// namesFooter reports whether a class or id names a footer, as a word or
+// inside one ("site-footer", "navFooter", "footerLinks"): the page's
+// footer that is not marked up as a <footer>, or is inside its <main>.
+// On the development split of the extraction benchmark (mean word F1),
+// listing 0.7293 -> 0.7318, collection 0.6769 -> 0.6784, product 0.6520
+// -> 0.6539, service 0.8190 -> 0.8182 (one page whose structure, now
+// shorter, is read as its article), every other type unchanged or up.
+func namesFooter(v string) bool {
+	return v != "" && containsFold(v, "footer")
 }
 
 // Signs of elements that are not content, in a class or id. They are
@@ -228,7 +252,12 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 	}
 	switch n.DataAtom {
 	case atom.Img:
-		if alt := collapse(attr(n, "alt")); alt != "" && altIsCaption(n) {
+		// A page read for its structure (the pass that drops widgets)
+		// reads no alt text: its pictures are teasers' thumbnails, which
+		// the teaser's title beside them says better ("The logo is seen
+		// on a phone"). On the development split, collection 0.6805 ->
+		// 0.6847, listing 0.7333 -> 0.7359, every other type unchanged.
+		if alt := collapse(attr(n, "alt")); alt != "" && !c.widgets && altIsCaption(n) {
 			n.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: " " + alt + " "}, n)
 		}
 		n.Parent.RemoveChild(n)
@@ -320,6 +349,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		atom.Output, atom.Progress, atom.Meter, atom.Dialog, atom.Video, atom.Audio, atom.Source,
 		atom.Track, atom.Map, atom.Area, atom.Link, atom.Base, atom.Head, atom.Title:
 		return true
+	case atom.Figcaption:
+		// Nor does a page read for its structure read its pictures'
+		// captions: a teaser's photo credit, a gallery's labels. On the
+		// development split, collection 0.6847 -> 0.6856, every other
+		// type unchanged.
+		if c.widgets {
+			return true
+		}
 	case atom.Meta:
 		// Before readability runs (the pass that keeps attributes), the
 		// page's <meta> elements stay: readability reads the byline and

@@ -229,7 +229,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 		return Document{Title: title}, pageChars
 	}
 	// What the content holds that is not the article (article.go).
-	trimArticle(art.Node)
+	trimArticle(art.Node, false)
 	dropExtraBlocks(art.Node, declaresArticle(page))
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
@@ -355,7 +355,16 @@ func convertStructure(page []byte, base string) Document {
 			node = spare
 		}
 	}
+	// The sections its headings name as not the content, as in an
+	// article: related and recommended posts and products, comments,
+	// a blog's sidebar lists; a news portal's most-read and latest lists
+	// stay. On the development split, article 0.9393 -> 0.9401 (one of
+	// the ten read in structure mode), documentation 0.9194 -> 0.9201,
+	// collection 0.6801 -> 0.6805, product 0.6566 -> 0.6561, listing
+	// unchanged.
+	trimArticle(node, true)
 	dropRepeats(node)
+	dropCopyrightTail(node)
 	return render(node, title, ModeStructure)
 }
 

@@ -40,12 +40,12 @@ var subset = map[string][]string{
 // floors are the subset's mean word F1, overall and per type, that the
 // reader must keep. They may only go up.
 var floors = map[string]float64{
-	"":              0.865,
+	"":              0.868,
 	"article":       0.940,
 	"forum":         0.925,
-	"product":       0.595,
-	"collection":    0.710,
-	"listing":       0.920,
+	"product":       0.605,
+	"collection":    0.715,
+	"listing":       0.940,
 	"documentation": 0.880,
 	"service":       0.815,
 }
