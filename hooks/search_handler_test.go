@@ -386,7 +386,7 @@ func TestHandleWebSearch_NoticeCountsTheResultsShown(t *testing.T) {
 		return &fakeSearcher{name: "fake", fn: func(context.Context, provider.Query) (*provider.Results, error) {
 			res := &provider.Results{Provider: "fake"}
 			for i, u := range urls {
-				res.Results = append(res.Results, provider.Result{Title: "R"+strconv.Itoa(i), URL: u, Snippet: "s"})
+				res.Results = append(res.Results, provider.Result{Title: "R" + strconv.Itoa(i), URL: u, Snippet: "s"})
 			}
 			return res, nil
 		}}
