@@ -702,3 +702,31 @@ func coldEnv(env []string) []string {
 	}
 	return append(slices.Clip(env), "WEBGATE_HOOKS_WORKER=off")
 }
+
+// A relative WEBGATE_STATE_DIR is ignored (the hook keeps the default
+// state directory), as a relative XDG_CONFIG_HOME is: the hook, run from
+// an agent's project, creates nothing there.
+func TestProcess_RelativeStateDirCreatesNothingInTheWorkingDirectory(t *testing.T) {
+	f := newProviderFake(t, map[string]string{"tavily": "ok"})
+	wd := t.TempDir()
+	env := coldEnv(append(f.env(t, "tavily"), "WEBGATE_STATE_DIR=relative/dir"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t, "websearch"))
+	cmd.Env, cmd.Dir, cmd.Stdin = env, wd, payload(t, "claude-websearch-pre.json", "")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	if entries, _ := os.ReadDir(wd); len(entries) != 0 {
+		t.Errorf("the hook created %v in its working directory", entries)
+	}
+	if !strings.Contains(out.String(), "Tavily: context package") {
+		t.Errorf("no answer: %s\n%s", out.String(), errb.String())
+	}
+	home := strings.TrimPrefix(env[0], "HOME=")
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "webgate")); err != nil {
+		t.Errorf("the default state directory was not used: %v", err)
+	}
+}
