@@ -249,3 +249,21 @@ func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
 }
+
+// A plain-http gateway off loopback is used with a warning on stderr: the
+// token would cross the network in clear. https and loopback get none.
+// (target decides before any call: nothing is dialled here.)
+func TestRemote_WarnsOfAPlainHTTPGatewayOffLoopback(t *testing.T) {
+	home := t.TempDir()
+	for base, warn := range map[string]bool{"http://gw.example.com:8787": true, "https://gw.example.com": false, "http://127.0.0.1:8787": false} {
+		h := hostEnv{Env: []string{"HOME=" + home, "WEBGATE_GATEWAY_URL=" + base, "WEBGATE_GATEWAY_TOKEN=wg_tok0123456789"}, Home: home, WorkDir: home}
+		var errb bytes.Buffer
+		gw, ok := target(h, &errb, "search", nil, nil, "search", false, "")
+		if !ok || gw == nil {
+			t.Fatalf("%s: not used: %s", base, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "warning: the gateway at "+base+" is plain http"); got != warn || strings.Contains(errb.String(), "wg_tok") {
+			t.Errorf("%s: stderr %q, want a warning %v", base, errb.String(), warn)
+		}
+	}
+}
