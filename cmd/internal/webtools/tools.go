@@ -236,7 +236,7 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 	}
 	for _, r := range res.Results {
 		h := Hit{Title: r.Title, URL: r.URL, Snippet: r.Snippet}
-		if strings.TrimSpace(h.Snippet) == "" {
+		if sanitize.Line(h.Snippet) == "" {
 			h.Snippet = r.Content
 		}
 		if !r.Published.IsZero() {
