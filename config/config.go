@@ -44,7 +44,9 @@ type Config struct {
 	Debug bool `koanf:"debug" legacy:"CLAUDE_WEB_HOOKS_DEBUG"`
 	// StateDir is where hooks keep small state files (for example routing
 	// memory). Default $XDG_STATE_HOME/webgate, else
-	// ~/.local/state/webgate. A leading "~/" is expanded.
+	// ~/.local/state/webgate. A leading "~/" is expanded; a relative path
+	// is ignored (the default is kept, [Config.Ignored] says so), as the
+	// XDG Base Directory rule ignores a relative $XDG_STATE_HOME.
 	StateDir string `koanf:"state_dir"`
 
 	// Search configures web search.
@@ -94,6 +96,8 @@ type Config struct {
 	// lookedAt are the configuration files the loader read or looked for;
 	// keyFiles the key files [Config.ResolveKeys] read (see [Config.Files]).
 	lookedAt, keyFiles []string
+	// ignored says which path settings were ignored (see [Config.Ignored]).
+	ignored []string
 }
 
 // Files returns the files the configuration depends on: the
@@ -233,7 +237,8 @@ type StoreConfig struct {
 	// SaltFile holds the random value that keys the fingerprints naming
 	// API keys in the store; created when missing. Machines that share a
 	// Redis store share key health when they use the same salt file.
-	// Default: fingerprint-salt in the state directory.
+	// Default: fingerprint-salt in the state directory. A leading "~/" is
+	// expanded; a relative path is ignored, as state_dir's is.
 	SaltFile string `koanf:"salt_file"`
 }
 
@@ -384,7 +389,8 @@ type WebFetchHookConfig struct {
 // in the routing package; configuration only carries its inputs.
 type DocsConfig struct {
 	// Config is the path of a DocSearch docsearch-config.json file; empty
-	// means none. A leading "~/" is expanded.
+	// means none. A leading "~/" is expanded; a relative path is ignored,
+	// as state_dir's is.
 	Config string `koanf:"config"`
 	// Databases lists documentation indexes inline, in addition to those
 	// of the Config file. File only.
@@ -398,7 +404,8 @@ type DocsDatabase = routing.Database
 // RoutesConfig configures tool routes.
 type RoutesConfig struct {
 	// Config is the path of a tool-routes.json file; empty means none. A
-	// leading "~/" is expanded.
+	// leading "~/" is expanded; a relative path is ignored, as state_dir's
+	// is.
 	Config string `koanf:"config" env:"WEBGATE_TOOL_ROUTES"`
 	// ToolRoutes lists routes inline, in addition to those of the Config
 	// file. File only.
@@ -481,6 +488,15 @@ func order(primary string, list []string) []string {
 	}
 	return out
 }
+
+// Ignored returns one line for each path setting (state_dir,
+// store.salt_file, docs.config, routes.config) whose value was ignored
+// because it is not an absolute path once a leading "~/" is expanded, as
+// the XDG Base Directory rule ignores a relative $XDG_CONFIG_HOME: the
+// setting, where its value came from, and what is used instead. The
+// value itself is not repeated. A program carries on with the default;
+// doctor shows the lines.
+func (c *Config) Ignored() []string { return slices.Clone(c.ignored) }
 
 // Origin returns where the setting with the given key got its value:
 // "default", "file PATH key KEY" or "env NAME". Keys are the file keys

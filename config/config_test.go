@@ -495,6 +495,40 @@ func TestLoad_DerivesTheStateDirFromXDGStateHome(t *testing.T) {
 	}
 }
 
+// A relative path in a path setting (state_dir, store.salt_file,
+// docs.config, routes.config), from the environment or the file, is
+// ignored with a reason and the default kept, as a relative
+// XDG_CONFIG_HOME is: it would name a place in the working directory of
+// whatever runs webgate.
+func TestLoad_IgnoresRelativePaths(t *testing.T) {
+	home := t.TempDir()
+	c := mustLoad(t, home, "WEBGATE_STATE_DIR=relative/dir", "WEBGATE_STORE_SALT_FILE=salt", "WEBGATE_DOCS_CONFIG=./docs.json", "WEBGATE_TOOL_ROUTES=routes.json")
+	if c.StateDir != filepath.Join(home, ".local", "state", "webgate") || c.Store.SaltFile != "" || c.Docs.Config != "" || c.Routes.Config != "" {
+		t.Errorf("state %q salt %q docs %q routes %q: want the defaults", c.StateDir, c.Store.SaltFile, c.Docs.Config, c.Routes.Config)
+	}
+	ign := strings.Join(c.Ignored(), "\n")
+	for _, want := range []string{"state_dir (env WEBGATE_STATE_DIR): ignored, not an absolute path", "store.salt_file (env WEBGATE_STORE_SALT_FILE)", "docs.config (env WEBGATE_DOCS_CONFIG)", "routes.config (env WEBGATE_TOOL_ROUTES)"} {
+		if !strings.Contains(ign, want) {
+			t.Errorf("Ignored() lacks %q:\n%s", want, ign)
+		}
+	}
+	if strings.Contains(ign, "relative/dir") {
+		t.Errorf("Ignored() repeats the value:\n%s", ign)
+	}
+	writeFile(t, filepath.Join(home, ".config", "webgate", "config.toml"), "state_dir = \"rel/state\"\n")
+	if c := mustLoad(t, home); c.StateDir != filepath.Join(home, ".local", "state", "webgate") || len(c.Ignored()) != 1 {
+		t.Errorf("StateDir %q, ignored %v: want the default", c.StateDir, c.Ignored())
+	}
+	// "~" with no home directory known cannot be expanded: ignored too.
+	c, _ = Load(&LoadOptions{Env: []string{"WEBGATE_STATE_DIR=~/state", "XDG_STATE_HOME=/x/state"}})
+	if c.StateDir != "/x/state/webgate" || len(c.Ignored()) != 1 {
+		t.Errorf("StateDir %q, ignored %v", c.StateDir, c.Ignored())
+	}
+	if c := mustLoad(t, home, "WEBGATE_STATE_DIR=~/state"); c.StateDir != filepath.Join(home, "state") || len(c.Ignored()) != 0 {
+		t.Errorf("StateDir %q, ignored %v: ~/ is expanded", c.StateDir, c.Ignored())
+	}
+}
+
 func TestLoad_ReadsDocsAndRoutesFromTheFile(t *testing.T) {
 	home := t.TempDir()
 	writeFile(t, filepath.Join(home, ".config", "webgate", "config.yaml"), `

@@ -543,7 +543,39 @@ func (l *loader) finish() {
 	if c.StateDir == "" {
 		c.StateDir = l.stateDir()
 	}
-	c.StateDir = expandHome(c.StateDir, l.home)
-	c.Docs.Config = expandHome(c.Docs.Config, l.home)
-	c.Routes.Config = expandHome(c.Routes.Config, l.home)
+	c.StateDir = l.absPath("state_dir", c.StateDir, l.stateDir)
+	c.Store.SaltFile = l.absPath("store.salt_file", c.Store.SaltFile, nil)
+	c.Docs.Config = l.absPath("docs.config", c.Docs.Config, nil)
+	c.Routes.Config = l.absPath("routes.config", c.Routes.Config, nil)
+}
+
+// absPath returns the path setting key holds, p, with a leading "~/"
+// expanded. A path that is still not absolute (a relative one, or a "~/"
+// with no home directory known) is ignored, as the XDG Base Directory
+// rule ignores a relative $XDG_CONFIG_HOME: it would name a place in the
+// working directory of whatever runs webgate (an agent's project). It is
+// replaced by fallback's path, or "" (none), and noted ([Config.Ignored]).
+func (l *loader) absPath(key, p string, fallback func() string) string {
+	if p == "" {
+		return ""
+	}
+	p = expandHome(p, l.home)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	why := "a relative path"
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		why = "no home directory is known to expand ~/ in"
+	}
+	src := l.origins[key]
+	if src == "" {
+		src = "setting"
+	}
+	if fallback == nil {
+		l.cfg.ignored = append(l.cfg.ignored, fmt.Sprintf("%s (%s): ignored, not an absolute path (%s); none is used", key, src, why))
+		return ""
+	}
+	d := fallback()
+	l.cfg.ignored = append(l.cfg.ignored, fmt.Sprintf("%s (%s): ignored, not an absolute path (%s); the default %s is used", key, src, why, d))
+	return d
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -701,4 +702,76 @@ func coldEnv(env []string) []string {
 		}
 	}
 	return append(slices.Clip(env), "WEBGATE_HOOKS_WORKER=off")
+}
+
+// A relative WEBGATE_STATE_DIR is ignored (the hook keeps the default
+// state directory), as a relative XDG_CONFIG_HOME is: the hook, run from
+// an agent's project, creates nothing there.
+func TestProcess_RelativeStateDirCreatesNothingInTheWorkingDirectory(t *testing.T) {
+	f := newProviderFake(t, map[string]string{"tavily": "ok"})
+	wd := t.TempDir()
+	env := coldEnv(append(f.env(t, "tavily"), "WEBGATE_STATE_DIR=relative/dir"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t, "websearch"))
+	cmd.Env, cmd.Dir, cmd.Stdin = env, wd, payload(t, "claude-websearch-pre.json", "")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	if entries, _ := os.ReadDir(wd); len(entries) != 0 {
+		t.Errorf("the hook created %v in its working directory", entries)
+	}
+	if !strings.Contains(out.String(), "Tavily: context package") {
+		t.Errorf("no answer: %s\n%s", out.String(), errb.String())
+	}
+	home := strings.TrimPrefix(env[0], "HOME=")
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "webgate")); err != nil {
+		t.Errorf("the default state directory was not used: %v", err)
+	}
+}
+
+// A hook that forwards to a team gateway (WEBGATE_GATEWAY_URL) prints
+// only a hook decision: a gateway answering 200 with a captive portal's
+// page gets nothing printed and the reason on stderr; a decision's text
+// gets the rule a local one's gets. It waits for the gateway within the
+// configured budget (hooks.websearch.budget).
+func TestProcess_ForwardingHookPrintsOnlyASanitisedDecisionWithinItsBudget(t *testing.T) {
+	var mode atomic.Value
+	gw := loopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		switch mode.Load() {
+		case "portal":
+			_, _ = io.WriteString(w, "<html><body>captive portal</body></html>")
+		case "hostile":
+			_, _ = io.WriteString(w, `{"systemMessage":"\u001b]0;pwned\u0007\u001b[2J\u202eX","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"r \u009b31m"}}`)
+		case "slow":
+			select {
+			case <-r.Context().Done():
+			case <-time.After(30 * time.Second):
+			}
+		}
+	}))
+	env := []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "WEBGATE_GATEWAY_URL=" + gw.URL, "WEBGATE_GATEWAY_TOKEN=wg_proc0123456789", "WEBGATE_HOOKS_WEBSEARCH_BUDGET=2s"}
+	mode.Store("portal")
+	r := runBinary(t, "websearch", payload(t, "claude-websearch-pre.json", ""), env)
+	if r.stdout != "" || !strings.Contains(r.stderr, "not a hook decision") || !strings.Contains(r.stderr, "passing through") {
+		t.Errorf("portal: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	mode.Store("hostile")
+	r = runBinary(t, "websearch", payload(t, "claude-websearch-pre.json", ""), env)
+	for _, bad := range []string{`\u001b`, `\u0007`, "\u202e", "\u009b", `\u202e`, `\u009b`} {
+		if strings.Contains(r.stdout, bad) {
+			t.Errorf("hostile: stdout holds %q: %s", bad, r.stdout)
+		}
+	}
+	if o := wantDeny(t, r, "PreToolUse"); o.SystemMessage == "" {
+		t.Errorf("hostile: the decision was lost: %s", r.stdout)
+	}
+	mode.Store("slow")
+	r = runBinary(t, "websearch", payload(t, "claude-websearch-pre.json", ""), env)
+	if r.stdout != "" || !strings.Contains(r.stderr, "budget (2s)") {
+		t.Errorf("slow: stdout %q stderr %q, want the configured 2s budget", r.stdout, r.stderr)
+	}
 }

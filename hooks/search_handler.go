@@ -300,16 +300,23 @@ func search(ctx context.Context, p *Plan, env *WebSearchEnv) Decision {
 	switch {
 	case in.Event == PreToolUse:
 		header := fmt.Sprintf("Web search results for query %q, from provider-backed search via webgate (%s), not the native %s tool.", args.Query, via, in.ToolName)
-		d = Decision{Action: Deny, Reason: renderResults(header, res, footer, max), Diagnostics: trace}
-		notice = fmt.Sprintf("webgate: %s answered with %d result(s) via %s", in.ToolName, len(res.Results), via)
+		reason, shown := renderResults(header, res, footer, max)
+		d = Decision{Action: Deny, Reason: reason, Diagnostics: trace}
+		notice = fmt.Sprintf("webgate: %s answered with %d result(s) via %s", in.ToolName, shown, via)
 	case in.Event == PostToolUse:
-		d = companion(in, args.Query, res, footer, max, trace, s.Secrets)
-		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", len(res.Results), via, in.ToolName)
+		var shown int
+		d, shown = companion(in, args.Query, res, footer, max, trace, s.Secrets)
+		notice = fmt.Sprintf("webgate: added %d companion result(s) via %s to %s", shown, via, in.ToolName)
 	default:
 		header := fmt.Sprintf("webgate fallback: the %s tool failed, so here are provider-backed web search results for query %q (via %s). The original error follows them.", in.ToolName, args.Query, via)
-		body := afterError(in, max, func(room int) string { return renderResults(header, res, footer, room) })
+		var shown int
+		body := afterError(in, max, func(room int) string {
+			var text string
+			text, shown = renderResults(header, res, footer, room)
+			return text
+		})
 		d = Decision{Action: AddContext, Context: body, Diagnostics: trace}
-		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, len(res.Results), via)
+		notice = fmt.Sprintf("webgate: %s failed; added %d fallback result(s) via %s", in.ToolName, shown, via)
 	}
 	if s.SystemMessage {
 		d.SystemMessage = textfmt.Shorten(notice, 300)
@@ -329,18 +336,20 @@ func failureLines(fails []provider.Failure) []string {
 // companion builds the PostToolUse answer for an MCP search tool: the
 // original content followed by a labelled webgate result block, which gets
 // the agent rule and loses every secret here, since the block is not one of
-// the texts redactDecision scrubs.
-func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string, secrets []string) Decision {
+// the texts redactDecision scrubs. It returns how many results the block
+// shows.
+func companion(in *Input, query string, res *provider.Results, footer string, max int, trace []string, secrets []string) (Decision, int) {
 	header := fmt.Sprintf("[webgate companion results] Provider-backed web search results for query %q via webgate (%s), added after the %s tool's own results above.", query, res.Provider, in.ToolName)
-	text := textfmt.Scrub(sanitize.Agent(renderResults(header, res, footer, max)), secrets...)
+	rendered, shown := renderResults(header, res, footer, max)
+	text := textfmt.Scrub(sanitize.Agent(rendered), secrets...)
 	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
 	content, ok := contentArray(in.ToolResponse)
 	if !ok || in.Runtime == VSCode {
 		// The output's shape is unknown (or the runtime cannot replace it):
 		// add the companion block as context instead of guessing.
-		return Decision{Action: AddContext, Context: text, Diagnostics: trace}
+		return Decision{Action: AddContext, Context: text, Diagnostics: trace}, shown
 	}
-	return Decision{Action: ReplaceMCPOutput, MCPOutput: append(content, block), Diagnostics: trace}
+	return Decision{Action: ReplaceMCPOutput, MCPOutput: append(content, block), Diagnostics: trace}, shown
 }
 
 // contentArray returns the MCP content blocks of a PostToolUse
@@ -373,8 +382,9 @@ func contentArray(resp json.RawMessage) ([]json.RawMessage, bool) {
 // one block per result (title, URL, snippet, each under the terminal rule;
 // results without an http or https URL are left out), one line for the
 // providers that failed, a note when results were left out, the citation
-// reminder, then footer.
-func renderResults(header string, res *provider.Results, footer string, max int) string {
+// reminder, then footer. It returns the text and how many results it
+// shows, which is what a notice counts.
+func renderResults(header string, res *provider.Results, footer string, max int) (text string, shown int) {
 	var tail []string
 	if len(res.Failures) > 0 {
 		tail = append(tail, "Providers that failed: "+failureSummary(res.Failures)+".")
@@ -406,7 +416,6 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 			results = append(results, r)
 		}
 	}
-	shown := 0
 	for i, r := range results {
 		block := renderResult(i+1, r)
 		if textLen(block) > room {
@@ -421,7 +430,7 @@ func renderResults(header string, res *provider.Results, footer string, max int)
 	}
 	b.WriteString("\n")
 	b.WriteString(tailText)
-	return cutText(b.String(), max)
+	return cutText(b.String(), max), shown
 }
 
 func renderResult(n int, r provider.Result) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -295,11 +296,11 @@ func TestHandleWebSearch_ScrubsSecretsFromEveryOutput(t *testing.T) {
 }
 
 func TestRenderResults_HandlesEmptyAndUntitledResults(t *testing.T) {
-	got := renderResults("H", &provider.Results{}, "", 1000)
+	got, _ := renderResults("H", &provider.Results{}, "", 1000)
 	if !strings.Contains(got, "No results were found.") {
 		t.Errorf("got %q", got)
 	}
-	got = renderResults("H", &provider.Results{Results: []provider.Result{{URL: "https://x.example", Content: "long\ncontent"}}}, "", 1000)
+	got, _ = renderResults("H", &provider.Results{Results: []provider.Result{{URL: "https://x.example", Content: "long\ncontent"}}}, "", 1000)
 	if !strings.Contains(got, "1. (untitled)\n   https://x.example\n   long content") {
 		t.Errorf("got %q", got)
 	}
@@ -332,14 +333,14 @@ func TestRenderResults_LeavesOutResultsThatCannotBeCitedAsWebLinks(t *testing.T)
 		{Title: "Data", URL: "data:text/html,<script>"},
 		{Title: "Good", URL: "https://good.example/a", Snippet: "kept"},
 	}}
-	got := renderResults("H", res, "", 8000)
+	got, _ := renderResults("H", res, "", 8000)
 	if strings.Contains(got, "javascript:") || strings.Contains(got, "data:text") || strings.Contains(got, "ppppp") {
 		t.Errorf("an unusable result was shown:\n%s", got)
 	}
 	if !strings.Contains(got, "1. Good\n   https://good.example/a\n   kept") || strings.Contains(got, "cut to fit") {
 		t.Errorf("the usable result was not shown first and whole:\n%s", got)
 	}
-	got = renderResults("H", &provider.Results{Results: res.Results[:3]}, "", 8000)
+	got, _ = renderResults("H", &provider.Results{Results: res.Results[:3]}, "", 8000)
 	if !strings.Contains(got, "No results were found.") {
 		t.Errorf("with no usable result:\n%s", got)
 	}
@@ -375,5 +376,36 @@ func TestHandleWebSearch_AProviderThatWasNotReachedSaysWhy(t *testing.T) {
 	want := "tavily (transient-provider-failed): connection refused, exa (transient-provider-failed): no such host api.exa.example"
 	if d.Action != Pass || !strings.Contains(d.SystemMessage, want) {
 		t.Errorf("%v, system message %q; want it to say %q", d.Action, d.SystemMessage, want)
+	}
+}
+
+// The notice counts the results the answer shows: a result that is not a
+// web link is left out of the answer, and so of the count.
+func TestHandleWebSearch_NoticeCountsTheResultsShown(t *testing.T) {
+	mixed := func(urls ...string) *fakeSearcher {
+		return &fakeSearcher{name: "fake", fn: func(context.Context, provider.Query) (*provider.Results, error) {
+			res := &provider.Results{Provider: "fake"}
+			for i, u := range urls {
+				res.Results = append(res.Results, provider.Result{Title: "R" + strconv.Itoa(i), URL: u, Snippet: "s"})
+			}
+			return res, nil
+		}}
+	}
+	post, _ := ParseInput([]byte(`{"hook_event_name":"PostToolUse","tool_name":"mcp__ccs-websearch__WebSearch","tool_input":{"query":"q q"},"tool_response":[{"type":"text","text":"ORIGINAL"}]}`))
+	failed, _ := ParseInput([]byte(`{"hook_event_name":"PostToolUseFailure","tool_name":"mcp__ccs-websearch__WebSearch","tool_input":{"query":"q q"},"error":"down"}`))
+	for _, c := range []struct {
+		in    *Input
+		urls  []string
+		count string
+	}{
+		{preSearch("abc"), []string{"https://good.example/", "javascript:alert(1)"}, "answered with 1 result(s)"},
+		{preSearch("abc"), []string{"javascript:alert(1)", "data:text/html,x"}, "answered with 0 result(s)"},
+		{post, []string{"https://good.example/", "javascript:alert(1)"}, "added 1 companion result(s)"},
+		{failed, []string{"https://good.example/", "javascript:alert(1)"}, "added 1 fallback result(s)"},
+	} {
+		d := HandleWebSearch(context.Background(), c.in, &WebSearchEnv{Searcher: mixed(c.urls...), Settings: Settings{SystemMessage: true}})
+		if !strings.Contains(d.SystemMessage, c.count) {
+			t.Errorf("%s %v: notice %q, want %q", c.in.Event, c.urls, d.SystemMessage, c.count)
+		}
 	}
 }

@@ -142,14 +142,17 @@ func serve(args []string) int {
 }
 
 // forward sends the payload on stdin to the gateway at base and prints
-// its answer; it always returns 0 (a hook never blocks by exit code).
+// its answer, waiting for it within the hook's configured budget; it
+// always returns 0 (a hook never blocks by exit code).
 func forward(hook, base, token string, start time.Time) int {
 	data, err := gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "webgate: %v; passing through\n", err)
 		return 0
 	}
-	out, diag := hookenv.Forward(context.Background(), hook, data, base, token, start)
+	ctx := context.Background()
+	budget := hookenv.Budget(ctx, hook, hookenv.LoadCached, start)
+	out, diag := hookenv.Forward(ctx, hook, data, base, token, start, budget)
 	_, _ = os.Stdout.Write(out)
 	fmt.Fprint(os.Stderr, diag)
 	return 0

@@ -245,6 +245,9 @@ func (d *doctor) checkConfig(cfg *config.Config, loadErr error) {
 	if len(problems) == 0 {
 		d.add(sec, "settings", statusOK, "no invalid settings", "")
 	}
+	for _, l := range cfg.Ignored() {
+		d.add(sec, "ignored", statusWarn, l, "give that setting an absolute path (or one starting with ~/); a relative one would name a place in the working directory of whatever runs webgate")
+	}
 	if cfg.Debug {
 		d.add(sec, "debug", statusInfo, "debug is on ("+cfg.Origin("debug")+"): the hooks write traces to stderr", "")
 	}

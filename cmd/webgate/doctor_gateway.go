@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
 )
 
@@ -65,6 +66,9 @@ func (d *doctor) checkGateway(ctx context.Context) bool {
 	for _, u := range uses {
 		name := safeURL(u.base)
 		d.add(sec, name, statusInfo, "used by "+u.via, "")
+		if hookenv.GatewayInClear(u.base) {
+			d.add(sec, name+" transport", statusWarn, hookenv.InClearWarning(name), "serve the gateway over https (behind a TLS proxy) and use its https:// URL")
+		}
 		token := strings.TrimSpace(d.f.host.getenv(u.tokenEnv))
 		c := newGatewayClient(u.base, token)
 		status, _, err := c.get(ctx, "/healthz", "", false)

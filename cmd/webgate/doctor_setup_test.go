@@ -129,3 +129,12 @@ func TestDoctor_AClaudeCodePluginTurnedOffIsNoRegistration(t *testing.T) {
 func regexpQuote(s string) string {
 	return strings.NewReplacer(".", `\.`, "(", `\(`, ")", `\)`, "+", `\+`).Replace(s)
 }
+
+// A relative WEBGATE_STATE_DIR is ignored for the default, and doctor
+// says so.
+func TestDoctor_SaysARelativeStateDirIsIgnored(t *testing.T) {
+	h := newTestHost(t)
+	h.env["WEBGATE_STATE_DIR"] = "relative/state"
+	_, out, _ := h.run("", "doctor")
+	line(t, out, `^  WARN\s+ignored\s+state_dir \(env WEBGATE_STATE_DIR\): ignored, not an absolute path \(a relative path\); the default .*/\.local/state/webgate is used$`)
+}

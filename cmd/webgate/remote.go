@@ -137,7 +137,9 @@ func (g *gatewayClient) call(ctx context.Context, path string, timeout time.Dura
 	if json.Unmarshal(raw, &te) == nil && te.Error != nil {
 		switch te.Error.Reason {
 		case webtools.BadInput, webtools.NotConfigured, webtools.ProviderFailed, webtools.PageUnavailable:
-			return &webtools.Error{Reason: te.Error.Reason, Class: provider.Class(te.Error.Class), Failures: te.Error.Failures, Message: te.Error.Message, TimedOut: te.Error.TimedOut}
+			e := &webtools.Error{Reason: te.Error.Reason, Class: provider.Class(te.Error.Class), Failures: te.Error.Failures, Message: te.Error.Message, TimedOut: te.Error.TimedOut}
+			e.Clean(g.token)
+			return e
 		}
 	}
 	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s answered %s: %s", g.base, resp.Status, g.message(raw, "no reason given"))}
@@ -205,6 +207,8 @@ func (g *gatewayClient) search(ctx context.Context, timeout time.Duration, req w
 	if err := g.call(ctx, "/v1/search", timeout, body, &res); err != nil {
 		return nil, err
 	}
+	// The gateway's answer gets the rule a local search's result gets.
+	res.Clean(g.token)
 	res.Elapsed = time.Since(start)
 	return &res, nil
 }
@@ -224,6 +228,8 @@ func (g *gatewayClient) fetch(ctx context.Context, timeout time.Duration, req we
 		return nil, err
 	}
 	res.Prompt = req.Prompt
+	// The gateway's answer gets the rule a local read's result gets.
+	res.Clean(g.token)
 	res.Elapsed = time.Since(start)
 	return &res, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -197,6 +198,72 @@ func TestRemote_ProviderFailuresReadAsLocally(t *testing.T) {
 		local, remote := search(f.local, args...), search(f.remote, args...)
 		if local.code != exitProvider || remote.code != local.code || remote.stdout != local.stdout || remote.stderr != local.stderr {
 			t.Errorf("search %v: local %d\n%s%s\nremote %d\n%s%s", args, local.code, local.stdout, local.stderr, remote.code, remote.stdout, remote.stderr)
+		}
+	}
+}
+
+// A gateway's answer printed with --json gets the rule a local search's
+// or read's result gets: no escape, control or bidirectional character
+// reaches the terminal, a hit that is not a web link is left out, and the
+// token is never printed.
+func TestRemote_JSONAnswerIsSanitisedAsLocally(t *testing.T) {
+	const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eevil"
+	const token = "wg_REMOTE_TOKEN_0123456789"
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v1/search":
+			_, _ = io.WriteString(w, `{"query":"go`+jsonEscape(hostile)+`","provider":"tav`+jsonEscape(hostile)+`","results":[`+
+				`{"title":"T`+jsonEscape(hostile)+`","url":"https://go.dev/`+jsonEscape(hostile)+`","snippet":"S`+jsonEscape(hostile)+` `+token+`","providers":["p`+jsonEscape(hostile)+`"]},`+
+				`{"title":"ok","url":"https://go.dev/ok","snippet":"fine"},`+
+				`{"title":"js","url":"javascript:alert(1)","snippet":"x"}],`+
+				`"failed_providers":[{"provider":"e`+jsonEscape(hostile)+`","class":"c`+jsonEscape(hostile)+`","cause":"`+jsonEscape(hostile)+`"}],`+
+				`"local_docs":[{"description":"d`+jsonEscape(hostile)+`","mcp_tool":"m","path":"/p"}],"ignored":{"x`+jsonEscape(hostile)+`":["f`+jsonEscape(hostile)+`"]}}`)
+		case "/v1/fetch":
+			_, _ = io.WriteString(w, `{"url":"https://go.dev/`+jsonEscape(hostile)+`","final_url":"https://go.dev/`+jsonEscape(hostile)+`","title":"T`+jsonEscape(hostile)+`",`+
+				`"byline":"B`+jsonEscape(hostile)+`","site_name":"S`+jsonEscape(hostile)+`","path":"p`+jsonEscape(hostile)+`","route":"r`+jsonEscape(hostile)+`","provider":"p`+jsonEscape(hostile)+`",`+
+				`"note":"N`+jsonEscape(hostile)+`","why":"W`+jsonEscape(hostile)+`","content_type":"text/html`+jsonEscape(hostile)+`","content":"C`+jsonEscape(hostile)+` `+token+`"}`)
+		}
+	}))
+	t.Cleanup(gw.Close)
+	home := t.TempDir()
+	h := hostEnv{Env: []string{"HOME=" + home, "WEBGATE_GATEWAY_URL=" + gw.URL, "WEBGATE_GATEWAY_TOKEN=" + token}, Home: home, WorkDir: home}
+	for _, r := range []cliRun{search(h, "--json", "go"), fetch(h, "--json", "https://go.dev/")} {
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+		}
+		out := r.stdout + r.stderr
+		for _, bad := range []string{"\u001b", `\u001b`, "\u0007", `\u0007`, "\u009b", `\u009b`, "\u202e", `\u202e`, "javascript:", token} {
+			if strings.Contains(out, bad) {
+				t.Errorf("the output holds %q:\n%s", bad, out)
+			}
+		}
+	}
+	if r := search(h, "--json", "go"); !strings.Contains(r.stdout, "https://go.dev/ok") {
+		t.Errorf("the clean hit is missing:\n%s", r.stdout)
+	}
+}
+
+// jsonEscape returns s as the inside of a JSON string.
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// A plain-http gateway off loopback is used with a warning on stderr: the
+// token would cross the network in clear. https and loopback get none.
+// (target decides before any call: nothing is dialled here.)
+func TestRemote_WarnsOfAPlainHTTPGatewayOffLoopback(t *testing.T) {
+	home := t.TempDir()
+	for base, warn := range map[string]bool{"http://gw.example.com:8787": true, "https://gw.example.com": false, "http://127.0.0.1:8787": false} {
+		h := hostEnv{Env: []string{"HOME=" + home, "WEBGATE_GATEWAY_URL=" + base, "WEBGATE_GATEWAY_TOKEN=wg_tok0123456789"}, Home: home, WorkDir: home}
+		var errb bytes.Buffer
+		gw, ok := target(h, &errb, "search", nil, nil, "search", false, "")
+		if !ok || gw == nil {
+			t.Fatalf("%s: not used: %s", base, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "warning: the gateway at "+base+" is plain http"); got != warn || strings.Contains(errb.String(), "wg_tok") {
+			t.Errorf("%s: stderr %q, want a warning %v", base, errb.String(), warn)
 		}
 	}
 }

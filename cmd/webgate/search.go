@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/config"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/policy"
 	"github.com/webgate-dev/webgate/provider"
 )
@@ -182,6 +184,11 @@ func target(h hostEnv, stderr io.Writer, cmd string, providers, valid []string, 
 	if gw != nil && localOnly {
 		fmt.Fprintf(stderr, "webgate %s: %s local providers; the gateway at %s (%s) chooses its own\n", cmd, flags, gw.base, gatewayURLEnv)
 		return nil, false
+	}
+	if gw != nil && hookenv.GatewayInClear(gw.base) {
+		// Used all the same (a gateway on a private network may be
+		// meant so), but said.
+		fmt.Fprintf(stderr, "webgate %s: warning: %s\n", cmd, sanitize.Line(hookenv.InClearWarning(gw.base)))
 	}
 	return gw, true
 }

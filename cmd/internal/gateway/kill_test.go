@@ -251,7 +251,7 @@ func TestServer_ReplicaKilledMidLoadFailsOverAndKeepsTheCounts(t *testing.T) {
 		r.kill()
 		// A hook whose gateway was killed passes through and says why.
 		out, diag := hookenv.Forward(context.Background(), "websearch", []byte(`{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"x"}}`),
-			r.url, "wg_killed", time.Now())
+			r.url, "wg_killed", time.Now(), 0)
 		hook.stdout, hook.diag = string(out), diag
 	})
 	if t.Failed() {

@@ -54,11 +54,12 @@ func (w *Warm) ServeCall(ctx context.Context, c *worker.Call) worker.Answer {
 	start := c.Start
 	if base, token := Gateway(worker.EnvList(c.Env)); base != "" {
 		// The team gateway answers: forwarded as it is, within the
-		// default budget.
-		if err := c.SetBudget(gate.DefaultBudget(c.Hook)); err != nil {
+		// hook's configured budget.
+		budget := Budget(ctx, c.Hook, func() (*config.Config, error) { return w.kept.configs.Load(c.Env) }, start)
+		if err := c.SetBudget(budget); err != nil {
 			return worker.Answer{}
 		}
-		out, diag := Forward(ctx, c.Hook, c.Payload, base, token, start)
+		out, diag := Forward(ctx, c.Hook, c.Payload, base, token, start, budget)
 		return worker.Answer{Stdout: out, Stderr: []byte(diag)}
 	}
 	load := func() (*config.Config, error) { return w.kept.configs.Load(c.Env) }

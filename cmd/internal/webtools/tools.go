@@ -222,44 +222,35 @@ func (t *Tools) search(ctx context.Context, req SearchRequest) (*SearchResult, e
 		return nil, searchError(err, provider.NameOf(t.Searcher))
 	}
 	out := &SearchResult{
-		Query:     sanitize.Line(q),
-		Provider:  sanitize.Line(provider.NameOr(res.Provider, t.Searcher, "provider")),
+		Query:     q,
+		Provider:  provider.NameOr(res.Provider, t.Searcher, "provider"),
 		Results:   []Hit{},
 		Failed:    failuresFrom(res.Failures),
 		LocalDocs: docs,
-		Ignored:   ignoredFrom(res.Ignored),
+		Ignored:   res.Ignored,
 		Elapsed:   t.now().Sub(start),
 		Cached:    res.Cached,
 	}
-	t.redactFailures(out.Failed)
 	if len(out.Failed) == 0 {
 		out.Failed = nil
 	}
 	for _, r := range res.Results {
-		if len(out.Results) == n {
-			break
-		}
-		// A result that is not a web link (a javascript:, data: or file:
-		// URL, a URL with spaces or invisible characters) cannot be cited
-		// as a source: it is left out, as the web search hook does.
-		u := sanitize.URL(r.URL)
-		if u == "" {
-			continue
-		}
-		h := Hit{Title: t.redact(sanitize.Line(r.Title)), URL: t.redact(u), Snippet: t.redact(sanitize.Line(r.Snippet))}
-		if h.Snippet == "" {
-			h.Snippet = t.redact(sanitize.Line(r.Content))
+		h := Hit{Title: r.Title, URL: r.URL, Snippet: r.Snippet}
+		if sanitize.Line(h.Snippet) == "" {
+			h.Snippet = r.Content
 		}
 		if !r.Published.IsZero() {
 			h.Published = r.Published.UTC().Format("2006-01-02")
 		}
-		for _, p := range r.Providers {
-			h.Providers = append(h.Providers, sanitize.Line(p))
-		}
+		h.Providers = append(h.Providers, r.Providers...)
 		if len(h.Providers) == 0 && r.Provider != "" {
-			h.Providers = []string{sanitize.Line(r.Provider)}
+			h.Providers = []string{r.Provider}
 		}
 		out.Results = append(out.Results, h)
+	}
+	out.Clean(t.Secrets...)
+	if len(out.Results) > n {
+		out.Results = out.Results[:n]
 	}
 	return out, nil
 }
@@ -452,20 +443,92 @@ func (t *Tools) Fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 		return nil, t.redactErr(err)
 	}
 	res.Elapsed = t.now().Sub(start)
-	res.Content = t.redact(sanitize.Text(res.Content))
-	res.Title = t.redact(sanitize.Line(res.Title))
-	res.Byline = t.redact(sanitize.Line(res.Byline))
-	res.SiteName = t.redact(sanitize.Line(res.SiteName))
-	res.Language = sanitize.Line(res.Language)
-	res.Note = t.redact(sanitize.Line(res.Note))
-	res.Why = t.redact(sanitize.Line(res.Why))
-	res.URL = sanitize.Line(res.URL)
-	res.FinalURL = sanitize.Line(res.FinalURL)
-	res.ContentType = sanitize.Line(res.ContentType)
-	res.Provider = sanitize.Line(res.Provider)
-	res.Prompt = sanitize.Text(res.Prompt)
-	res.TotalChars = webpage.TextLen(res.Content)
+	res.Clean(t.Secrets...)
 	return res, nil
+}
+
+// Clean gives every text of r the rule a search's result gets, wherever
+// it came from (the providers, or a team gateway's answer): the terminal
+// rule of package sanitize on one line for the query, the provider names,
+// the titles and the snippets, the documentation indexes and the
+// failures; a hit whose URL is not an http or https link ([sanitize.URL])
+// is dropped. Every secret is replaced ([textfmt.Scrub]).
+func (r *SearchResult) Clean(secrets ...string) {
+	line := func(s string) string { return textfmt.Scrub(sanitize.Line(s), secrets...) }
+	r.Query = sanitize.Line(r.Query)
+	r.Provider = sanitize.Line(r.Provider)
+	kept := r.Results[:0]
+	for _, h := range r.Results {
+		// A result that is not a web link (a javascript:, data: or file:
+		// URL, a URL with spaces or invisible characters) cannot be cited
+		// as a source: it is left out, as the web search hook does.
+		u := sanitize.URL(h.URL)
+		if u == "" {
+			continue
+		}
+		h.URL = textfmt.Scrub(u, secrets...)
+		h.Title, h.Snippet = line(h.Title), line(h.Snippet)
+		h.Published = sanitize.Line(h.Published)
+		var names []string
+		for _, p := range h.Providers {
+			if p = sanitize.Line(p); p != "" {
+				names = append(names, p)
+			}
+		}
+		h.Providers = names
+		kept = append(kept, h)
+	}
+	clear(r.Results[len(kept):])
+	r.Results = kept
+	if r.Results == nil {
+		r.Results = []Hit{}
+	}
+	for i := range r.LocalDocs {
+		d := &r.LocalDocs[i]
+		d.Description, d.MCPTool, d.Path = sanitize.Line(d.Description), sanitize.Line(d.MCPTool), sanitize.Line(d.Path)
+	}
+	cleanFailures(r.Failed, secrets)
+	r.Ignored = ignoredFrom(r.Ignored)
+}
+
+// Clean gives every text of r the rule a read page gets, wherever it
+// came from (the page and the providers, or a team gateway's answer):
+// the terminal rule of package sanitize for the content, the same rule
+// on one line for every other text (title, URLs, note, content type,
+// provider, route, failures). Every secret is replaced
+// ([textfmt.Scrub]); TotalChars is counted anew.
+func (r *FetchResult) Clean(secrets ...string) {
+	redact := func(s string) string { return textfmt.Scrub(s, secrets...) }
+	r.Content = redact(sanitize.Text(r.Content))
+	r.Title = redact(sanitize.Line(r.Title))
+	r.Byline = redact(sanitize.Line(r.Byline))
+	r.SiteName = redact(sanitize.Line(r.SiteName))
+	r.Language = sanitize.Line(r.Language)
+	r.Note = redact(sanitize.Line(r.Note))
+	r.Why = redact(sanitize.Line(r.Why))
+	r.URL = sanitize.Line(r.URL)
+	r.FinalURL = sanitize.Line(r.FinalURL)
+	r.ContentType = sanitize.Line(r.ContentType)
+	r.Provider = sanitize.Line(r.Provider)
+	r.Route = sanitize.Line(r.Route)
+	r.Path = sanitize.Line(r.Path)
+	r.Class = classify.Class(sanitize.Line(string(r.Class)))
+	r.Mode = webpage.ConvertMode(sanitize.Line(string(r.Mode)))
+	r.Prompt = sanitize.Text(r.Prompt)
+	cleanFailures(r.Failed, secrets)
+	r.TotalChars = webpage.TextLen(r.Content)
+}
+
+// cleanFailures gives the failures' texts the terminal rule on one line
+// and replaces every secret in their causes.
+func cleanFailures(fs []Failure, secrets []string) {
+	for i := range fs {
+		f := &fs[i]
+		f.Provider = sanitize.Line(f.Provider)
+		f.Class = provider.Class(sanitize.Line(string(f.Class)))
+		f.LegacyClass = provider.Class(sanitize.Line(string(f.LegacyClass)))
+		f.Cause = textfmt.Scrub(sanitize.Line(f.Cause), secrets...)
+	}
 }
 
 func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, error) {
@@ -499,7 +562,6 @@ func (t *Tools) fetch(ctx context.Context, req FetchRequest) (*FetchResult, erro
 	res.Metadata, res.Mode = page.Metadata, page.Mode
 	res.Cached = page.Cached
 	res.Failed = failuresFrom(page.Failures)
-	t.redactFailures(res.Failed)
 	if len(res.Failed) == 0 {
 		res.Failed = nil
 	}
@@ -616,16 +678,18 @@ func (t *Tools) redact(s string) string { return textfmt.Scrub(s, t.Secrets...) 
 func (t *Tools) redactErr(err error) error {
 	var e *Error
 	if errors.As(err, &e) {
-		e.Message = t.redact(sanitize.Line(e.Message))
-		t.redactFailures(e.Failures)
+		e.Clean(t.Secrets...)
 		return e
 	}
 	return err
 }
 
-// redactFailures scrubs the secrets from the failures' causes.
-func (t *Tools) redactFailures(fs []Failure) {
-	for i := range fs {
-		fs[i].Cause = t.redact(fs[i].Cause)
-	}
+// Clean gives e's message and failures the terminal rule on one line
+// (they may echo remote text) and replaces every secret in them
+// ([textfmt.Scrub]), wherever e came from (the providers, or a team
+// gateway's answer).
+func (e *Error) Clean(secrets ...string) {
+	e.Message = textfmt.Scrub(sanitize.Line(e.Message), secrets...)
+	e.Class = provider.Class(sanitize.Line(string(e.Class)))
+	cleanFailures(e.Failures, secrets)
 }
