@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,18 +32,24 @@ type member struct {
 	// "" for a member webgate added.
 	key, raw string
 	val      any
-	// src is where the member was read, nil for a member webgate added.
-	src *memberSrc
+	// at is where a member read was found in its object's text.
+	at memberAt
 }
 
-// memberSrc is the text around a member read from a file.
-type memberSrc struct {
-	// lead is the text between the preceding "{" or "," and the key; mid
-	// the text between the key and the value (the colon and white space);
-	// trail the text between the value and the "," after it ("" for the
-	// last member, whose following white space is the object's close).
-	lead, mid, trail string
-	v                valSrc
+// span is the text of a document from offset from up to offset to.
+type span struct{ from, to int32 }
+
+func (s span) of(doc string) string { return doc[s.from:s.to] }
+
+// memberAt is where a member was read, by offsets into the document: its
+// lead (the text between the preceding "{" or "," and the key) starts at
+// lead, its key at key, its value runs from val to end, and its trail
+// (the text between the value and the "," after it; empty for the last
+// member, whose following white space is the object's close) ends at
+// trail. arr is the layout of the value when it is an array.
+type memberAt struct {
+	lead, key, val, end, trail int32
+	arr                        *arrSrc
 }
 
 // valSrc is a value as it was read: its value, its text, and for an array
@@ -53,29 +60,37 @@ type valSrc struct {
 	arr  *arrSrc
 }
 
-// objSrc is the text around the members of an object read from a file.
+// objSrc is the layout of an object read from a file.
 type objSrc struct {
+	doc string // the document it was read from
 	// start and end are the offsets of its "{" and just after its "}".
 	start, end int
-	// n is the number of members read; close the text between the last
+	// n is the number of members read; close is the text between the last
 	// member's value (or the "{") and the "}".
 	n     int
-	close string
+	close span
 	// lead and mid are those of the last member read, the model of a
 	// member webgate adds.
-	lead, mid string
+	lead, mid span
 }
 
-// arrSrc is the text around the elements of an array read from a file.
+// arrSrc is the layout of an array read from a file.
 type arrSrc struct {
-	elems []elemSrc
-	close string
+	doc   string
+	elems []elemAt
+	// vals are the elements read: the array's value as read, which the
+	// edits replace and never change in place.
+	vals  []any
+	close span
 }
 
-// elemSrc is the text around an element of an array read from a file.
-type elemSrc struct {
-	lead, trail string
-	v           valSrc
+// elemAt is where an element of an array was read: its lead (the text
+// after the "[" or ",") starts at lead, its value runs from val to end,
+// and its trail ends at trail. arr is the layout of the value when it is
+// an array.
+type elemAt struct {
+	lead, val, end, trail int32
+	arr                   *arrSrc
 }
 
 // object is a JSON object that keeps its members in the order they were
@@ -208,6 +223,9 @@ func parseJSON(data []byte) (any, error) {
 	// One copy of the input as a string: every key, string, number and
 	// stretch of layout read is a slice of it, not an allocation of its
 	// own.
+	if len(data) > math.MaxInt32 {
+		return nil, errors.New("larger than 2 GiB")
+	}
 	p := &parser{data: data, src: string(data)}
 	v, _, err := p.value(1)
 	if err != nil {
@@ -226,7 +244,8 @@ type parser struct {
 	pos  int
 	// The elements and members of the arrays and objects being read, the
 	// innermost last; each is copied out, at its exact length, once read.
-	elems   []elemSrc
+	elems   []elemAt
+	vals    []any
 	members []member
 }
 
@@ -241,12 +260,8 @@ func (p *parser) space() {
 	}
 }
 
-// spaceText reads white space and returns it.
-func (p *parser) spaceText() string {
-	start := p.pos
-	p.space()
-	return p.src[start:p.pos]
-}
+// at is the current position.
+func (p *parser) at() int32 { return int32(p.pos) }
 
 // fail describes the byte at the current position (never more of the
 // file: settings can hold secrets).
@@ -309,13 +324,15 @@ func (p *parser) value(depth int) (any, *arrSrc, error) {
 }
 
 func (p *parser) object(depth int) (any, error) {
-	src := &objSrc{start: p.pos}
+	src := &objSrc{doc: p.src, start: p.pos}
 	p.pos++ // {
 	o := &object{src: src}
-	lead := p.spaceText()
+	lead := p.at()
+	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		src.close = span{lead, p.at()}
 		p.pos++
-		src.close, src.end = lead, p.pos
+		src.end = p.pos
 		return o, nil
 	}
 	base := len(p.members)
@@ -323,76 +340,83 @@ func (p *parser) object(depth int) (any, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.fail("looking for the beginning of an object key")
 		}
+		at := memberAt{lead: lead, key: p.at()}
 		k, err := p.str()
 		if err != nil {
 			return nil, err
 		}
-		midStart := p.pos
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.fail("after an object key")
 		}
 		p.pos++
 		p.space()
-		mid := p.src[midStart:p.pos]
-		valStart := p.pos
+		at.val = p.at()
 		v, arr, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		ms := &memberSrc{lead: lead, mid: mid, v: valSrc{val: v, text: p.src[valStart:p.pos], arr: arr}}
-		p.members = append(p.members, member{key: k.val, raw: k.raw, val: v, src: ms})
-		trail := p.spaceText()
+		at.end, at.arr = p.at(), arr
+		p.space()
+		at.trail = p.at()
 		more, ok := p.separator('}')
 		if !ok {
 			return nil, p.fail("after an object member")
 		}
 		if !more {
+			src.close = span{at.end, at.trail}
+			at.trail = at.end
+		}
+		p.members = append(p.members, member{key: k.val, raw: k.raw, val: v, at: at})
+		if !more {
 			o.members = pop(&p.members, base)
-			src.n, src.close, src.end = len(o.members), trail, p.pos
-			src.lead, src.mid = ms.lead, ms.mid
+			src.n, src.end = len(o.members), p.pos
+			src.lead, src.mid = span{at.lead, at.key}, span{at.key + int32(len(k.raw)), at.val}
 			return o, nil
 		}
-		ms.trail = trail
-		lead = p.spaceText()
+		lead = p.at()
+		p.space()
 	}
 }
 
 func (p *parser) array(depth int) (any, *arrSrc, error) {
 	p.pos++ // [
-	src := &arrSrc{}
-	lead := p.spaceText()
+	src := &arrSrc{doc: p.src}
+	lead := p.at()
+	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		src.close = span{lead, p.at()}
 		p.pos++
-		src.close = lead
-		return []any{}, src, nil
+		src.vals = []any{}
+		return src.vals, src, nil
 	}
 	base := len(p.elems)
 	for {
-		valStart := p.pos
+		at := elemAt{lead: lead, val: p.at()}
 		v, arr, err := p.value(depth + 1)
 		if err != nil {
 			return nil, nil, err
 		}
-		e := elemSrc{lead: lead, v: valSrc{val: v, text: p.src[valStart:p.pos], arr: arr}}
-		trail := p.spaceText()
+		at.end, at.arr = p.at(), arr
+		p.space()
+		at.trail = p.at()
 		more, ok := p.separator(']')
 		if !ok {
 			return nil, nil, p.fail("after an array element")
 		}
 		if !more {
-			src.close = trail
-			p.elems = append(p.elems, e)
-			src.elems = pop(&p.elems, base)
-			vals := make([]any, len(src.elems))
-			for i, e := range src.elems {
-				vals[i] = e.v.val
-			}
-			return vals, src, nil
+			src.close = span{at.end, at.trail}
+			at.trail = at.end
 		}
-		e.trail = trail
-		p.elems = append(p.elems, e)
-		lead = p.spaceText()
+		p.elems = append(p.elems, at)
+		p.vals = append(p.vals, v)
+		if !more {
+			src.elems = pop(&p.elems, base)
+			src.vals = pop(&p.vals, base)
+			return src.vals, src, nil
+		}
+		lead = p.at()
+		p.space()
 	}
 }
 
@@ -788,7 +812,7 @@ func (w *writer) newObject(t *object, c wctx) {
 		w.b.WriteString(lead)
 		w.key(m)
 		w.b.WriteString(c.colon)
-		w.value(m.val, srcVal(m.src), inner)
+		w.value(m.val, nil, inner)
 		if w.over {
 			return
 		}
@@ -822,13 +846,6 @@ func (w *writer) newArray(t []any, c wctx) {
 	w.b.WriteByte(']')
 }
 
-func srcVal(m *memberSrc) *valSrc {
-	if m == nil {
-		return nil
-	}
-	return &m.v
-}
-
 func (w *writer) key(m member) {
 	if m.raw != "" {
 		w.b.WriteString(m.raw)
@@ -855,27 +872,34 @@ func (w *writer) addAt(c wctx, n int, lead, colon, close string) (model wctx, mo
 }
 
 func (w *writer) readObject(t *object, c wctx) {
-	src := t.src
+	src, doc := t.src, t.src.doc
 	w.b.WriteByte('{')
 	if len(t.members) == 0 {
 		if src.n == 0 {
-			w.b.WriteString(src.close)
+			w.b.WriteString(src.close.of(doc))
 		}
 		w.b.WriteByte('}')
 		return
 	}
-	colon := modelColon(src.mid, c.colon)
-	model, modelLead, closing := w.addAt(c, src.n, src.lead, colon, src.close)
+	colon := modelColon(src.mid.of(doc), c.colon)
+	model, modelLead, closing := w.addAt(c, src.n, src.lead.of(doc), colon, src.close.of(doc))
 	for i, m := range t.members {
 		if i > 0 {
 			w.b.WriteByte(',')
 		}
-		if m.src != nil {
-			w.b.WriteString(m.src.lead)
-			w.key(m)
-			w.b.WriteString(m.src.mid)
-			w.value(m.val, &m.src.v, within(c, m.src.lead, colon))
-			w.b.WriteString(m.src.trail)
+		if m.raw != "" {
+			at := m.at
+			lead := doc[at.lead:at.key]
+			w.b.WriteString(lead)
+			w.b.WriteString(doc[at.key:at.val])
+			// A scalar or an object read writes its own text; an array
+			// is matched to the elements read at its place.
+			var orig *valSrc
+			if at.arr != nil {
+				orig = &valSrc{val: at.arr.vals, arr: at.arr}
+			}
+			w.value(m.val, orig, within(c, lead, colon))
+			w.b.WriteString(doc[at.end:at.trail])
 		} else {
 			w.b.WriteString(modelLead)
 			w.key(m)
@@ -891,10 +915,11 @@ func (w *writer) readObject(t *object, c wctx) {
 }
 
 func (w *writer) readArray(t []any, src *arrSrc, c wctx) {
+	doc := src.doc
 	w.b.WriteByte('[')
 	if len(t) == 0 {
 		if len(src.elems) == 0 {
-			w.b.WriteString(src.close)
+			w.b.WriteString(src.close.of(doc))
 		}
 		w.b.WriteByte(']')
 		return
@@ -902,24 +927,25 @@ func (w *writer) readArray(t []any, src *arrSrc, c wctx) {
 	n := len(src.elems)
 	lead := ""
 	if n > 0 {
-		lead = src.elems[n-1].lead
+		lead = doc[src.elems[n-1].lead:src.elems[n-1].val]
 	}
-	model, modelLead, closing := w.addAt(c, n, lead, c.colon, src.close)
+	model, modelLead, closing := w.addAt(c, n, lead, c.colon, src.close.of(doc))
 	next := 0 // the first element read not yet matched
 	for i, v := range t {
 		if i > 0 {
 			w.b.WriteByte(',')
 		}
 		j := next
-		for j < n && !sameValue(src.elems[j].v.val, v) {
+		for j < n && !sameValue(src.vals[j], v) {
 			j++
 		}
 		if j < n {
-			e := &src.elems[j]
+			e := src.elems[j]
 			next = j + 1
-			w.b.WriteString(e.lead)
-			w.value(v, &e.v, within(c, e.lead, c.colon))
-			w.b.WriteString(e.trail)
+			lead := doc[e.lead:e.val]
+			w.b.WriteString(lead)
+			w.value(v, &valSrc{val: src.vals[j], text: doc[e.val:e.end], arr: e.arr}, within(c, lead, c.colon))
+			w.b.WriteString(doc[e.end:e.trail])
 		} else {
 			w.b.WriteString(modelLead)
 			w.value(v, nil, model)
