@@ -3,6 +3,7 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -161,5 +162,71 @@ func TestLayoutReplacedEntryChangesOnlyItsValue(t *testing.T) {
 	}
 	if changed == 0 {
 		t.Error("nothing changed")
+	}
+}
+
+// TestLayoutFileWithCommentsIsRefusedAndKept: a file with comments is
+// left as it is, with an error that says why, for every target.
+func TestLayoutFileWithCommentsIsRefusedAndKept(t *testing.T) {
+	data := "{\n  // mine\n  \"model\": \"x\"\n}\n"
+	for _, target := range []Target{ClaudeCode, CopilotVSCode, CopilotCLI, GeminiCLI} {
+		e := newEnv(t)
+		o := e.opts(target)
+		path, _ := SettingsPath(o)
+		mustWrite(t, path, []byte(data), 0o600)
+		for _, planOf := range []func(Options) (*Plan, error){PlanInstall, PlanUninstall} {
+			_, err := planOf(o)
+			if !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), "comments") {
+				t.Errorf("%s: error = %v", target, err)
+			}
+		}
+		if got, _ := os.ReadFile(path); string(got) != data {
+			t.Errorf("%s: the file changed", target)
+		}
+	}
+}
+
+// TestLayoutCopilotRoundTrip: a Copilot CLI hooks file of the user's,
+// in CRLF and tabs, keeps its bytes through install and uninstall.
+func TestLayoutCopilotRoundTrip(t *testing.T) {
+	for _, data := range []string{
+		"{\r\n\t\"version\": 1,\r\n\t\"hooks\": {\r\n\t\t\"sessionStart\": [{\"type\": \"command\", \"bash\": \"echo hi\"}]\r\n\t}\r\n}",
+		"\xef\xbb\xbf{\"version\":1,\"hooks\":{\"sessionStart\":[]}}\n",
+	} {
+		e := newEnv(t)
+		o := e.opts(CopilotCLI)
+		path, _ := SettingsPath(o)
+		mustWrite(t, path, []byte(data), 0o600)
+		p := install(t, o)
+		insertion(t, []byte(data), p.After)
+		u, err := PlanUninstall(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(u.After) != data {
+			t.Errorf("after install and uninstall\n%q\nwant\n%q", u.After, data)
+		}
+	}
+}
+
+// TestLayoutGatewayAndBack: turning the entries into HTTP hooks and back
+// into command hooks, then uninstalling, gives the user's file back.
+func TestLayoutGatewayAndBack(t *testing.T) {
+	data := "{\r\n\t\"model\": \"x\",\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [{\"hooks\":[{\"type\":\"command\",\"command\":\"notify\"}]}]\r\n\t}\r\n}"
+	e := newEnv(t)
+	o := e.opts(ClaudeCode)
+	mustWrite(t, e.settingsPath(), []byte(data), 0o600)
+	install(t, o)
+	g := o
+	g.Gateway = "https://gate.example"
+	p := install(t, g)
+	checkStyle(t, string(p.After), "\t", "\r\n")
+	install(t, o)
+	u, err := PlanUninstall(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(u.After) != data {
+		t.Errorf("after install, --gateway, install and uninstall\n%q\nwant\n%q", u.After, data)
 	}
 }
