@@ -930,18 +930,13 @@ func (w *writer) readArray(t []any, src *arrSrc, c wctx) {
 		lead = doc[src.elems[n-1].lead:src.elems[n-1].val]
 	}
 	model, modelLead, closing := w.addAt(c, n, lead, c.colon, src.close.of(doc))
-	next := 0 // the first element read not yet matched
+	m := matcher{src: src}
 	for i, v := range t {
 		if i > 0 {
 			w.b.WriteByte(',')
 		}
-		j := next
-		for j < n && !sameValue(src.vals[j], v) {
-			j++
-		}
-		if j < n {
+		if j := m.find(v); j >= 0 {
 			e := src.elems[j]
-			next = j + 1
 			lead := doc[e.lead:e.val]
 			w.b.WriteString(lead)
 			w.value(v, &valSrc{val: src.vals[j], text: doc[e.val:e.end], arr: e.arr}, within(c, lead, c.colon))
@@ -956,6 +951,53 @@ func (w *writer) readArray(t []any, src *arrSrc, c wctx) {
 	}
 	w.b.WriteString(closing)
 	w.b.WriteByte(']')
+}
+
+// matcher finds the element read that an element written was, each at
+// most once: an object by identity, anything else by value among the
+// next few elements read after the last one found. Every lookup is
+// bounded, so that an array of many elements is matched in linear time.
+type matcher struct {
+	src  *arrSrc
+	objs map[*object]int // the objects read, by index; made on first use
+	used []bool
+	next int // the element read after the last one found
+}
+
+// matchWindow is how far past the last element found a value is looked for.
+const matchWindow = 8
+
+func (m *matcher) find(v any) int {
+	n := len(m.src.vals)
+	if m.used == nil {
+		m.used = make([]bool, n)
+	}
+	j := -1
+	if o, ok := v.(*object); ok {
+		if m.objs == nil {
+			m.objs = make(map[*object]int)
+			for i, r := range m.src.vals {
+				if ro, ok := r.(*object); ok {
+					m.objs[ro] = i
+				}
+			}
+		}
+		if i, ok := m.objs[o]; ok && !m.used[i] {
+			j = i
+		}
+	} else {
+		for i := m.next; i < n && i < m.next+matchWindow; i++ {
+			if !m.used[i] && sameValue(m.src.vals[i], v) {
+				j = i
+				break
+			}
+		}
+	}
+	if j >= 0 {
+		m.used[j] = true
+		m.next = j + 1
+	}
+	return j
 }
 
 func writeString(b *bytes.Buffer, s string) {
