@@ -291,13 +291,11 @@ func TestAdversarialDeepNesting(t *testing.T) {
 		name string
 		data []byte
 		want string
-		// unreadable: doctor cannot read it either (the last file reads
-		// fine, and holds no registration to check).
+		// unreadable: doctor cannot read it either.
 		unreadable bool
 	}{
 		{"40 KB nested 20000 deep", []byte(`{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}\n"), "nested more than 64 levels deep", true},
 		{"6 MB nested 3 million deep", []byte(`{"a":` + strings.Repeat("[", 3<<20) + strings.Repeat("]", 3<<20) + "}\n"), "larger than 4 MiB", true},
-		{"within the caps but huge once indented", []byte(`{"a":` + strings.Repeat("[", 62) + strings.Repeat("0,", 700000) + "0" + strings.Repeat("]", 62) + "}\n"), "larger than 16 MiB", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := h.projSettings()
@@ -338,6 +336,42 @@ func TestAdversarialDeepNesting(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdversarialDeepNestingWithinTheCaps: a file within the caps that
+// would be huge once re-indented keeps its layout: install adds webgate's
+// entries only, in bounded memory, and uninstall gives it back byte for
+// byte.
+func TestAdversarialDeepNestingWithinTheCaps(t *testing.T) {
+	h := newAdvHost(t)
+	data := []byte(`{"a":` + strings.Repeat("[", 62) + strings.Repeat("0,", 700000) + "0" + strings.Repeat("]", 62) + "}\n")
+	path := h.projSettings()
+	advWrite(t, path, data, 0o600)
+	defer os.RemoveAll(filepath.Dir(path))
+	for _, args := range [][]string{
+		{"install", "--scope", "project", "--bin-dir", h.bin},
+		{"uninstall", "--scope", "project"},
+	} {
+		r := h.run(t, nil, args...)
+		if r.code != exitOK {
+			t.Fatalf("%s: code %d:\n%.2000s", args[0], r.code, r.output())
+		}
+		t.Logf("%s: %v, %d MiB resident at most", args[0], r.elapsed.Round(time.Millisecond), r.maxRSS>>20)
+		if r.maxRSS > 256<<20 {
+			t.Errorf("%s: used %d MiB", args[0], r.maxRSS>>20)
+		}
+		got, _ := os.ReadFile(path)
+		switch args[0] {
+		case "install":
+			if !bytes.HasPrefix(got, data[:len(data)-2]) || len(got) > len(data)+16<<10 {
+				t.Fatalf("install wrote %d bytes for %d, not the file with webgate's entries added", len(got), len(data))
+			}
+		default:
+			if !bytes.Equal(got, data) {
+				t.Fatal("install and uninstall did not give the file back byte for byte")
+			}
+		}
 	}
 }
 

@@ -222,15 +222,37 @@ func TestAdversarialNestingAtTheCapIsAccepted(t *testing.T) {
 }
 
 // TestAdversarialIndentationCannotBalloonTheRewrite: a file within both
-// caps whose re-indented form would be far larger is refused too.
+// caps whose re-indented form would be far larger keeps its layout, so
+// the rewrite grows by webgate's entries only.
 func TestAdversarialIndentationCannotBalloonTheRewrite(t *testing.T) {
 	e := newEnv(t)
 	d := MaxSettingsDepth - 2
 	data := []byte(`{"a":` + strings.Repeat("[", d) + strings.Repeat("0,", 1<<18) + "0" + strings.Repeat("]", d) + "}")
 	mustWrite(t, e.settingsPath(), data, 0o600)
-	_, err := PlanInstall(e.opts(ClaudeCode))
-	if !errors.Is(err, ErrSettingsLimit) || !strings.Contains(err.Error(), "MiB") {
-		t.Fatalf("err = %v", err)
+	p, err := PlanInstall(e.opts(ClaudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(p.After, data[:len(data)-1]) || len(p.After) > len(data)+8<<10 {
+		t.Errorf("%d bytes written for %d read", len(p.After), len(data))
+	}
+}
+
+// TestAdversarialTheRewriteLimitIsApplied: a rewrite past the writer's
+// limit is refused.
+func TestAdversarialTheRewriteLimitIsApplied(t *testing.T) {
+	data := []byte(`{"a":[` + strings.Repeat("0,", 1<<12) + "0]}")
+	v, err := parseJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := v.(*object)
+	root.set("b", strings.Repeat("x", 1<<12))
+	if _, err := rewriteJSON(data, root, len(data)+1<<10); !errors.Is(err, errTooLong) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := rewriteJSON(data, root, len(data)+8<<10); err != nil {
+		t.Errorf("err = %v", err)
 	}
 }
 
@@ -391,8 +413,8 @@ func TestAdversarialTheWriteLimitStopsTheWriterEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit = 64 << 10
-	w := &writer{limit: limit}
-	w.value(v, "")
+	w := &writer{limit: limit, lay: defaultLayout}
+	w.value(v, nil, wctx{})
 	if !w.over || w.b.Len() > 2*limit {
 		t.Fatalf("over %v, %d bytes written for a limit of %d", w.over, w.b.Len(), limit)
 	}

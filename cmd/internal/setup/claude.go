@@ -213,7 +213,8 @@ type groupEntry struct {
 // that want does not name is removed; the first one of each entry of want
 // is rewritten as its handler (other members kept) and the ones after it
 // are removed as duplicates; an entry not found is added in a group of
-// its own. Groups and events left empty are removed. legacy says to
+// its own. Groups, events and a "hooks" object left empty by the removal
+// are removed; ones the file already had empty are kept. legacy says to
 // report the older Node hooks found.
 func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) {
 	hooksV, _ := root.get("hooks")
@@ -228,6 +229,8 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 		hooks = newObject()
 		root.set("hooks", hooks)
 	}
+	// An object the user left empty stays; one emptied here goes.
+	had := len(hooks.members) > 0
 	byKey := map[string]groupEntry{}
 	for _, e := range want {
 		byKey[e.event+"\x00"+e.bin] = e
@@ -308,7 +311,7 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 		groups, _ := gv.([]any)
 		hooks.set(e.event, append(groups, group))
 	}
-	if len(hooks.members) == 0 {
+	if had && len(hooks.members) == 0 {
 		root.del("hooks")
 	}
 }

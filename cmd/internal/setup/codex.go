@@ -298,6 +298,11 @@ func (c *codexTOML) install(o Options, current map[string]any, eol string, p *Pl
 		e := edits[i]
 		out = append(out[:e.start:e.start], append([]byte(e.text), out[e.end:]...)...)
 	}
+	if len(c.data) > 0 && !endsWithNewline(c.data) {
+		// A file without a final newline gets none: what was added at
+		// its end ends as the file did, and an uninstall gives it back.
+		out = bytes.TrimSuffix(out, []byte(eol))
+	}
 	return out
 }
 
@@ -328,6 +333,12 @@ func (c *codexTOML) uninstall() []byte {
 			before = before[:len(before)-len(lastLine(before))]
 		}
 		out = append(append([]byte(nil), before...), rest...)
+	}
+	if len(cuts) > 0 && len(c.data) > 0 && !endsWithNewline(c.data) {
+		// The table was at the end of a file without a final newline
+		// (install writes it so): the lines before it end the file the
+		// same way.
+		out = bytes.TrimRight(out, "\r\n")
 	}
 	return out
 }

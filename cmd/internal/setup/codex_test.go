@@ -41,7 +41,7 @@ func TestCodexInstall_WritesTheTableIntoEveryKindOfFile(t *testing.T) {
 	for _, tc := range []struct{ name, before, after string }{
 		{"missing file", "\x00", webgateTable},
 		{"empty file", "", webgateTable},
-		{"no trailing newline", `model = "o3"`, "model = \"o3\"\n\n" + webgateTable},
+		{"no trailing newline", `model = "o3"`, "model = \"o3\"\n\n" + strings.TrimSuffix(webgateTable, "\n")},
 		{"trailing newline", "model = \"o3\"\n", "model = \"o3\"\n\n" + webgateTable},
 		{"trailing blank line", "model = \"o3\"\n\n", "model = \"o3\"\n\n" + webgateTable},
 		{"CRLF", "# mine\r\nmodel = \"o3\"\r\n", "# mine\r\nmodel = \"o3\"\r\n\r\n" + strings.ReplaceAll(webgateTable, "\n", "\r\n")},
@@ -115,7 +115,7 @@ func TestCodexUninstall_RemovesTheTableAndItsSubTablesOnly(t *testing.T) {
 		{"only table", webgateTable, ""},
 		{"between others", "model = \"o3\"\n\n" + webgateTable + "\n[mcp_servers.webgate.env]\nA = \"1\"\n# about docs\n\n# docs\n[mcp_servers.docs]\ncommand = \"d\"\n",
 			"model = \"o3\"\n\n# docs\n[mcp_servers.docs]\ncommand = \"d\"\n"},
-		{"at the end without newline", "model = \"o3\"\n\n[mcp_servers.webgate]\ncommand = \"x\"", "model = \"o3\"\n"},
+		{"at the end without newline", "model = \"o3\"\n\n[mcp_servers.webgate]\ncommand = \"x\"", "model = \"o3\""},
 		{"at the start", webgateTable + "\n[b]\nc = 1\n", "[b]\nc = 1\n"},
 		{"CRLF", "a = 1\r\n\r\n[mcp_servers.webgate]\r\ncommand = \"x\"\r\n\r\n[b]\r\nc = 2\r\n", "a = 1\r\n\r\n[b]\r\nc = 2\r\n"},
 		{"multi-line string that looks like a header", "x = \"\"\"\n[mcp_servers.webgate]\n\"\"\"\n" + webgateTable, "x = \"\"\"\n[mcp_servers.webgate]\n\"\"\"\n"},
@@ -270,5 +270,29 @@ func TestCodex_WritesThroughALinkAndRefusesWhatIsNotARegularFile(t *testing.T) {
 	mustWrite(t, e3.codexPath(), bytes.Repeat([]byte("# x\n"), MaxSettingsBytes/4+1), 0o600)
 	if _, err := PlanInstall(e3.codexOpts()); !errors.Is(err, ErrSettingsLimit) {
 		t.Errorf("an oversized file: err = %v", err)
+	}
+}
+
+// TestCodexInstall_FileWithoutFinalNewlineRoundTrips: webgate's table
+// added at the end of a file without a final newline ends without one,
+// and an uninstall gives the file back byte for byte.
+func TestCodexInstall_FileWithoutFinalNewlineRoundTrips(t *testing.T) {
+	for _, before := range []string{
+		`model = "o3"`,
+		"model = \"o3\"\r\n[x]\r\ny = 1",
+		"model = \"o3\"\n[mcp_servers.other]\ncommand = \"x\"",
+		"model = \"o3\"\r\n\r\n[profiles.x]\r\nmodel = \"y\"\r\n",
+	} {
+		e := newEnv(t)
+		p, after := planCodexText(t, e, before, true)
+		if !strings.HasPrefix(after, before) || strings.HasSuffix(after, "\n") != strings.HasSuffix(before, "\n") {
+			t.Errorf("%q installed as %q", before, after)
+		}
+		if _, err := p.Apply(e.codexOpts().Now); err != nil {
+			t.Fatal(err)
+		}
+		if _, back := planCodexText(t, e, "\x00", false); back != before {
+			t.Errorf("after install and uninstall %q, want %q", back, before)
+		}
 	}
 }

@@ -34,6 +34,9 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 	if install {
 		want = append(want, copilotEntry{"preToolUse", "webfetch", o.WebFetchBin, o.FetchTimeout})
 	}
+	// Lists and a "hooks" object the user left empty stay; ones emptied
+	// here go.
+	had := len(hooks.members) > 0
 	done := map[string]bool{}
 	for _, event := range hooks.names() {
 		lv, _ := hooks.get(event)
@@ -75,7 +78,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 			setHandler(ho, copilotHandler(o, *match))
 			kept = append(kept, ho)
 		}
-		if len(kept) == 0 {
+		if len(kept) == 0 && len(list) > 0 {
 			hooks.del(event)
 			continue
 		}
@@ -90,7 +93,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		list, _ := lv.([]any)
 		hooks.set(e.event, append(list, h))
 	}
-	if len(hooks.members) == 0 {
+	if had && len(hooks.members) == 0 {
 		root.del("hooks")
 		if !install && len(root.names()) == 1 {
 			root.del("version")

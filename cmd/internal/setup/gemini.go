@@ -106,8 +106,14 @@ func editGemini(root *object, o Options, install bool, p *Plan) error {
 // settingsError adds to an error reading target's settings file what the
 // user needs to know about that target.
 func settingsError(target Target, err error) error {
-	if target == GeminiCLI && errors.Is(err, ErrInvalidSettings) && strings.Contains(err.Error(), "invalid character '/'") {
-		return fmt.Errorf("%w; Gemini CLI accepts comments in settings.json, webgate does not edit a file with comments: remove them, or register the hooks by hand", err)
+	if !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), "invalid character '/'") {
+		return err
 	}
-	return err
+	switch target {
+	case GeminiCLI:
+		return fmt.Errorf("%w; Gemini CLI accepts comments in settings.json, webgate does not edit a file with comments: remove them, or register the hooks by hand", err)
+	case ClaudeCode, CopilotVSCode:
+		return fmt.Errorf("%w; it looks like it holds comments, which Claude Code refuses too (its settings are strict JSON): remove them", err)
+	}
+	return fmt.Errorf("%w; it looks like it holds comments, which webgate does not edit: remove them, or register the hooks by hand", err)
 }

@@ -67,7 +67,7 @@ func TestUninstall_KeepsAFileThatHoldsOtherSettings(t *testing.T) {
 	if _, err := u.Apply(o.Now); err != nil {
 		t.Fatal(err)
 	}
-	if data, _ := os.ReadFile(path); !strings.Contains(string(data), `"model": "opus"`) {
+	if data, _ := os.ReadFile(path); string(data) != `{"model":"opus"}` {
 		t.Errorf("settings after uninstall: %q", data)
 	}
 }

@@ -10,9 +10,11 @@ import (
 
 // FuzzSettingsRoundTrip reads and rewrites arbitrary documents: the reader
 // accepts exactly what encoding/json accepts (within the nesting cap),
-// never panics, and the rewrite of an untouched document keeps every
-// string, key and number byte for byte, in order, stays within a fixed
-// multiple of the input's size, and reads back to itself.
+// never panics, the rewrite of an untouched document is the document, the
+// rewrite of one with webgate's entries added or removed is valid JSON,
+// and its encoding keeps every string, key and number byte for byte, in
+// order, stays within a fixed multiple of the input's size, and reads
+// back to itself.
 func FuzzSettingsRoundTrip(f *testing.F) {
 	for _, s := range []string{
 		rawSettings,
@@ -24,6 +26,8 @@ func FuzzSettingsRoundTrip(f *testing.F) {
 		`{"s":"\u00e9\/\"\\\b\f\n\r\t"}`,
 		"{\"raw\":\"\xff\xfe\xc0\xaf\"}",
 		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+		"{\r\n\t\"hooks\": {\"Stop\": [{\"hooks\":[{\"type\":\"command\",\"command\":\"/x/websearch\"}]}], \"PreToolUse\": []}\r\n}",
+		`{ "hooks" : { "PreToolUse" : [ { "matcher" : "WebSearch" , "hooks" : [ { "command" : "websearch" } , 1 ] } ] } }`,
 		`{"a":[1,2,`, `{"a" 1}`, `[01]`, `[1.]`, `[-]`, `tru`, "\"\x01\"", `"\x"`, `"\u12g4"`, "\xef\xbb\xbf{}",
 	} {
 		f.Add([]byte(s))
@@ -58,6 +62,19 @@ func FuzzSettingsRoundTrip(f *testing.F) {
 		}
 		if _, err := encodeJSONLimit(v, len(out)/2); len(out) > 64 && err == nil {
 			t.Fatal("the limit was not applied")
+		}
+		if o, ok := v.(*object); ok {
+			if same, err := rewriteJSON(data, o, 0); err != nil || !bytes.Equal(same, data) {
+				t.Fatalf("an untouched document is rewritten as\n%q\nnot\n%q (%v)", same, data, err)
+			}
+			opts := Options{WebSearchBin: "/bin/websearch", WebFetchBin: "/bin/webfetch", SessionStart: true}
+			opts.defaults()
+			for _, install := range []bool{true, false} {
+				editClaude(o, opts, install, &Plan{})
+				if out, err := rewriteJSON(data, o, 0); err != nil || !json.Valid(out) {
+					t.Fatalf("install %v: the rewrite is not JSON (%v):\n%s", install, err, out)
+				}
+			}
 		}
 	})
 }

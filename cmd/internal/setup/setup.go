@@ -2,8 +2,10 @@
 // again: its hooks in the settings files of Claude Code, GitHub Copilot CLI,
 // VS Code and Gemini CLI, and its MCP server (webgate mcp) in the
 // config.toml of Codex CLI. It merges: everything else in a settings file
-// is kept in its original order, every string and number it does not
-// change keeps its exact spelling, a backup is written before any change,
+// is kept byte for byte (order, spelling, line endings, indentation, a
+// one-line object, a missing final newline, a byte order mark), what is
+// added follows the file's indentation and line ending, a backup is
+// written before any change,
 // and running an install twice changes nothing. A Codex config.toml is
 // edited as text: only the lines of webgate's [mcp_servers.webgate] table
 // change, and comments and layout elsewhere stay byte for byte. A
@@ -293,9 +295,8 @@ const (
 // never touched.
 var ErrSettingsLimit = errors.New("settings file exceeds webgate's limits")
 
-// maxWrittenBytes is the largest settings file webgate writes: 16 MiB.
-// Re-indented, a file within [MaxSettingsBytes] and [MaxSettingsDepth] can
-// still grow many times over.
+// maxWrittenBytes is the largest settings file webgate writes: 16 MiB,
+// room for webgate's entries in a file within [MaxSettingsBytes].
 const maxWrittenBytes = 4 * MaxSettingsBytes
 
 // readFile returns the content of the regular file at path, nil (and no
@@ -341,10 +342,12 @@ func readSettings(path string) ([]byte, *object, error) {
 	if data == nil {
 		return nil, newObject(), nil
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	// A byte order mark is not JSON, but editors write one; it is kept.
+	body := bytes.TrimPrefix(data, []byte(utf8BOM))
+	if len(bytes.TrimSpace(body)) == 0 {
 		return data, newObject(), nil
 	}
-	v, err := parseJSON(data)
+	v, err := parseJSON(body)
 	if errors.Is(err, errTooDeep) {
 		return nil, nil, fmt.Errorf("%s: %w: its %v, the most webgate reads; it was left untouched", path, ErrSettingsLimit, err)
 	}
@@ -359,7 +362,7 @@ func readSettings(path string) ([]byte, *object, error) {
 }
 
 func tooLongError(path string) error {
-	return fmt.Errorf("%s: %w: re-indented it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
+	return fmt.Errorf("%s: %w: rewritten it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
 }
 
 // PlanInstall computes the registration of webgate for o.Target: its hooks,
@@ -399,7 +402,7 @@ func plan(o Options, install bool) (*Plan, error) {
 	}
 	// The file as webgate would write it unchanged, to tell a change of
 	// content from a change of layout.
-	read, err := encodeJSONLimit(root, maxWrittenBytes)
+	read, err := rewriteJSON(before, root, maxWrittenBytes)
 	if err != nil {
 		return nil, tooLongError(path)
 	}
@@ -424,7 +427,7 @@ func plan(o Options, install bool) (*Plan, error) {
 			p.Notes = append(p.Notes, "VS Code agent hooks read Claude Code settings files (.claude/settings.json, ~/.claude/settings.json); they ignore matchers and run every hook for every tool, and webgate's hooks ignore the tools they do not handle.")
 		}
 	}
-	after, err := encodeJSONLimit(root, maxWrittenBytes)
+	after, err := rewriteJSON(before, root, maxWrittenBytes)
 	if err != nil {
 		return nil, tooLongError(path)
 	}
