@@ -244,9 +244,9 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 		return doc, pageChars
 	}
 	// A thread whose post readability picked is read whole.
-	held := false
+	held, discussion := false, declaresDiscussion(page)
 	for _, t := range threads {
-		if threadHolds(t, art.Node, doc.TextChars) {
+		if threadHolds(t, art.Node, doc.TextChars, discussion) {
 			held = true
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 			// The thread as read, its chrome dropped, must hold half the
@@ -259,7 +259,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	}
 	// On a page that declares a discussion, replies marked apart from the
 	// first post readability picked follow it.
-	if !held && len(threads) > 0 && declaresDiscussion(page) && threadFollows(threads[0], art.Node) {
+	if !held && len(threads) > 0 && discussion && threadFollows(threads[0], art.Node) {
 		t := threads[0]
 		(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 		if d := render(t.region, title, ModeArticle); d.Markdown != "" {
