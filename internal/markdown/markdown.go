@@ -208,6 +208,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
 	threads := findThreads(body, articleNotThread(page))
+	sections := findSectionGroups(body)
 	product := declaresProduct(page)
 	if product {
 		dropProductExtras(body)
@@ -266,6 +267,15 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 			doc.Markdown += "\n\n" + d.Markdown
 			doc.TextChars += d.TextChars + 1
 			doc.Posts = t.posts + 1
+		}
+	}
+	// A page readability cut to one of its sections is read whole.
+	if widen && doc.Posts == 0 {
+		if m := widerSections(sections, art.Node, doc.TextChars); m != nil {
+			(&cleaner{base: u, strip: true, trusted: true}).clean(m, true)
+			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+				doc = d
+			}
 		}
 	}
 	// A page readability cut to one section is read as its <main>.
