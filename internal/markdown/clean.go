@@ -3,6 +3,7 @@ package markdown
 import (
 	"github.com/webgate-dev/webgate/internal/lazyre"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -361,6 +362,15 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	// more often a slide repeating the one shown, unless it holds code
 	// (a documentation page's instructions for each platform).
 	panel := strings.EqualFold(attr(n, "role"), "tabpanel")
+	if !panel && attr(n, "aria-labelledby") != "" {
+		// A disclosure's panel (an accordion's answer, labelled by its
+		// button) is shown: readability would leave it out too.
+		_, hidden := attrOK(n, "hidden")
+		if hidden || strings.EqualFold(attr(n, "aria-hidden"), "true") {
+			removeAttr(n, "hidden")
+			removeAttr(n, "aria-hidden")
+		}
+	}
 	if _, ok := attrOK(n, "hidden"); ok && !panel {
 		return true
 	}
@@ -654,6 +664,11 @@ func attrOK(n *html.Node, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// removeAttr removes an attribute.
+func removeAttr(n *html.Node, name string) {
+	n.Attr = slices.DeleteFunc(n.Attr, func(a html.Attribute) bool { return a.Key == name && a.Namespace == "" })
 }
 
 // setAttr sets an attribute; an empty value removes it.

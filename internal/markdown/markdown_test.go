@@ -313,3 +313,31 @@ func TestConvert_KeepsHiddenTabPanels(t *testing.T) {
 		}
 	}
 }
+
+// An accordion's panels (a service page's offers, a page's questions and
+// answers) are hidden in the HTML until their button is clicked; a
+// panel labelled by its button is content, in both conversions. A
+// hidden element that labels nothing stays out.
+func TestConvert_KeepsHiddenAccordionPanels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><header><nav><a href="/">Home</a> <a href="/services">Services</a></nav></header><main><h1>Data analytics services</h1>
+<p>Leverage the power of data analytics consulting for insights that change how your business decides, plans and grows.</p>
+<div class="accordion">`)
+	for i, name := range []string{"Business intelligence", "Customer insights", "Analytics as a service", "Tax data analytics"} {
+		fmt.Fprintf(&b, `<h3><button id="item-%d-button" aria-controls="item-%d-panel" aria-expanded="false">%s</button></h3>
+<div id="item-%d-panel" class="accordion__panel" aria-labelledby="item-%d-button" hidden><p>Panel %d: our consultants turn the data you already hold into %s that your teams read every week, with dashboards, reports and training for everyone who uses them.</p></div>`, i, i, name, i, i, i, strings.ToLower(name))
+	}
+	b.WriteString(`</div><div hidden>hidden-note</div><p>Contact our team to see how analytics can help your business grow.</p></main></body></html>`)
+	page := []byte(b.String())
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://consulting.example/services/analytics", markdown.Options{Mode: mode}).Markdown
+		for i := range 4 {
+			if want := fmt.Sprintf("Panel %d: our consultants", i); !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		if strings.Contains(md, "hidden-note") {
+			t.Errorf("%s: a hidden element that is no panel is kept:\n%s", mode, md)
+		}
+	}
+}
