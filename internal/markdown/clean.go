@@ -381,7 +381,7 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if isScreenReaderOnly(class) || isHiddenClass(class) {
+	if isScreenReaderOnly(class) || isHiddenClass(class) || rustdocChrome(n, class) {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {
@@ -664,6 +664,23 @@ func attrOK(n *html.Node, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rustdocChrome reports whether an element is the chrome rustdoc (Rust's
+// API documentation, docs.rs) prints beside each item: the version it is
+// stable since and its link to the source ("1.0.0 · Source": classes
+// rightside, since and src), and the toggle that folds an item's
+// description ("Expand description", class hideme).
+func rustdocChrome(n *html.Node, class string) bool {
+	switch class {
+	case "rightside", "since":
+		return n.DataAtom == atom.Span
+	case "src":
+		return n.DataAtom == atom.A
+	case "hideme":
+		return n.DataAtom == atom.Summary
+	}
+	return false
 }
 
 // removeAttr removes an attribute.
