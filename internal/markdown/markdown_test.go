@@ -344,8 +344,10 @@ func TestConvert_KeepsHiddenAccordionPanels(t *testing.T) {
 
 // Rust's API documentation (rustdoc, docs.rs) prints beside each item
 // the version it is stable since and a link to its source, and folds the
-// description under a toggle: they are not the documentation.
-func TestConvert_LeavesOutRustdocsVersionAndSourceLinks(t *testing.T) {
+// description under a toggle: they are not the documentation. Its items'
+// signatures are headings of class "code-header": readability took them
+// for the page's header.
+func TestConvert_ReadsRustdocsItemsWithoutTheirVersionAndSourceLinks(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<html><body><nav><a href="/std">std</a></nav><main><section id="main-content" class="content"><div class="main-heading"><h1>Enum <span class="enum">Outcome</span></h1><span class="sub-heading"><span class="since" title="Stable since Rust version 1.0.0">1.0.0</span> · <a class="src" href="../src/outcome.rs.html#5">Source</a></span></div>
 <details class="toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary><div class="docblock"><p>Outcome is a type that represents either success or failure of an observation, with the reason it failed.</p></div></details>`)
@@ -355,7 +357,7 @@ func TestConvert_LeavesOutRustdocsVersionAndSourceLinks(t *testing.T) {
 	b.WriteString(`</section></main></body></html>`)
 	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
 		md := markdown.Convert([]byte(b.String()), "https://doc.example/std/enum.Outcome.html", markdown.Options{Mode: mode}).Markdown
-		for _, want := range []string{"Outcome is a type", "Method map tells"} {
+		for _, want := range []string{"Outcome is a type", "pub fn map", "Method map tells"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("%s: %q lost:\n%s", mode, want, md)
 			}
