@@ -103,6 +103,21 @@ func isCookieBanner(s string) bool {
 	return false
 }
 
+// popupWords are the words that, in a class or id, name what opens over
+// the page on a click or a key (mdBook's keyboard help, a newsletter's
+// or an offer's popup), not the page.
+var popupWords = map[string]bool{"popup": true, "popover": true}
+
+// maxPopup is how much text a popup holds at most; more is the page in
+// a lightbox's wrapper.
+const maxPopup = 1500
+
+// namesPopup reports whether a class or id holds one of [popupWords] as
+// a word of its own.
+func namesPopup(v string) bool {
+	return v != "" && hasWord(lowerASCII(v), popupWords)
+}
+
 // hiddenClasses, in lower case, are the classes frameworks and forum
 // engines hide an element with (display: none): Bootstrap's, XenForo's,
 // Invision's, Bulma's. "hide" is not one: pages hide their whole body
@@ -402,6 +417,9 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {
+		return true
+	}
+	if (namesPopup(class) || namesPopup(id)) && textLength(n) < maxPopup {
 		return true
 	}
 	role := strings.ToLower(attr(n, "role"))

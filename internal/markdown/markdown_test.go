@@ -369,3 +369,26 @@ func TestConvert_ReadsRustdocsItemsWithoutTheirVersionAndSourceLinks(t *testing.
 		}
 	}
 }
+
+// What opens over the page on a click or a key (mdBook's keyboard help,
+// an offer's popup) is not the page, in either conversion.
+func TestConvert_LeavesOutPopups(t *testing.T) {
+	page := []byte(`<html><body><div id="mdbook-help-container"><div id="mdbook-help-popup"><h2 class="mdbook-help-title">Keyboard shortcuts</h2>
+<div><p>Press <kbd>←</kbd> or <kbd>→</kbd> to navigate between chapters</p><p>Press <kbd>S</kbd> or <kbd>/</kbd> to search in the book</p></div></div></div>
+<div class="offer-popup"><p>Get 10% off your first order when you subscribe today.</p></div>
+<main><h1>Defining shared behaviour with traits</h1>
+<p>A trait defines the functionality a particular type has and can share with other types. We can use traits to define shared behaviour in an abstract way.</p>
+<p>Trait bounds specify that a generic type can be any type that has certain behaviour, and the compiler checks every use of it against those bounds.</p>
+<p>Different types share the same behaviour if we can call the same methods on all of those types; trait definitions group method signatures together.</p></main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://book.example/ch10-02-traits.html", markdown.Options{Mode: mode}).Markdown
+		if !strings.Contains(md, "A trait defines the functionality") {
+			t.Errorf("%s: the page lost its text:\n%s", mode, md)
+		}
+		for _, noise := range []string{"Keyboard shortcuts", "navigate between chapters", "10% off"} {
+			if strings.Contains(md, noise) {
+				t.Errorf("%s: %q kept:\n%s", mode, noise, md)
+			}
+		}
+	}
+}
