@@ -232,6 +232,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	dropExtraBlocks(art.Node, declaresArticle(page))
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
+	dropRepeatedSiblings(art.Node)
 	if product {
 		// A product page says its name, price and blurbs more than once
 		// (a gallery's captions, a sticky buy bar, a tab and its copy
@@ -366,6 +367,47 @@ func convertStructure(page []byte, base string) Document {
 	dropRepeats(node)
 	return render(node, title, ModeStructure)
 }
+
+// dropRepeatedSiblings removes every element that says what an earlier
+// sibling of it says, word for word: the copies of a carousel's or a
+// ticker's slides that scroll without end (a service page's figures and
+// quotes, said three or six times over).
+func dropRepeatedSiblings(root *html.Node) {
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		// Code and tables say what they say as often as they say it.
+		if n.Type != html.ElementNode || n.DataAtom == atom.Pre || n.DataAtom == atom.Code || n.DataAtom == atom.Table {
+			return false
+		}
+		var seen map[string]bool
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if ch.Type != html.ElementNode || ch.DataAtom == atom.P || ch.FirstChild == nil {
+				continue
+			}
+			key := squeeze(textOf(ch))
+			if len(key) < minRepeat || find(ch, atom.Pre) != nil || find(ch, atom.Code) != nil || find(ch, atom.Table) != nil {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			if seen[key] {
+				drop = append(drop, ch)
+				continue
+			}
+			seen[key] = true
+		}
+		return true
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// minRepeat is how long, without whitespace, a sibling's text must be
+// for its copy to be dropped: a short label ("List", "New") may say
+// something new by its place.
+const minRepeat = 20
 
 // dropRepeats removes, from a page read for its structure, every block
 // whose text an earlier block already says: the second copy of a menu or

@@ -392,3 +392,31 @@ func TestConvert_LeavesOutPopups(t *testing.T) {
 		}
 	}
 }
+
+// A ticker's or a carousel's slides that scroll without end are copied
+// in the HTML, three or six times over: each is read once. Code keeps
+// its repeated lines, and short labels their repeats.
+func TestConvert_ReadsACarouselsCopiedSlidesOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><h1>Clarity, finally</h1>
+<p>Join millions of people who organize work and life with the planner, and plan every project from the first idea to its delivery.</p>
+<div class="ticker">`)
+	for range 4 {
+		b.WriteString(`<ul class="ticker__group"><li><strong>30+ million</strong> app downloads</li><li><strong>2+ billion</strong> tasks completed</li></ul>`)
+	}
+	b.WriteString(`</div><p>Capture tasks at the speed of thought: the planner reads dates and places as you type and files every task where it belongs.</p>
+<pre><code>repeat
+repeat the same line of code
+repeat the same line of code
+</code></pre></main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://planner.example/", markdown.Options{Mode: markdown.ModeArticle}).Markdown
+	if n := strings.Count(md, "30+ million"); n != 1 {
+		t.Errorf("the slides are read %d times, want once:\n%s", n, md)
+	}
+	if n := strings.Count(md, "repeat the same line of code"); n != 2 {
+		t.Errorf("the code's repeated line is read %d times, want 2:\n%s", n, md)
+	}
+	if !strings.Contains(md, "Capture tasks at the speed of thought") {
+		t.Errorf("the page lost its text:\n%s", md)
+	}
+}
