@@ -413,7 +413,7 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if isScreenReaderOnly(class) || isHiddenClass(class) || rustdocChrome(n, class) {
+	if isScreenReaderOnly(class) || isHiddenClass(class) || rustdocChrome(n, class) || mediaWikiChrome(n, class, id) {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {
@@ -716,6 +716,25 @@ func rustdocChrome(n *html.Node, class string) bool {
 		return n.DataAtom == atom.Summary
 	}
 	return false
+}
+
+// mediaWikiIDs are the ids of MediaWiki's chrome around an article: the
+// site's notice, "From <wiki>", "Jump to navigation" and the categories.
+var mediaWikiIDs = map[string]bool{"siteNotice": true, "siteSub": true, "contentSub": true, "jump-to-nav": true,
+	"catlinks": true}
+
+// mediaWikiChrome reports whether an element is MediaWiki's chrome
+// ([mediaWikiIDs]), a section's "[edit]" link, a jump link, "Retrieved
+// from" (printfooter) or the table of contents (labelled by
+// mw-toc-heading).
+func mediaWikiChrome(n *html.Node, class, id string) bool {
+	if id != "" && mediaWikiIDs[id] {
+		return true
+	}
+	if class == "mw-editsection" || class == "mw-jump-link" || class == "printfooter" {
+		return true
+	}
+	return attr(n, "aria-labelledby") == "mw-toc-heading"
 }
 
 // removeAttr removes an attribute.

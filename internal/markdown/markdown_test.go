@@ -420,3 +420,33 @@ repeat the same line of code
 		t.Errorf("the page lost its text:\n%s", md)
 	}
 }
+
+// A MediaWiki page's chrome around its article (the site's notice, "From
+// <wiki>", the jump links, the table of contents, each section's
+// "[edit]", the categories and "Retrieved from") is not the article, in
+// either conversion.
+func TestConvert_LeavesOutMediaWikisChrome(t *testing.T) {
+	page := []byte(`<html><body><div id="content" class="mw-body" role="main"><div id="siteNotice">Want to edit, but see no edit button? Click here.</div>
+<h1 id="firstHeading" class="firstHeading">Performance optimization</h1><div id="bodyContent" class="vector-body"><div id="siteSub">From Stargazers wiki</div>
+<div id="contentSub"></div><div id="jump-to-nav"></div><a class="mw-jump-link" href="#mw-head">Jump to navigation</a>
+<div id="mw-content-text"><div class="mw-parser-output"><p>Tuning the observatory's database starts with knowing which queries are slow, and why, before any setting is changed.</p>
+<div id="toc" class="toc" role="navigation" aria-labelledby="mw-toc-heading"><div class="toctitle"><h2 id="mw-toc-heading">Contents</h2></div><ul><li><a href="#General_setup"><span class="tocnumber">1</span> <span class="toctext">General setup</span></a></li></ul></div>
+<h2><span class="mw-headline" id="General_setup">General setup</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/edit?section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>
+<p>Give the server enough memory for its working set, and measure each change against the same workload before keeping it.</p>
+<p>Keep statistics fresh: the planner's choices are only as good as what it knows about the tables it reads.</p></div></div>
+<div class="printfooter">Retrieved from "https://wiki.example/index.php?title=Performance"</div>
+<div id="catlinks" class="catlinks"><div id="mw-normal-catlinks" class="mw-normal-catlinks"><a href="/Special:Categories">Categories</a>: <ul><li><a href="/Category:Administration">Administration</a></li></ul></div></div></div></div></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://wiki.example/wiki/Performance", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"Tuning the observatory's database", "General setup", "Keep statistics fresh"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		for _, noise := range []string{"Want to edit", "From Stargazers wiki", "Jump to navigation", "Contents", "edit]", "Retrieved from", "Administration"} {
+			if strings.Contains(md, noise) {
+				t.Errorf("%s: %q kept:\n%s", mode, noise, md)
+			}
+		}
+	}
+}
