@@ -115,7 +115,7 @@ const maxPopup = 1500
 // namesPopup reports whether a class or id holds one of [popupWords] as
 // a word of its own.
 func namesPopup(v string) bool {
-	return v != "" && hasWord(lowerASCII(v), popupWords)
+	return v != "" && containsFold(v, "pop") && hasWord(lowerASCII(v), popupWords)
 }
 
 // hiddenClasses, in lower case, are the classes frameworks and forum

@@ -379,9 +379,20 @@ func dropRepeatedSiblings(root *html.Node) {
 		if n.Type != html.ElementNode || n.DataAtom == atom.Pre || n.DataAtom == atom.Code || n.DataAtom == atom.Table {
 			return false
 		}
+		// Copies share their element type and class; only those
+		// siblings' texts are compared.
+		var kinds map[string]int
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if repeatable(ch) {
+				if kinds == nil {
+					kinds = map[string]int{}
+				}
+				kinds[ch.Data+"."+attr(ch, "class")]++
+			}
+		}
 		var seen map[string]bool
 		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			if ch.Type != html.ElementNode || ch.DataAtom == atom.P || ch.FirstChild == nil {
+			if !repeatable(ch) || kinds[ch.Data+"."+attr(ch, "class")] < 2 {
 				continue
 			}
 			key := squeeze(textOf(ch))
@@ -402,6 +413,12 @@ func dropRepeatedSiblings(root *html.Node) {
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+}
+
+// repeatable reports whether a sibling may be a copy
+// ([dropRepeatedSiblings]): an element with content, not a paragraph.
+func repeatable(n *html.Node) bool {
+	return n.Type == html.ElementNode && n.DataAtom != atom.P && n.FirstChild != nil
 }
 
 // minRepeat is how long, without whitespace, a sibling's text must be
