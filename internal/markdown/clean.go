@@ -515,6 +515,47 @@ func keepAttrs(n *html.Node) {
 	n.Attr = out
 }
 
+// codeLines ends each line of a code block with a line break where the
+// highlighter (Shiki's, Prism's, highlight.js's line numbers) marks its
+// lines as inline elements of class "line" or "…-line" that a style
+// shows as blocks, with nothing between them: read as text, the lines
+// ran into one another ("my-projectcd my-project").
+func codeLines(pre *html.Node) {
+	walk(pre, func(d *html.Node) bool {
+		if d.Type != html.ElementNode {
+			return false
+		}
+		if d == pre || !isCodeLine(attr(d, "class")) {
+			return true
+		}
+		if isBlock(d.DataAtom) {
+			// A block (a <div> a line) starts a line of its own.
+			return false
+		}
+		next := d.NextSibling
+		if next != nil && !(next.Type == html.TextNode && strings.HasPrefix(next.Data, "\n")) && !strings.HasSuffix(textOf(d), "\n") {
+			d.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, next)
+		}
+		return false
+	})
+}
+
+// isCodeLine reports whether a class names a line of a code block: a
+// class "line" or ending in "-line" ("token-line", "code-line",
+// "hljs-ln-line").
+func isCodeLine(class string) bool {
+	if class == "" || !containsFold(class, "line") {
+		return false
+	}
+	for _, c := range strings.Fields(class) {
+		c = lowerASCII(c)
+		if c == "line" || strings.HasSuffix(c, "-line") {
+			return true
+		}
+	}
+	return false
+}
+
 // codeLanguage names a code block's language in the form the Markdown
 // converter reads (class="language-x" on the <pre>), from the classes of
 // the <pre> or of its <code>.
@@ -535,6 +576,7 @@ func codeLanguage(pre *html.Node) {
 			break
 		}
 	}
+	codeLines(pre)
 	setAttr(pre, "class", "")
 	walk(pre, func(d *html.Node) bool {
 		if d != pre && d.Type == html.ElementNode {

@@ -450,3 +450,22 @@ func TestConvert_LeavesOutMediaWikisChrome(t *testing.T) {
 		}
 	}
 }
+
+// A highlighter that marks each line of a code block as an element of
+// class "line" shown as a block (Shiki, Prism), with nothing between the
+// lines, keeps them apart: the code is read line by line, verbatim.
+func TestConvert_KeepsTheLinesOfAHighlightedCodeBlock(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Installation</h1>
+<p>Start by creating a new project if you do not have one set up already; the most common approach is to use the project generator.</p>
+<pre class="shiki"><code><span class="line"><span style="color:pink">npm</span><span> create</span><span> vite@latest</span><span> my-project</span></span><span class="line"><span>cd</span><span> my-project</span></span></code></pre>
+<pre class="prism"><code><div class="token-line">import a from 'a'</div><div class="token-line">export default a</div></code></pre>
+<p>Then install the package and its plugin, and add the plugin to the configuration of the build before starting it.</p></main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://docs.example/install", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"npm create vite@latest my-project\ncd my-project\n", "import a from 'a'\nexport default a\n"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+	}
+}
