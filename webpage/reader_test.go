@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,8 +141,10 @@ func TestReader_FallsBackToThePagesOwnTextWhenExtractionFails(t *testing.T) {
 		b.WriteString(`<a href="/section/` + string(rune('a'+i%26)) + `">Section link</a> `)
 	}
 	b.WriteString("</nav><div>")
-	for range 6 {
-		b.WriteString(`<div class="teaser"><h3><a href="/story">A linked story title</a></h3><p>A short teaser sentence about the story that continues on another page.</p></div>`)
+	for i := range 6 {
+		// Six stories, not one said six times (a copy is read once).
+		n := strconv.Itoa(i + 1)
+		b.WriteString(`<div class="teaser"><h3><a href="/story/` + n + `">A linked story title ` + n + `</a></h3><p>A short teaser sentence about story ` + n + ` that continues on another page.</p></div>`)
 	}
 	b.WriteString("</div><footer>Footer links</footer></body></html>")
 	u := serve(t, 200, "text/html", b.String())

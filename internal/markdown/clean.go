@@ -3,6 +3,7 @@ package markdown
 import (
 	"github.com/webgate-dev/webgate/internal/lazyre"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -124,6 +125,21 @@ func isCookieBanner(s string) bool {
 		}
 	}
 	return false
+}
+
+// popupWords are the words that, in a class or id, name what opens over
+// the page on a click or a key (mdBook's keyboard help, a newsletter's
+// or an offer's popup), not the page.
+var popupWords = map[string]bool{"popup": true, "popover": true}
+
+// maxPopup is how much text a popup holds at most; more is the page in
+// a lightbox's wrapper.
+const maxPopup = 1500
+
+// namesPopup reports whether a class or id holds one of [popupWords] as
+// a word of its own.
+func namesPopup(v string) bool {
+	return v != "" && containsFold(v, "pop") && hasWord(lowerASCII(v), popupWords)
 }
 
 // hiddenClasses, in lower case, are the classes frameworks and forum
@@ -266,6 +282,10 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 		inMain = true
 	case atom.Pre:
 		codeLanguage(n)
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if !c.strip {
+			headerHeading(n)
+		}
 	}
 	if attr(n, "role") == "main" {
 		inMain = true
@@ -279,6 +299,19 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 		keepAttrs(n)
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
 			flattenCell(n)
+		}
+	}
+}
+
+// headerHeading removes from a heading the class or id that calls it a
+// header ("code-header", "section-header", "entry-header"): readability
+// takes such a name for the page's header, not the heading it is, and
+// removes the heading before it scores the page (rustdoc's item
+// signatures, a service page's section titles).
+func headerHeading(n *html.Node) {
+	for _, name := range [...]string{"class", "id"} {
+		if v := attr(n, name); v != "" && containsFold(v, "header") {
+			removeAttr(n, name)
 		}
 	}
 }
@@ -398,6 +431,15 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	// more often a slide repeating the one shown, unless it holds code
 	// (a documentation page's instructions for each platform).
 	panel := strings.EqualFold(attr(n, "role"), "tabpanel")
+	if !panel && attr(n, "aria-labelledby") != "" {
+		// A disclosure's panel (an accordion's answer, labelled by its
+		// button) is shown: readability would leave it out too.
+		_, hidden := attrOK(n, "hidden")
+		if hidden || strings.EqualFold(attr(n, "aria-hidden"), "true") {
+			removeAttr(n, "hidden")
+			removeAttr(n, "aria-hidden")
+		}
+	}
 	if _, ok := attrOK(n, "hidden"); ok && !panel {
 		return true
 	}
@@ -408,10 +450,13 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
-	if isScreenReaderOnly(class) || isHiddenClass(class) {
+	if isScreenReaderOnly(class) || isHiddenClass(class) || rustdocChrome(n, class) || mediaWikiChrome(n, class, id) {
 		return true
 	}
 	if (isCookieBanner(class) || isCookieBanner(id)) && textLength(n) < 3000 {
+		return true
+	}
+	if (namesPopup(class) || namesPopup(id)) && textLength(n) < maxPopup {
 		return true
 	}
 	role := strings.ToLower(attr(n, "role"))
@@ -507,6 +552,47 @@ func keepAttrs(n *html.Node) {
 	n.Attr = out
 }
 
+// codeLines ends each line of a code block with a line break where the
+// highlighter (Shiki's, Prism's, highlight.js's line numbers) marks its
+// lines as inline elements of class "line" or "…-line" that a style
+// shows as blocks, with nothing between them: read as text, the lines
+// ran into one another ("my-projectcd my-project").
+func codeLines(pre *html.Node) {
+	walk(pre, func(d *html.Node) bool {
+		if d.Type != html.ElementNode {
+			return false
+		}
+		if d == pre || !isCodeLine(attr(d, "class")) {
+			return true
+		}
+		if isBlock(d.DataAtom) {
+			// A block (a <div> a line) starts a line of its own.
+			return false
+		}
+		next := d.NextSibling
+		if next != nil && !(next.Type == html.TextNode && strings.HasPrefix(next.Data, "\n")) && !strings.HasSuffix(textOf(d), "\n") {
+			d.Parent.InsertBefore(&html.Node{Type: html.TextNode, Data: "\n"}, next)
+		}
+		return false
+	})
+}
+
+// isCodeLine reports whether a class names a line of a code block: a
+// class "line" or ending in "-line" ("token-line", "code-line",
+// "hljs-ln-line").
+func isCodeLine(class string) bool {
+	if class == "" || !containsFold(class, "line") {
+		return false
+	}
+	for _, c := range strings.Fields(class) {
+		c = lowerASCII(c)
+		if c == "line" || strings.HasSuffix(c, "-line") {
+			return true
+		}
+	}
+	return false
+}
+
 // codeLanguage names a code block's language in the form the Markdown
 // converter reads (class="language-x" on the <pre>), from the classes of
 // the <pre> or of its <code>.
@@ -527,6 +613,7 @@ func codeLanguage(pre *html.Node) {
 			break
 		}
 	}
+	codeLines(pre)
 	setAttr(pre, "class", "")
 	walk(pre, func(d *html.Node) bool {
 		if d != pre && d.Type == html.ElementNode {
@@ -691,6 +778,47 @@ func attrOK(n *html.Node, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rustdocChrome reports whether an element is the chrome rustdoc (Rust's
+// API documentation, docs.rs) prints beside each item: the version it is
+// stable since and its link to the source ("1.0.0 · Source": classes
+// rightside, since and src), and the toggle that folds an item's
+// description ("Expand description", class hideme).
+func rustdocChrome(n *html.Node, class string) bool {
+	switch class {
+	case "rightside", "since":
+		return n.DataAtom == atom.Span
+	case "src":
+		return n.DataAtom == atom.A
+	case "hideme":
+		return n.DataAtom == atom.Summary
+	}
+	return false
+}
+
+// mediaWikiIDs are the ids of MediaWiki's chrome around an article: the
+// site's notice, "From <wiki>", "Jump to navigation" and the categories.
+var mediaWikiIDs = map[string]bool{"siteNotice": true, "siteSub": true, "contentSub": true, "jump-to-nav": true,
+	"catlinks": true}
+
+// mediaWikiChrome reports whether an element is MediaWiki's chrome
+// ([mediaWikiIDs]), a section's "[edit]" link, a jump link, "Retrieved
+// from" (printfooter) or the table of contents (labelled by
+// mw-toc-heading).
+func mediaWikiChrome(n *html.Node, class, id string) bool {
+	if id != "" && mediaWikiIDs[id] {
+		return true
+	}
+	if class == "mw-editsection" || class == "mw-jump-link" || class == "printfooter" {
+		return true
+	}
+	return attr(n, "aria-labelledby") == "mw-toc-heading"
+}
+
+// removeAttr removes an attribute.
+func removeAttr(n *html.Node, name string) {
+	n.Attr = slices.DeleteFunc(n.Attr, func(a html.Attribute) bool { return a.Key == name && a.Namespace == "" })
 }
 
 // setAttr sets an attribute; an empty value removes it.

@@ -209,6 +209,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
 	threads := findThreads(body, articleNotThread(page))
+	sections := findSectionGroups(body)
 	product := declaresProduct(page)
 	if product {
 		dropProductExtras(body)
@@ -233,6 +234,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	dropExtraBlocks(art.Node, declaresArticle(page))
 	// Readability rearranges the tree; check its result once more.
 	(&cleaner{base: u, strip: true, trusted: true}).clean(art.Node, true)
+	dropRepeatedSiblings(art.Node)
 	if product {
 		// A product page says its name, price and blurbs more than once
 		// (a gallery's captions, a sticky buy bar, a tab and its copy
@@ -246,9 +248,9 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 		return doc, pageChars
 	}
 	// A thread whose post readability picked is read whole.
-	held := false
+	held, discussion := false, declaresDiscussion(page)
 	for _, t := range threads {
-		if threadHolds(t, art.Node, doc.TextChars) {
+		if threadHolds(t, art.Node, doc.TextChars, discussion) {
 			held = true
 			(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 			// The thread as read, its chrome dropped, must hold half the
@@ -261,13 +263,22 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	}
 	// On a page that declares a discussion, replies marked apart from the
 	// first post readability picked follow it.
-	if !held && len(threads) > 0 && declaresDiscussion(page) && threadFollows(threads[0], art.Node) {
+	if !held && len(threads) > 0 && discussion && threadFollows(threads[0], art.Node) {
 		t := threads[0]
 		(&cleaner{base: u, strip: true, trusted: true}).clean(t.region, true)
 		if d := render(t.region, title, ModeArticle); d.Markdown != "" {
 			doc.Markdown += "\n\n" + d.Markdown
 			doc.TextChars += d.TextChars + 1
 			doc.Posts = t.posts + 1
+		}
+	}
+	// A page readability cut to one of its sections is read whole.
+	if widen && doc.Posts == 0 {
+		if m := widerSections(sections, art.Node, doc.TextChars); m != nil {
+			(&cleaner{base: u, strip: true, trusted: true}).clean(m, true)
+			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+				doc = d
+			}
 		}
 	}
 	// A page readability cut to one section is read as its <main>.
@@ -367,6 +378,64 @@ func convertStructure(page []byte, base string) Document {
 	dropCopyrightTail(node)
 	return render(node, title, ModeStructure)
 }
+
+// dropRepeatedSiblings removes every element that says what an earlier
+// sibling of it says, word for word: the copies of a carousel's or a
+// ticker's slides that scroll without end (a service page's figures and
+// quotes, said three or six times over).
+func dropRepeatedSiblings(root *html.Node) {
+	var drop []*html.Node
+	walk(root, func(n *html.Node) bool {
+		// Code and tables say what they say as often as they say it.
+		if n.Type != html.ElementNode || n.DataAtom == atom.Pre || n.DataAtom == atom.Code || n.DataAtom == atom.Table {
+			return false
+		}
+		// Copies share their element type and class; only those
+		// siblings' texts are compared.
+		var kinds map[string]int
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if repeatable(ch) {
+				if kinds == nil {
+					kinds = map[string]int{}
+				}
+				kinds[ch.Data+"."+attr(ch, "class")]++
+			}
+		}
+		var seen map[string]bool
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if !repeatable(ch) || kinds[ch.Data+"."+attr(ch, "class")] < 2 {
+				continue
+			}
+			key := squeeze(textOf(ch))
+			if len(key) < minRepeat || find(ch, atom.Pre) != nil || find(ch, atom.Code) != nil || find(ch, atom.Table) != nil {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			if seen[key] {
+				drop = append(drop, ch)
+				continue
+			}
+			seen[key] = true
+		}
+		return true
+	})
+	for _, n := range drop {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// repeatable reports whether a sibling may be a copy
+// ([dropRepeatedSiblings]): an element with content, not a paragraph.
+func repeatable(n *html.Node) bool {
+	return n.Type == html.ElementNode && n.DataAtom != atom.P && n.FirstChild != nil
+}
+
+// minRepeat is how long, without whitespace, a sibling's text must be
+// for its copy to be dropped: a short label ("List", "New") may say
+// something new by its place.
+const minRepeat = 20
 
 // dropRepeats removes, from a page read for its structure, every block
 // whose text an earlier block already says: the second copy of a menu or

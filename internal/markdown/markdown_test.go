@@ -313,3 +313,159 @@ func TestConvert_KeepsHiddenTabPanels(t *testing.T) {
 		}
 	}
 }
+
+// An accordion's panels (a service page's offers, a page's questions and
+// answers) are hidden in the HTML until their button is clicked; a
+// panel labelled by its button is content, in both conversions. A
+// hidden element that labels nothing stays out.
+func TestConvert_KeepsHiddenAccordionPanels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><header><nav><a href="/">Home</a> <a href="/services">Services</a></nav></header><main><h1>Data analytics services</h1>
+<p>Leverage the power of data analytics consulting for insights that change how your business decides, plans and grows.</p>
+<div class="accordion">`)
+	for i, name := range []string{"Business intelligence", "Customer insights", "Analytics as a service", "Tax data analytics"} {
+		fmt.Fprintf(&b, `<h3><button id="item-%d-button" aria-controls="item-%d-panel" aria-expanded="false">%s</button></h3>
+<div id="item-%d-panel" class="accordion__panel" aria-labelledby="item-%d-button" hidden><p>Panel %d: our consultants turn the data you already hold into %s that your teams read every week, with dashboards, reports and training for everyone who uses them.</p></div>`, i, i, name, i, i, i, strings.ToLower(name))
+	}
+	b.WriteString(`</div><div hidden>hidden-note</div><p>Contact our team to see how analytics can help your business grow.</p></main></body></html>`)
+	page := []byte(b.String())
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://consulting.example/services/analytics", markdown.Options{Mode: mode}).Markdown
+		for i := range 4 {
+			if want := fmt.Sprintf("Panel %d: our consultants", i); !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		if strings.Contains(md, "hidden-note") {
+			t.Errorf("%s: a hidden element that is no panel is kept:\n%s", mode, md)
+		}
+	}
+}
+
+// Rust's API documentation (rustdoc, docs.rs) prints beside each item
+// the version it is stable since and a link to its source, and folds the
+// description under a toggle: they are not the documentation. Its items'
+// signatures are headings of class "code-header": readability took them
+// for the page's header.
+func TestConvert_ReadsRustdocsItemsWithoutTheirVersionAndSourceLinks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><nav><a href="/std">std</a></nav><main><section id="main-content" class="content"><div class="main-heading"><h1>Enum <span class="enum">Outcome</span></h1><span class="sub-heading"><span class="since" title="Stable since Rust version 1.0.0">1.0.0</span> · <a class="src" href="../src/outcome.rs.html#5">Source</a></span></div>
+<details class="toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary><div class="docblock"><p>Outcome is a type that represents either success or failure of an observation, with the reason it failed.</p></div></details>`)
+	for i, name := range []string{"is_ok", "is_err", "ok", "err", "map"} {
+		fmt.Fprintf(&b, `<details class="toggle method-toggle" open><summary><section id="method.%s" class="method"><span class="rightside"><span class="since" title="Stable since Rust version 1.%d.0">1.%d.0</span> · <a class="src" href="../src/outcome.rs.html#%d">Source</a></span><h4 class="code-header">pub fn %s(&amp;self) -&gt; bool</h4></section></summary><div class="docblock"><p>Method %s tells the caller about the observation's outcome, and never panics whatever the outcome holds.</p></div></details>`, name, i, i, i*10, name, name)
+	}
+	b.WriteString(`</section></main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert([]byte(b.String()), "https://doc.example/std/enum.Outcome.html", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"Outcome is a type", "pub fn map", "Method map tells"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		for _, noise := range []string{"Source", "1.3.0", "Expand description"} {
+			if strings.Contains(md, noise) {
+				t.Errorf("%s: %q kept:\n%s", mode, noise, md)
+			}
+		}
+	}
+}
+
+// What opens over the page on a click or a key (mdBook's keyboard help,
+// an offer's popup) is not the page, in either conversion.
+func TestConvert_LeavesOutPopups(t *testing.T) {
+	page := []byte(`<html><body><div id="mdbook-help-container"><div id="mdbook-help-popup"><h2 class="mdbook-help-title">Keyboard shortcuts</h2>
+<div><p>Press <kbd>←</kbd> or <kbd>→</kbd> to navigate between chapters</p><p>Press <kbd>S</kbd> or <kbd>/</kbd> to search in the book</p></div></div></div>
+<div class="offer-popup"><p>Get 10% off your first order when you subscribe today.</p></div>
+<main><h1>Defining shared behaviour with traits</h1>
+<p>A trait defines the functionality a particular type has and can share with other types. We can use traits to define shared behaviour in an abstract way.</p>
+<p>Trait bounds specify that a generic type can be any type that has certain behaviour, and the compiler checks every use of it against those bounds.</p>
+<p>Different types share the same behaviour if we can call the same methods on all of those types; trait definitions group method signatures together.</p></main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://book.example/ch10-02-traits.html", markdown.Options{Mode: mode}).Markdown
+		if !strings.Contains(md, "A trait defines the functionality") {
+			t.Errorf("%s: the page lost its text:\n%s", mode, md)
+		}
+		for _, noise := range []string{"Keyboard shortcuts", "navigate between chapters", "10% off"} {
+			if strings.Contains(md, noise) {
+				t.Errorf("%s: %q kept:\n%s", mode, noise, md)
+			}
+		}
+	}
+}
+
+// A ticker's or a carousel's slides that scroll without end are copied
+// in the HTML, three or six times over: each is read once. Code keeps
+// its repeated lines, and short labels their repeats.
+func TestConvert_ReadsACarouselsCopiedSlidesOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><main><h1>Clarity, finally</h1>
+<p>Join millions of people who organize work and life with the planner, and plan every project from the first idea to its delivery.</p>
+<div class="ticker">`)
+	for range 4 {
+		b.WriteString(`<ul class="ticker__group"><li><strong>30+ million</strong> app downloads</li><li><strong>2+ billion</strong> tasks completed</li></ul>`)
+	}
+	b.WriteString(`</div><p>Capture tasks at the speed of thought: the planner reads dates and places as you type and files every task where it belongs.</p>
+<pre><code>repeat
+repeat the same line of code
+repeat the same line of code
+</code></pre></main></body></html>`)
+	md := markdown.Convert([]byte(b.String()), "https://planner.example/", markdown.Options{Mode: markdown.ModeArticle}).Markdown
+	if n := strings.Count(md, "30+ million"); n != 1 {
+		t.Errorf("the slides are read %d times, want once:\n%s", n, md)
+	}
+	if n := strings.Count(md, "repeat the same line of code"); n != 2 {
+		t.Errorf("the code's repeated line is read %d times, want 2:\n%s", n, md)
+	}
+	if !strings.Contains(md, "Capture tasks at the speed of thought") {
+		t.Errorf("the page lost its text:\n%s", md)
+	}
+}
+
+// A MediaWiki page's chrome around its article (the site's notice, "From
+// <wiki>", the jump links, the table of contents, each section's
+// "[edit]", the categories and "Retrieved from") is not the article, in
+// either conversion.
+func TestConvert_LeavesOutMediaWikisChrome(t *testing.T) {
+	page := []byte(`<html><body><div id="content" class="mw-body" role="main"><div id="siteNotice">Want to edit, but see no edit button? Click here.</div>
+<h1 id="firstHeading" class="firstHeading">Performance optimization</h1><div id="bodyContent" class="vector-body"><div id="siteSub">From Stargazers wiki</div>
+<div id="contentSub"></div><div id="jump-to-nav"></div><a class="mw-jump-link" href="#mw-head">Jump to navigation</a>
+<div id="mw-content-text"><div class="mw-parser-output"><p>Tuning the observatory's database starts with knowing which queries are slow, and why, before any setting is changed.</p>
+<div id="toc" class="toc" role="navigation" aria-labelledby="mw-toc-heading"><div class="toctitle"><h2 id="mw-toc-heading">Contents</h2></div><ul><li><a href="#General_setup"><span class="tocnumber">1</span> <span class="toctext">General setup</span></a></li></ul></div>
+<h2><span class="mw-headline" id="General_setup">General setup</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/edit?section=1">edit</a><span class="mw-editsection-bracket">]</span></span></h2>
+<p>Give the server enough memory for its working set, and measure each change against the same workload before keeping it.</p>
+<p>Keep statistics fresh: the planner's choices are only as good as what it knows about the tables it reads.</p></div></div>
+<div class="printfooter">Retrieved from "https://wiki.example/index.php?title=Performance"</div>
+<div id="catlinks" class="catlinks"><div id="mw-normal-catlinks" class="mw-normal-catlinks"><a href="/Special:Categories">Categories</a>: <ul><li><a href="/Category:Administration">Administration</a></li></ul></div></div></div></div></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://wiki.example/wiki/Performance", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"Tuning the observatory's database", "General setup", "Keep statistics fresh"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+		for _, noise := range []string{"Want to edit", "From Stargazers wiki", "Jump to navigation", "Contents", "edit]", "Retrieved from", "Administration"} {
+			if strings.Contains(md, noise) {
+				t.Errorf("%s: %q kept:\n%s", mode, noise, md)
+			}
+		}
+	}
+}
+
+// A highlighter that marks each line of a code block as an element of
+// class "line" shown as a block (Shiki, Prism), with nothing between the
+// lines, keeps them apart: the code is read line by line, verbatim.
+func TestConvert_KeepsTheLinesOfAHighlightedCodeBlock(t *testing.T) {
+	page := []byte(`<html><body><main><h1>Installation</h1>
+<p>Start by creating a new project if you do not have one set up already; the most common approach is to use the project generator.</p>
+<pre class="shiki"><code><span class="line"><span style="color:pink">npm</span><span> create</span><span> vite@latest</span><span> my-project</span></span><span class="line"><span>cd</span><span> my-project</span></span></code></pre>
+<pre class="prism"><code><div class="token-line">import a from 'a'</div><div class="token-line">export default a</div></code></pre>
+<p>Then install the package and its plugin, and add the plugin to the configuration of the build before starting it.</p></main></body></html>`)
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		md := markdown.Convert(page, "https://docs.example/install", markdown.Options{Mode: mode}).Markdown
+		for _, want := range []string{"npm create vite@latest my-project\ncd my-project\n", "import a from 'a'\nexport default a\n"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: %q lost:\n%s", mode, want, md)
+			}
+		}
+	}
+}

@@ -16,8 +16,9 @@ import (
 // looks for the thread before readability runs and reads the whole of it
 // when readability's pick is one of its posts.
 
-// postWords are the words a post's class or microdata type holds.
-var postWords = []string{"post", "comment", "message", "reply", "answer", "question", "entry"}
+// postWords are the words a post's class or microdata type holds ("msg":
+// a message board's table of messages).
+var postWords = []string{"post", "comment", "message", "msg", "reply", "answer", "question", "entry"}
 
 // postChrome are the words of classes that name a part of a post (its
 // date, its author box, its buttons) or a link to one, not a post.
@@ -363,10 +364,15 @@ func commonAncestor(ns []*html.Node) *html.Node {
 // readability picked and at least as much text: the posts bring their
 // authors, and the replies readability dropped. The article's text is
 // sampled at a third and at two thirds ([textSamples]).
-func threadHolds(t threadCandidate, article *html.Node, articleChars int) bool {
+//
+// On a page that declares a discussion (discussion), readability's pick
+// may also hold the board's chrome around the posts (a guest notice, the
+// breadcrumbs above and below the thread): the posts need hold three
+// quarters of it only.
+func threadHolds(t threadCandidate, article *html.Node, articleChars int, discussion bool) bool {
 	// The two counts differ a little (the article's is of its Markdown):
 	// nine tenths is as much.
-	if 10*t.chars < 9*articleChars {
+	if discussion && 4*t.chars < 3*articleChars || !discussion && 10*t.chars < 9*articleChars {
 		return false
 	}
 	samples := textSamples(article, 3)

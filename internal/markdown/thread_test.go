@@ -231,3 +231,43 @@ func TestConvertHTML_ReadsCommentsWrappedInForms(t *testing.T) {
 		t.Errorf("the login form is read:\n%s", doc.Markdown)
 	}
 }
+
+// boardPage is a message board's topic laid out as a table, one cell a
+// message (class "msg"), each with its author, its text and the
+// author's signature, under a guest notice and breadcrumbs said above
+// and below the thread; the page declares a discussion.
+func boardPage() []byte {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Which telescope first? - Boards</title>
+	<script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"Which telescope first?"}</script></head><body>
+	<div class="board_wrap"><div class="guest">You are browsing the boards as a guest. Sign up or log in to post.</div>
+	<ol class="crumbs"><li><a href="/boards">Boards</a></li><li><a href="/boards/astro">Astronomy and stargazing</a></li><li>Which telescope first? Recommendations for a beginner</li></ol>
+	<table class="board message"><tbody>`)
+	texts := []string{
+		"I am new to astronomy and would like to buy my first telescope this winter. My budget is modest, the sky here is dark, and I would mostly look at the planets and the moon from the garden.",
+		"Start with binoculars and a planisphere: ten by fifty binoculars show the moons of Jupiter and the craters of the moon, and you learn the sky before spending more.",
+		"A six inch Dobsonian is the usual answer for a first telescope, easy to set up and with enough aperture for the planets; skip the cheap tripod refractors.",
+		"Join a local club before buying anything; members let you look through their instruments at star parties and you will know which one suits you.",
+	}
+	for i, t := range texts {
+		fmt.Fprintf(&b, `<tr><td class="msg"><div class="msg_infobox"><b>stargazer%d</b> <span class="post_time">2 years ago</span></div>
+		<div class="msg_body"><div class="msg_text">%s</div><div class="signature"><div class="sig_text">Clear skies from the garden observatory %d</div></div></div></td></tr>`, i, t, i)
+	}
+	b.WriteString(`</tbody></table><ol class="crumbs"><li><a href="/boards">Boards</a></li><li><a href="/boards/astro">Astronomy and stargazing</a></li><li>Which telescope first? Recommendations for a beginner</li></ol></div></body></html>`)
+	return []byte(b.String())
+}
+
+func TestConvertHTML_ReadsAMessageBoardsMessagesWithoutSignatures(t *testing.T) {
+	doc := markdown.ConvertHTML(boardPage(), "https://boards.example/astro/12")
+	for _, want := range []string{"I am new to astronomy", "binoculars", "six inch Dobsonian", "Join a local club", "stargazer0", "stargazer3"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Clear skies") {
+		t.Errorf("the thread keeps the authors' signatures:\n%s", doc.Markdown)
+	}
+	if doc.Posts != 4 {
+		t.Errorf("Posts = %d, want 4:\n%s", doc.Posts, doc.Markdown)
+	}
+}

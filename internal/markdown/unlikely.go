@@ -44,13 +44,3 @@ func keepMajority(body *html.Node, pageChars int) {
 		return true
 	})
 }
-
-// removeAttr removes n's attribute key.
-func removeAttr(n *html.Node, key string) {
-	for i, a := range n.Attr {
-		if a.Namespace == "" && a.Key == key {
-			n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
-			return
-		}
-	}
-}
