@@ -204,6 +204,12 @@ func isScreenReaderOnly(class string) bool {
 	return false
 }
 
+// isMainElement reports whether n is the page's main content element:
+// <main>, or an element whose role is main.
+func isMainElement(n *html.Node) bool {
+	return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
+}
+
 // isHiddenStyle reports whether an inline style hides its element
 // (display: none, visibility: hidden), whatever its spacing and case.
 func isHiddenStyle(style string) bool {
@@ -443,8 +449,14 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	if _, ok := attrOK(n, "hidden"); ok && !panel {
 		return true
 	}
+	// A page hides its <main> from screen readers only while a dialog
+	// is open over it (the state some pages were saved in): it is still
+	// the page's content, for readability too.
 	if strings.EqualFold(attr(n, "aria-hidden"), "true") && !panel {
-		return true
+		if !isMainElement(n) {
+			return true
+		}
+		removeAttr(n, "aria-hidden")
 	}
 	if isHiddenStyle(attr(n, "style")) && !(panel && find(n, atom.Pre) != nil) {
 		return true
