@@ -446,6 +446,15 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 			removeAttr(n, "aria-hidden")
 		}
 	}
+	if panel && find(n, atom.Pre) != nil {
+		// A hidden tab of code (a documentation page's instructions for
+		// each platform) is shown to readability too.
+		removeAttr(n, "hidden")
+		removeAttr(n, "aria-hidden")
+		if isHiddenStyle(attr(n, "style")) {
+			removeAttr(n, "style")
+		}
+	}
 	if _, ok := attrOK(n, "hidden"); ok && !panel {
 		return true
 	}

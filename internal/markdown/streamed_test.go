@@ -81,3 +81,23 @@ func TestConvert_AMainHiddenWhileADialogIsOpenIsRead(t *testing.T) {
 		}
 	}
 }
+
+// A documentation page's instructions for each platform, in tabs: the
+// hidden tabs' code is read too, in the article conversion as well.
+func TestConvert_HiddenTabsOfCodeAreRead(t *testing.T) {
+	page := `<html><head><title>Install the tools</title></head><body><main><h1>Install the tools</h1>
+<p>The command-line tools let you build and test your functions on your own computer before you deploy them, and they run on every major system.</p>
+<p>Pick your system below and run the commands in a terminal; each installs the same version of the tools and adds them to your path.</p>
+<div class="tabGroup"><ul role="tablist"><li role="tab">Windows</li><li role="tab">Linux</li></ul>
+<section role="tabpanel" id="tab-windows"><pre><code>winget install Example.Tools</code></pre></section>
+<section role="tabpanel" id="tab-linux" aria-hidden="true" hidden="hidden"><ol><li><p>Add the package key:</p><pre><code>curl https://packages.example/key.asc | gpg --dearmor &gt; example.gpg</code></pre></li></ol></section>
+</div><p>Once installed, check the version with the tools' own version command, and update them the same way you installed them.</p></main></body></html>`
+	for _, mode := range []markdown.Mode{markdown.ModeArticle, markdown.ModeStructure} {
+		doc := markdown.Convert([]byte(page), "https://docs.example/tools", markdown.Options{Mode: mode})
+		for _, want := range []string{"winget install Example.Tools", "gpg --dearmor"} {
+			if !strings.Contains(doc.Markdown, want) {
+				t.Errorf("%v: the tab's code %q is missing:\n%s", mode, want, doc.Markdown)
+			}
+		}
+	}
+}
