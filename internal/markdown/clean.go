@@ -432,26 +432,20 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 	}
 	// A tab's panel is content the reader cannot click open: the
 	// cleaner keeps it when an attribute hides it (readability, in the
-	// article conversion, still leaves it out; showing it there too cost
-	// product pages their reviews tab). A panel hidden by its style is
-	// more often a slide repeating the one shown, unless it holds code
-	// (a documentation page's instructions for each platform).
+	// article conversion, still leaves it out unless it holds code;
+	// showing every tab there cost product pages their reviews tab). A
+	// panel hidden by its style is more often a slide repeating the one
+	// shown, unless it holds code (a documentation page's instructions
+	// for each platform).
 	panel := strings.EqualFold(attr(n, "role"), "tabpanel")
-	if !panel && attr(n, "aria-labelledby") != "" {
+	codeTab := panel && find(n, atom.Pre) != nil
+	if codeTab || !panel && attr(n, "aria-labelledby") != "" {
 		// A disclosure's panel (an accordion's answer, labelled by its
-		// button) is shown: readability would leave it out too.
-		_, hidden := attrOK(n, "hidden")
-		if hidden || strings.EqualFold(attr(n, "aria-hidden"), "true") {
-			removeAttr(n, "hidden")
-			removeAttr(n, "aria-hidden")
-		}
-	}
-	if panel && find(n, atom.Pre) != nil {
-		// A hidden tab of code (a documentation page's instructions for
-		// each platform) is shown to readability too.
+		// button) and a tab of code are shown, to readability too, which
+		// would leave out what the attributes hide.
 		removeAttr(n, "hidden")
 		removeAttr(n, "aria-hidden")
-		if isHiddenStyle(attr(n, "style")) {
+		if codeTab && isHiddenStyle(attr(n, "style")) {
 			removeAttr(n, "style")
 		}
 	}
@@ -467,7 +461,7 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		}
 		removeAttr(n, "aria-hidden")
 	}
-	if isHiddenStyle(attr(n, "style")) && !(panel && find(n, atom.Pre) != nil) {
+	if isHiddenStyle(attr(n, "style")) {
 		return true
 	}
 	class, id := attr(n, "class"), attr(n, "id")
