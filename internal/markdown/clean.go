@@ -288,10 +288,6 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 		inMain = true
 	case atom.Pre:
 		codeLanguage(n)
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		if !c.strip {
-			headerHeading(n)
-		}
 	}
 	if attr(n, "role") == "main" {
 		inMain = true
@@ -305,19 +301,6 @@ func (c *cleaner) element(n *html.Node, inMain bool) {
 		keepAttrs(n)
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
 			flattenCell(n)
-		}
-	}
-}
-
-// headerHeading removes from a heading the class or id that calls it a
-// header ("code-header", "section-header", "entry-header"): readability
-// takes such a name for the page's header, not the heading it is, and
-// removes the heading before it scores the page (rustdoc's item
-// signatures, a service page's section titles).
-func headerHeading(n *html.Node) {
-	for _, name := range [...]string{"class", "id"} {
-		if v := attr(n, name); v != "" && containsFold(v, "header") {
-			removeAttr(n, name)
 		}
 	}
 }

@@ -219,7 +219,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	if !declaresDiscussion(page) {
 		whole = measureMain(body)
 	}
-	keepMajority(body, pageChars)
+	spareFromReadability(body, pageChars)
 	p := readability.NewParser()
 	p.KeepClasses = true // code blocks name their language in classes
 	p.DisableJSONLD = true

@@ -17,14 +17,19 @@ var (
 	likelyWords = []string{"and", "article", "body", "column", "content", "main", "mathjax", "shadow"}
 )
 
-// keepMajority takes the class and id off an element that readability
-// would remove as unlikely content ([unlikelyWords]) but that holds at
-// least half of the text of body, whose length is pageChars: what holds
-// most of a page is not its sidebar or its header. The element's own
-// conversion does not need them.
-func keepMajority(body *html.Node, pageChars int) {
+// spareFromReadability takes off the class and id by which readability
+// would remove, unscored, what is not a template's part: a heading that
+// a class or id calls a header ([headerHeading]), and an element named
+// as unlikely content ([unlikelyWords]) that holds at least half of the
+// text of body, whose length is pageChars (what holds most of a page is
+// not its sidebar or its header). Their conversion does not need them.
+func spareFromReadability(body *html.Node, pageChars int) {
 	walk(body, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
+			return true
+		}
+		if headingRank(n) > 0 {
+			headerHeading(n)
 			return true
 		}
 		class, id := attr(n, "class"), attr(n, "id")
@@ -37,10 +42,23 @@ func keepMajority(body *html.Node, pageChars int) {
 			return true
 		}
 		if 2*textLength(n) < pageChars {
-			return false // smaller than half: nothing inside is half either
+			return true // its headings may still be spared
 		}
 		removeAttr(n, "class")
 		removeAttr(n, "id")
 		return true
 	})
+}
+
+// headerHeading removes from a heading the class or id that calls it a
+// header ("code-header", "section-header", "entry-header"): readability
+// takes such a name for the page's header, not the heading it is, and
+// removes the heading before it scores the page (rustdoc's item
+// signatures, a service page's section titles).
+func headerHeading(n *html.Node) {
+	for _, name := range [...]string{"class", "id"} {
+		if v := attr(n, name); v != "" && containsFold(v, "header") {
+			removeAttr(n, name)
+		}
+	}
 }
