@@ -263,6 +263,23 @@ type GatewayConfig struct {
 	Limits GatewayLimits `koanf:"limits"`
 	// TeamLimits are each team's limits, over its tokens together.
 	TeamLimits GatewayLimits `koanf:"team_limits"`
+	// OIDC lets the gateway accept JSON Web Tokens from an OpenID Connect
+	// issuer besides its own tokens; off while its issuer is empty.
+	OIDC GatewayOIDC `koanf:"oidc"`
+}
+
+// GatewayOIDC configures the JSON Web Tokens the gateway accepts.
+type GatewayOIDC struct {
+	// Issuer is the issuer's URL as its tokens' "iss" claim spells it
+	// (https; http only on a loopback host).
+	Issuer string `koanf:"issuer"`
+	// Audience is the gateway's public URL: tokens must name it in "aud",
+	// and the gateway's protected-resource metadata gives it as
+	// "resource". Required with an issuer.
+	Audience string `koanf:"audience"`
+	// TeamClaim names the claim that gives a caller's team (a string, or
+	// the first string of a list); empty: no team.
+	TeamClaim string `koanf:"team_claim"`
 }
 
 // GatewayLimits are the limits of a token or a team; 0 means none.

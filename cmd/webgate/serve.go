@@ -110,6 +110,14 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	}
 	warm := hookenv.NewWarm()
 	defer warm.Close()
+	var oidc *gateway.OIDC
+	if o := gw.OIDC; o.Issuer != "" || o.Audience != "" {
+		if err := gateway.CheckOIDC(o.Issuer, o.Audience); err != nil {
+			fmt.Fprintf(stderr, "webgate serve: gateway.%v\n", err)
+			return exitFail
+		}
+		oidc = &gateway.OIDC{Issuer: o.Issuer, Audience: o.Audience, TeamClaim: o.TeamClaim, Store: st}
+	}
 	tokens := &gateway.Tokens{Store: st}
 	if gw.LimitsFailOpen {
 		// Failing open, the gateway still knows the callers it has seen
@@ -119,6 +127,7 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 	handler := gateway.New(gateway.Options{
 		Tools:  tools,
 		Tokens: tokens,
+		OIDC:   oidc,
 		Limiter: &gateway.Limiter{Store: st, Token: gatewayLimits(gw.Limits), Team: gatewayLimits(gw.TeamLimits),
 			FailOpen: gw.LimitsFailOpen},
 		Audit:        &gateway.Audit{Store: st, Clear: gw.AuditClear},

@@ -112,3 +112,24 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// A gateway whose OIDC settings cannot be right does not start: an
+// issuer over plain http off loopback, or an issuer without an audience.
+func TestServe_RefusesBadOIDCSettings(t *testing.T) {
+	for _, c := range []struct{ env, want string }{
+		{"WEBGATE_GATEWAY_OIDC_ISSUER=http://id.example.com", "want https"},
+		{"WEBGATE_GATEWAY_OIDC_ISSUER=https://id.example.com", `audience ""`},
+	} {
+		dir := t.TempDir()
+		env := []string{"HOME=" + dir, "XDG_STATE_HOME=" + filepath.Join(dir, "state"), "WEBGATE_STORE=sqlite://" + filepath.Join(dir, "gw.db"),
+			c.env, "WEBGATE_GATEWAY_OIDC_AUDIENCE=" + map[bool]string{true: "https://gw.example.com", false: ""}[strings.Contains(c.env, "http://")]}
+		old := currentHost
+		currentHost = func() hostEnv { return hostEnv{Env: env, Home: dir, WorkDir: dir} }
+		var errb bytes.Buffer
+		code := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0"}, nil, io.Discard, &errb)
+		currentHost = old
+		if code != exitFail || !strings.Contains(errb.String(), "gateway.oidc") || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming gateway.oidc and %q", c.env, code, errb.String(), exitFail, c.want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ type Options struct {
 	Tools *webtools.Tools
 	// Tokens authenticate callers. Required.
 	Tokens *Tokens
+	// OIDC, when set, also accepts JSON Web Tokens from an OpenID Connect
+	// issuer and publishes the protected-resource metadata; nil accepts
+	// the gateway's own tokens only.
+	OIDC *OIDC
 	// Limiter enforces rates and budgets; nil means none.
 	Limiter *Limiter
 	// Audit records each call; nil means no audit log.
@@ -164,6 +168,10 @@ func New(o Options) *Server {
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	if o.OIDC != nil {
+		s.mux.HandleFunc("GET "+ProtectedResourcePath, o.OIDC.serveMetadata)
+		s.mux.HandleFunc("GET "+ProtectedResourcePath+"/{path...}", o.OIDC.serveMetadata)
+	}
 	s.mux.Handle("POST /v1/search", s.authed("search", s.search))
 	s.mux.Handle("POST /v1/fetch", s.authed("fetch", s.fetch))
 	s.mux.Handle("POST "+HookPath+"{hook}", s.authed("hook", s.hook))
@@ -277,10 +285,24 @@ func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, 
 			s.unauthorized(w, "")
 			return
 		}
-		tok, err := s.o.Tokens.Verify(r.Context(), secret)
+		var tok *Token
+		var err error
+		if s.o.OIDC != nil && looksLikeJWT(secret) {
+			tok, err = s.o.OIDC.Verify(r.Context(), secret)
+		} else {
+			tok, err = s.o.Tokens.Verify(r.Context(), secret)
+		}
 		switch {
 		case errors.Is(err, ErrUnknownToken), errors.Is(err, ErrRevokedToken), errors.Is(err, ErrExpiredToken):
 			s.unauthorized(w, err.Error())
+			return
+		case errors.Is(err, ErrIssuerUnavailable):
+			s.metrics.add("webgate_gateway_oidc_errors_total", "JSON Web Tokens not checked because the issuer could not be read.", series{}, 1)
+			if s.o.Logger != nil {
+				s.o.Logger.Warn("oidc", slog.String("error", err.Error()))
+			}
+			w.Header().Set("Retry-After", strconv.Itoa(int(oidcRetry/time.Second)))
+			writeError(w, 503, "unavailable", "the identity provider is unavailable")
 			return
 		case err != nil:
 			s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
@@ -309,6 +331,11 @@ func (s *Server) unauthorized(w http.ResponseWriter, why string) {
 	v := `Bearer realm="webgate"`
 	if why != "" {
 		v += `, error="invalid_token"`
+	}
+	if s.o.OIDC != nil {
+		// Where an MCP client finds the authorisation server (RFC 9728
+		// section 5.1).
+		v += `, resource_metadata="` + s.o.OIDC.metadataURL() + `"`
 	}
 	w.Header().Set("WWW-Authenticate", v)
 	writeError(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")

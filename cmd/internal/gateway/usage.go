@@ -81,6 +81,8 @@ func ReadUsage(ctx context.Context, st *store.Store, since time.Time) ([]TokenUs
 	for _, r := range rows {
 		if t := byID[r.Token]; t != nil {
 			r.Owner, r.Label, r.Team = t.Owner, t.Label, t.Team
+		} else if p := principalOf(ctx, st, r.Token); p != (principal{}) {
+			r.Owner, r.Label, r.Team = p.Owner, "oidc", p.Team
 		}
 		out = append(out, *r)
 	}
