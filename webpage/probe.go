@@ -339,6 +339,11 @@ func CheckURL(raw string) (*url.URL, error) {
 func checkLiteralHost(u *url.URL, allowPrivate bool) error {
 	a, ok := HostAddr(u.Hostname())
 	if !ok {
+		if endsInNumber(u.Hostname()) {
+			// "0x.0x.0x.1x" or "1.2.3.4.5": not an address here, and a
+			// name to nobody; another fetcher may read it as an address.
+			return fmt.Errorf("%w: host %q ends in a number but is no IPv4 address", ErrUnsupportedURL, u.Hostname())
+		}
 		if why := specialName(u.Hostname(), allowPrivate); why != "" {
 			return fmt.Errorf("%s: %w: %s", u.Hostname(), ErrBlockedAddress, why)
 		}
@@ -424,16 +429,23 @@ func HostAddr(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
 }
 
-// inetPart parses one part of an inet_aton address.
+// inetPart parses one part of an IPv4 address as the URL Standard's IPv4
+// number parser (and inet_aton) does: "0x" or "0X" then hex digits (none
+// means 0), a leading "0" then octal digits, else decimal; leading zeros
+// do not limit its length. A value past 32 bits is returned as 1<<33, which
+// every caller's range check refuses.
 func inetPart(p string) (uint64, bool) {
 	base := 10
 	switch {
-	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+	case len(p) >= 2 && (p[:2] == "0x" || p[:2] == "0X"):
 		base, p = 16, p[2:]
+		if p == "" {
+			return 0, true
+		}
 	case len(p) > 1 && p[0] == '0':
 		base, p = 8, p[1:]
 	}
-	if p == "" || len(p) > 12 {
+	if p == "" {
 		return 0, false
 	}
 	var v uint64
@@ -452,9 +464,27 @@ func inetPart(p string) (uint64, bool) {
 		if d >= base {
 			return 0, false
 		}
-		v = v*uint64(base) + uint64(d)
+		if v < 1<<33 {
+			v = min(v*uint64(base)+uint64(d), 1<<33)
+		}
 	}
 	return v, true
+}
+
+// endsInNumber reports whether host's last label (one trailing dot
+// aside) is a number, decimal or "0x" hex: the URL Standard then parses
+// the host as an IPv4 address and refuses the URL when that fails, and
+// resolvers read it in their own ways. Such a host is never a name.
+func endsInNumber(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") {
+		return strings.Trim(last[2:], "0123456789abcdefABCDEF") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
 }
 
 // metadataAddrs are cloud metadata and platform endpoints, refused even

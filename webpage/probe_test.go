@@ -204,7 +204,15 @@ func TestHostAddr_ReadsEveryIPv4SpellingAResolverAccepts(t *testing.T) {
 		{"1.2.65536", ""},
 		{"4294967296", ""},
 		{"08.1.1.1", ""},
-		{"0x", ""},
+		{"0x", "0.0.0.0"},
+		{"127.0x.0x.1", "127.0.0.1"},
+		{"0x.0x.0x.0x", "0.0.0.0"},
+		{"0000000000000000000251.254.169.254", "169.254.169.254"},
+		{"0x0000000000000a9.254.169.254", "169.254.169.254"},
+		{"0000000000000000000177.0.0.1", "127.0.0.1"},
+		{"127.0000000000000000000000000001", "127.0.0.1"},
+		{"00000000000000000000000000000000000000000000", "0.0.0.0"},
+		{"99999999999999999999999999", ""},
 		{"deadbeef", ""},
 		{"", ""},
 	}
@@ -216,6 +224,34 @@ func TestHostAddr_ReadsEveryIPv4SpellingAResolverAccepts(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("hostAddr(%q) = %q, want %q", tt.host, got, tt.want)
+		}
+	}
+}
+
+// A host whose last label is a number is an IPv4 address or no host at
+// all (the URL Standard refuses it; resolvers read it their own ways): it
+// is never taken for a name, which an extraction provider would be handed.
+func TestCheckTarget_RefusesHostsEndingInANumberThatAreNoAddress(t *testing.T) {
+	for _, host := range []string{"1.2.3.4.5", "256.1.1.1", "08.1.1.1", "1.2.65536", "4294967296", "99999999999999999999999999",
+		"example.123", "example.0x1f", "a.0x", "0x0g.1", "1.2.3.4.5."} {
+		err := CheckTarget("http://"+host+"/", true)
+		if !errors.Is(err, ErrUnsupportedURL) {
+			t.Errorf("CheckTarget(http://%s/) = %v, want ErrUnsupportedURL", host, err)
+		}
+	}
+	for _, host := range []string{"0000000000000000000251.254.169.254", "0x0000000000000a9.254.169.254"} {
+		if err := CheckTarget("http://"+host+"/x", true); !errors.Is(err, ErrBlockedAddress) {
+			t.Errorf("CheckTarget(http://%s/x, private allowed) = %v, want the metadata refusal", host, err)
+		}
+	}
+	for _, host := range []string{"0000000000000000000177.0.0.1", "127.0x.0x.1", "0x7f.0x.0x.0x1", "0x.0x.0x.0x"} {
+		if err := CheckTarget("http://"+host+"/", false); !errors.Is(err, ErrBlockedAddress) {
+			t.Errorf("CheckTarget(http://%s/) = %v, want ErrBlockedAddress", host, err)
+		}
+	}
+	for _, host := range []string{"example.com", "1password.com", "123.example", "0x.example", "deadbeef", "example.com."} {
+		if err := CheckTarget("http://"+host+"/", false); err != nil {
+			t.Errorf("CheckTarget(http://%s/) = %v, want a name let through", host, err)
 		}
 	}
 }
