@@ -137,14 +137,11 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	}
 
 	// Leave Firecrawl time to read the page and answer.
-	long := c.HTTP
-	if long.AttemptTimeout == 0 {
-		server := c.ScrapeTimeout
-		if server == 0 {
-			server = DefaultScrapeTimeout
-		}
-		long.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
+	server := c.ScrapeTimeout
+	if server == 0 {
+		server = DefaultScrapeTimeout
 	}
+	long := backend.Outwait(c.HTTP, server)
 	searchHTTP := c.HTTP
 	if c.ScrapeResults {
 		searchHTTP = long

@@ -165,18 +165,15 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("tavily: max_characters %d is negative", c.MaxCharacters)
 	}
 
-	ehc := c.HTTP
-	if ehc.AttemptTimeout == 0 {
-		// Leave Tavily time to read the page and answer.
-		server := c.ExtractTimeout
-		if server == 0 {
-			server = 10 * time.Second
-			if c.ExtractDepth == "advanced" {
-				server = 30 * time.Second
-			}
+	// Leave Tavily time to read the page and answer.
+	server := c.ExtractTimeout
+	if server == 0 {
+		server = 10 * time.Second
+		if c.ExtractDepth == "advanced" {
+			server = 30 * time.Second
 		}
-		ehc.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
 	}
+	ehc := backend.Outwait(c.HTTP, server)
 	return &Client{
 		cfg:     c,
 		base:    strings.TrimRight(c.BaseURL, "/"),

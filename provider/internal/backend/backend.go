@@ -225,6 +225,17 @@ func ServerTimeout(hc provider.HTTPConfig, want time.Duration) time.Duration {
 	return min(want, attempt-time.Second)
 }
 
+// Outwait returns hc with the attempt timeout of a request on which the
+// server may spend server (reading a page, say): when hc sets none, the
+// default or server plus 10s, whichever is longer, so that the client
+// waits for the server's answer; one hc sets is kept.
+func Outwait(hc provider.HTTPConfig, server time.Duration) provider.HTTPConfig {
+	if hc.AttemptTimeout == 0 {
+		hc.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
+	}
+	return hc
+}
+
 // Domains reads domain filters as lower-case host names: a scheme, user
 // information, a path, query or fragment, a port, a leading "*." and
 // leading or trailing dots are removed, and blank entries, entries with

@@ -66,6 +66,18 @@ func TestServerTimeout_StaysASecondBelowTheAttempt(t *testing.T) {
 	}
 }
 
+func TestOutwait_LeavesTheServerItsTimeAndKeepsASetAttempt(t *testing.T) {
+	if got := Outwait(provider.HTTPConfig{}, 30*time.Second).AttemptTimeout; got != 40*time.Second {
+		t.Errorf("Outwait(30s).AttemptTimeout = %v, want 40s", got)
+	}
+	if got := Outwait(provider.HTTPConfig{}, time.Second).AttemptTimeout; got != provider.DefaultAttemptTimeout {
+		t.Errorf("Outwait(1s).AttemptTimeout = %v, want the default %v", got, provider.DefaultAttemptTimeout)
+	}
+	if got := Outwait(provider.HTTPConfig{AttemptTimeout: 5 * time.Second}, time.Minute).AttemptTimeout; got != 5*time.Second {
+		t.Errorf("Outwait with a set attempt = %v, want it kept (5s)", got)
+	}
+}
+
 func TestMaxResults(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{{0, 10}, {-1, 10}, {5, 5}, {50, 20}} {
 		if got := MaxResults(tc.n, 10, 20); got != tc.want {
