@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/worker"
+	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -192,7 +193,7 @@ func (c *fileCache) store(ly *layer) {
 	b = binary.AppendUvarint(b, uint64(len(ly.values)))
 	for _, v := range ly.values {
 		if s, _ := settingByKey(v.key); s.Kind == KindKeys {
-			if spec := v.value.Interface().(KeySpec); strings.TrimSpace(string(spec)) != "" && !isPathSpec(strings.TrimSpace(string(spec))) {
+			if spec := v.value.Interface().(KeySpec); strings.TrimSpace(string(spec)) != "" && !provider.IsKeyPath(strings.TrimSpace(string(spec))) {
 				return // a key: never written
 			}
 		}
