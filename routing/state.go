@@ -158,6 +158,15 @@ func (s *StateStore) lockWait() time.Duration {
 	return DefaultLockWait
 }
 
+// errLockBusy is returned by lockFile when another process holds the lock
+// past the wait.
+var errLockBusy = errors.New("the state lock is held by another process")
+
+// lockBusy is lockFile's error when the lock stayed held through wait.
+func lockBusy(wait time.Duration) error {
+	return fmt.Errorf("%w (waited %v)", errLockBusy, wait.Round(time.Millisecond))
+}
+
 // lock takes the lock file name, waiting at most LockWait, and not at all
 // shortly after a wait for it ran out.
 func (s *StateStore) lock(name string) (func(), error) {
