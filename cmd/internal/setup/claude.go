@@ -141,23 +141,7 @@ func globRegexp(glob string) string {
 				b.WriteByte(glob[i])
 			}
 		case '[':
-			// A class means the same in both syntaxes ("^" negates, "a-z"
-			// ranges, "\x" escapes); find its end past any escapes.
-			end := -1
-			for j := i + 1; j < len(glob); j++ {
-				if glob[j] == '\\' {
-					j++
-				} else if glob[j] == ']' && j > i+1 {
-					end = j
-					break
-				}
-			}
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(glob[i : end+1])
-			i = end
+			i = copyClass(&b, glob, i)
 		default:
 			if strings.IndexByte(special, c) >= 0 {
 				b.WriteByte('\\')
@@ -166,6 +150,26 @@ func globRegexp(glob string) string {
 		}
 	}
 	return b.String()
+}
+
+// copyClass copies the character class that opens at s[i] ("[...]") to
+// b and returns the index of its closing "]"; a "[" that closes no class
+// is written as a literal, `\[`, and i is returned. A class means the same
+// in a glob and in a regular expression ("^" negates, "a-z" ranges, "\x"
+// escapes), so [globRegexp] and [regexpGlob] both keep it as it is; its
+// end is found past any escapes, and a "]" right after the "[" belongs to
+// the class.
+func copyClass(b *strings.Builder, s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		if s[j] == '\\' {
+			j++
+		} else if s[j] == ']' && j > i+1 {
+			b.WriteString(s[i : j+1])
+			return j
+		}
+	}
+	b.WriteString(`\[`)
+	return i
 }
 
 func handler(bin string, timeout int) *object {
