@@ -38,6 +38,19 @@ const gatewayCallSlack = 2 * time.Second
 // could not be reached in time, refused the token, or a limit.
 const exitGateway = 6
 
+// remoteHelp is the paragraph of the search and fetch commands' help on
+// the remote mode; what is what the command asks for ("the search").
+func remoteHelp(what string) string {
+	return fmt.Sprintf(`With %s and %s set, %s is asked
+of that team gateway (webgate serve) instead, with the token and nothing
+else: no configuration, provider or key is needed here, and it prints
+what the local command prints. The connection must open within %v
+and the answer come within the timeout and %v more; a gateway that does
+not answer, refuses the token (401) or a limit (429) exits %d with the
+reason.
+`, gatewayURLEnv, gatewayTokenEnv, what, hookenv.GatewayConnectTimeout, gatewayCallSlack, exitGateway)
+}
+
 // gatewayClient calls a team gateway's JSON API (/v1/search, /v1/fetch).
 // It sends the token and nothing else of the caller's: no provider key.
 type gatewayClient struct {
