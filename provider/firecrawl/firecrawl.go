@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -345,9 +344,6 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// setKey sends the key as "Authorization: Bearer".
-func setKey(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
-
 // inputErr is the error for a request that was not sent because its input
 // is invalid.
 func inputErr(op, msg string) *provider.Error {
@@ -363,7 +359,7 @@ func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path stri
 		Op:       op,
 		URL:      c.base + path,
 		Body:     body,
-		Auth:     setKey,
+		Auth:     backend.Bearer,
 		Check:    checker(op),
 	})
 	if err != nil {

@@ -380,7 +380,7 @@ func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path stri
 		URL:      c.base + path,
 		Body:     body,
 		Header:   hdr,
-		Auth:     func(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) },
+		Auth:     backend.Bearer,
 		Check:    check,
 	})
 	if err != nil {

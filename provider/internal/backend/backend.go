@@ -204,6 +204,10 @@ func SiteOperators(include, exclude []string) string {
 	return b.String()
 }
 
+// Bearer sends the key as "Authorization: Bearer <key>": the
+// [provider.Request] Auth of the backends whose API takes it so.
+func Bearer(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
+
 // StatusText names an HTTP status in an error message when the answer
 // gives no message of its own: its text, or "HTTP n" for a code that has
 // none.
