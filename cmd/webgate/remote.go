@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -103,23 +99,11 @@ func (g *gatewayClient) call(ctx context.Context, path string, timeout time.Dura
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.base+path, bytes.NewReader(data))
+	resp, raw, err := hookenv.PostGateway(ctx, g.http, g.base, path, g.token, "webgate/"+versionString(), data, 64<<20)
 	if err != nil {
-		return g.unavailable(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+g.token)
-	req.Header.Set("User-Agent", "webgate/"+versionString())
-	resp, err := g.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		if resp == nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s did not answer within %v", g.base, (timeout + gatewayCallSlack).Round(time.Millisecond))}
 		}
-		return g.unavailable(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
 		return g.unavailable(err)
 	}
 	switch resp.StatusCode {
@@ -174,25 +158,11 @@ func (g *gatewayClient) message(raw []byte, fallback string) string {
 
 // unavailable is the error of a call that did not reach the gateway.
 func (g *gatewayClient) unavailable(err error) error {
-	why := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		why = ue.Err.Error()
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		why = fmt.Sprintf("no connection within %v", hookenv.GatewayConnectTimeout)
-	}
-	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(why))}
+	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(hookenv.Unreachable(err)))}
 }
 
 // scrub removes the token from s.
-func (g *gatewayClient) scrub(s string) string {
-	if g.token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, g.token, "wg_…")
-}
+func (g *gatewayClient) scrub(s string) string { return hookenv.ScrubToken(s, g.token) }
 
 // search asks the gateway's /v1/search.
 func (g *gatewayClient) search(ctx context.Context, timeout time.Duration, req webtools.SearchRequest) (*webtools.SearchResult, error) {
