@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -129,9 +128,11 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("firecrawl: scrape_timeout %v is not between %v and %v", c.ScrapeTimeout, MinScrapeTimeout, MaxScrapeTimeout)
 	case c.MaxAge != nil && *c.MaxAge < 0:
 		return nil, fmt.Errorf("firecrawl: max_age %v is negative", *c.MaxAge)
-	case !slices.Contains(Proxies, c.Proxy):
-		return nil, fmt.Errorf("firecrawl: proxy %q is not basic, enhanced or auto", c.Proxy)
-	case c.MaxCharacters < 0:
+	}
+	if err := backend.Choices(Name, backend.Choice{Setting: "proxy", Value: c.Proxy, Allowed: Proxies}); err != nil {
+		return nil, err
+	}
+	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("firecrawl: max_characters %d is negative", c.MaxCharacters)
 	}
 

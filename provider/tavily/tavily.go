@@ -147,12 +147,11 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		backend.Choice{Setting: "search_depth", Value: c.SearchDepth, Allowed: SearchDepths},
 		backend.Choice{Setting: "topic", Value: c.Topic, Allowed: Topics},
 		backend.Choice{Setting: "extract_depth", Value: c.ExtractDepth, Allowed: ExtractDepths},
+		backend.Choice{Setting: "include_answer", Value: c.IncludeAnswer, Allowed: AnswerModes},
 	); err != nil {
 		return nil, err
 	}
 	switch {
-	case !slices.Contains(AnswerModes, c.IncludeAnswer):
-		return nil, fmt.Errorf("tavily: include_answer %q is not basic or advanced", c.IncludeAnswer)
 	case c.MaxResults < 1 || c.MaxResults > MaxResults:
 		return nil, fmt.Errorf("tavily: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case c.ChunksPerSource < 0 || c.ChunksPerSource > MaxSearchChunks:

@@ -153,11 +153,12 @@ type Choice struct {
 
 // Choices checks that the value of each choice, when set, is one of its
 // allowed values; the error names the backend and the first setting that
-// is not.
+// is not, and lists the values it may take (an empty one, which means the
+// default, left out).
 func Choices(name string, cs ...Choice) error {
 	for _, c := range cs {
 		if c.Value != "" && !slices.Contains(c.Allowed, c.Value) {
-			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(c.Allowed, ", "))
+			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(slices.DeleteFunc(slices.Clone(c.Allowed), func(a string) bool { return a == "" }), ", "))
 		}
 	}
 	return nil

@@ -144,6 +144,11 @@ func TestChoices(t *testing.T) {
 	if want := `exa: engine "slow" is not one of fast, deep`; err == nil || err.Error() != want {
 		t.Errorf("Choices = %v, want %s", err, want)
 	}
+	// An empty allowed value means the default and is not listed.
+	err = Choices("brave", Choice{"safe_search", "loose", []string{"", "off", "strict"}})
+	if want := `brave: safe_search "loose" is not one of off, strict`; err == nil || err.Error() != want {
+		t.Errorf("Choices with an empty allowed value = %v, want %s", err, want)
+	}
 }
 
 func TestStatusText(t *testing.T) {
