@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
@@ -144,12 +145,7 @@ type StateStore struct {
 	busy map[string]time.Time
 }
 
-func (s *StateStore) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *StateStore) now() time.Time { return defaults.Now(s.Now) }
 
 func (s *StateStore) lockWait() time.Duration {
 	if s.LockWait > 0 {
