@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/worker"
+	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -192,7 +193,7 @@ func (c *fileCache) store(ly *layer) {
 	b = binary.AppendUvarint(b, uint64(len(ly.values)))
 	for _, v := range ly.values {
 		if s, _ := settingByKey(v.key); s.Kind == KindKeys {
-			if spec := v.value.Interface().(KeySpec); strings.TrimSpace(string(spec)) != "" && !isPathSpec(strings.TrimSpace(string(spec))) {
+			if spec := v.value.Interface().(KeySpec); strings.TrimSpace(string(spec)) != "" && !provider.IsKeyPath(strings.TrimSpace(string(spec))) {
 				return // a key: never written
 			}
 		}
@@ -351,40 +352,31 @@ func (r *plainReader) count() (int, bool) {
 }
 
 func (r *plainReader) toolRoutes() []routing.ToolRoute {
-	n, ok := r.count()
-	if !ok {
-		return nil
-	}
-	out := make([]routing.ToolRoute, n)
-	for i := range out {
-		rt := &out[i]
+	return readList(r, func(rt *routing.ToolRoute) {
 		rt.Name, rt.Tool, rt.Pattern, rt.Message = r.string(), r.string(), r.string(), r.string()
-		if m, ok := r.count(); ok {
-			rt.Tests = make([]routing.RouteTest, m)
-			for j := range rt.Tests {
-				tc := &rt.Tests[j]
-				tc.Input, tc.Expect, tc.Contains = r.string(), r.string(), r.string()
-			}
-		}
-	}
-	return out
+		rt.Tests = readList(r, func(tc *routing.RouteTest) {
+			tc.Input, tc.Expect, tc.Contains = r.string(), r.string(), r.string()
+		})
+	})
 }
 
 func (r *plainReader) databases() []routing.Database {
+	return readList(r, func(d *routing.Database) {
+		d.Keywords = readList(r, func(k *string) { *k = r.string() })
+		d.Path, d.MCPToolName, d.Description = r.string(), r.string(), r.string()
+	})
+}
+
+// readList reads a slice as appendPlain writes it, each element by read;
+// nil for a nil slice.
+func readList[T any](r *plainReader, read func(*T)) []T {
 	n, ok := r.count()
 	if !ok {
 		return nil
 	}
-	out := make([]routing.Database, n)
+	out := make([]T, n)
 	for i := range out {
-		d := &out[i]
-		if m, ok := r.count(); ok {
-			d.Keywords = make([]string, m)
-			for j := range d.Keywords {
-				d.Keywords[j] = r.string()
-			}
-		}
-		d.Path, d.MCPToolName, d.Description = r.string(), r.string(), r.string()
+		read(&out[i])
 	}
 	return out
 }

@@ -21,7 +21,7 @@ func (s KeySpec) String() string {
 	switch {
 	case t == "":
 		return ""
-	case isPathSpec(t):
+	case provider.IsKeyPath(t):
 		return "file " + t
 	default:
 		return "[redacted]"
@@ -34,18 +34,6 @@ func (s KeySpec) GoString() string { return fmt.Sprintf("config.KeySpec(%q)", s.
 // MarshalText returns the same as String, so encoding a Config never
 // leaks a key.
 func (s KeySpec) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-func isPathSpec(s string) bool {
-	if strings.ContainsAny(s, "|\n") {
-		return false
-	}
-	for _, p := range []string{"/", "~/", "./", "../"} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // keyState holds a provider's resolved keys. Configs hold it through an
 // unexported pointer, so that fmt's %v and %+v print an address rather than
@@ -90,7 +78,7 @@ func (c *Config) ResolveKeys(home string) error {
 	for _, name := range c.registry().Names() {
 		spec, st, _ := c.providerKeys(name)
 		raw := expandHome(strings.TrimSpace(string(*spec)), home)
-		if isPathSpec(strings.TrimSpace(string(*spec))) {
+		if provider.IsKeyPath(strings.TrimSpace(string(*spec))) {
 			c.keyFiles = append(c.keyFiles, raw)
 		}
 		keys, err := provider.ParseKeys(raw)

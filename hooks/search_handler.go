@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/memory"
@@ -53,12 +54,7 @@ type WebSearchEnv struct {
 	Answers Answers
 }
 
-func (e *WebSearchEnv) now() time.Time {
-	if e.Now != nil {
-		return e.Now()
-	}
-	return time.Now()
-}
+func (e *WebSearchEnv) now() time.Time { return defaults.Now(e.Now) }
 
 // WantsWebSearch reports whether [HandleWebSearch] acts on in with these
 // tool names: PreToolUse on a web search tool, or PostToolUse /

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/store"
 )
 
@@ -132,12 +133,7 @@ func (m *Memory) notice(s string) {
 	m.notices = append(m.notices, s)
 }
 
-func (m *Memory) now() time.Time {
-	if m.opts.Now != nil {
-		return m.opts.Now()
-	}
-	return time.Now()
-}
+func (m *Memory) now() time.Time { return defaults.Now(m.opts.Now) }
 
 // live reports whether the store may be used.
 func (m *Memory) live() bool {

@@ -216,19 +216,33 @@ func ParseKeys(spec string) ([]string, error) {
 	return textfmt.NonBlank(strings.Split(spec, "|")), nil
 }
 
-func looksLikePath(s string) bool {
-	if strings.ContainsAny(s, "|\n") {
+// IsKeyPath reports whether a key specification is written as the path
+// of a key file: it starts with "/", "~/", "./" or "../" and holds no "|"
+// and no newline (which an inline pool or a key may). [ParseKeys] also
+// takes a value for a path when it names a file that exists.
+func IsKeyPath(spec string) bool {
+	if strings.ContainsAny(spec, "|\n") {
 		return false
 	}
 	for _, p := range []string{"/", "~/", "./", "../"} {
-		if strings.HasPrefix(s, p) {
+		if strings.HasPrefix(spec, p) {
 			return true
 		}
 	}
-	if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
+	return false
+}
+
+// looksLikePath reports whether [ParseKeys] reads s as a key file's path:
+// written as one ([IsKeyPath]), or naming a regular file that exists.
+func looksLikePath(s string) bool {
+	if IsKeyPath(s) {
 		return true
 	}
-	return false
+	if strings.ContainsAny(s, "|\n") {
+		return false
+	}
+	fi, err := os.Stat(s)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func readKeyFile(path string) ([]string, error) {

@@ -4,15 +4,10 @@ package routing
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"time"
 )
-
-// errLockBusy is returned by lockFile when another process holds the lock
-// past the wait.
-var errLockBusy = errors.New("the state lock is held by another process")
 
 // lockFile takes an exclusive lock on name by creating it exclusively (an
 // existing file or link is never opened), waiting up to wait (a single
@@ -39,7 +34,7 @@ func lockFile(name string, wait time.Duration) (func(), error) {
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, fmt.Errorf("%w (waited %v)", errLockBusy, wait.Round(time.Millisecond))
+			return nil, lockBusy(wait)
 		}
 		time.Sleep(min(10*time.Millisecond, left))
 	}

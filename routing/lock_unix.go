@@ -4,16 +4,11 @@ package routing
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
 	"time"
 )
-
-// errLockBusy is returned by lockFile when another process holds the lock
-// past the wait.
-var errLockBusy = errors.New("the state lock is held by another process")
 
 // lockFile takes an exclusive advisory lock on name, creating it (mode
 // 0600) if needed, as a regular file opened without following a symbolic
@@ -37,7 +32,7 @@ func lockFile(name string, wait time.Duration) (func(), error) {
 		left := time.Until(deadline)
 		if left <= 0 {
 			f.Close()
-			return nil, fmt.Errorf("%w (waited %v)", errLockBusy, wait.Round(time.Millisecond))
+			return nil, lockBusy(wait)
 		}
 		time.Sleep(min(10*time.Millisecond, left))
 	}

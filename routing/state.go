@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
 
@@ -144,18 +145,22 @@ type StateStore struct {
 	busy map[string]time.Time
 }
 
-func (s *StateStore) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *StateStore) now() time.Time { return defaults.Now(s.Now) }
 
 func (s *StateStore) lockWait() time.Duration {
 	if s.LockWait > 0 {
 		return s.LockWait
 	}
 	return DefaultLockWait
+}
+
+// errLockBusy is returned by lockFile when another process holds the lock
+// past the wait.
+var errLockBusy = errors.New("the state lock is held by another process")
+
+// lockBusy is lockFile's error when the lock stayed held through wait.
+func lockBusy(wait time.Duration) error {
+	return fmt.Errorf("%w (waited %v)", errLockBusy, wait.Round(time.Millisecond))
 }
 
 // lock takes the lock file name, waiting at most LockWait, and not at all

@@ -27,7 +27,7 @@ be read.`
 
 func runAudit(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("audit", "verify [flags]", auditDescription, "  webgate audit verify", stderr)
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	rest, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)

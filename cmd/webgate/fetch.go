@@ -21,7 +21,7 @@ func fetchCommand() command {
 	}
 }
 
-const fetchDescription = `
+var fetchDescription = `
 Fetch reads URL with the same page reader as the web fetch hook. A
 matching tool route answers first. Otherwise webgate reads the page itself
 (http and https only; loopback and private addresses are refused unless
@@ -53,14 +53,7 @@ are counted as agents count them (UTF-16 code units). Every part is cut
 from the same read of the page: the result cache answers the reads after
 the first.
 
-With WEBGATE_GATEWAY_URL and WEBGATE_GATEWAY_TOKEN set, the page is asked
-of that team gateway (webgate serve) instead, with the token and nothing
-else: no configuration, provider or key is needed here, and it prints
-what the local command prints. The connection must open within 300ms
-and the answer come within the timeout and 2s more; a gateway that does
-not answer, refuses the token (401) or a limit (429) exits 6 with the
-reason.
-
+` + remoteHelp("the page") + `
 With --json it prints one JSON object: {"url", "final_url", "status",
 "class", "confidence", "path", "why", "provider", "title", "content",
 "note", "total_chars", "offset", "next_offset", …}, where path is route,

@@ -312,8 +312,6 @@ func parseQuietly(fs *flag.FlagSet, args []string) error {
 	return err
 }
 
-// flagExit maps a flag parsing error to an exit code: 0 for --help, 2 for
-// anything else (the FlagSet has already explained the problem).
 // configUsage is the usage of the --config flag of every command that
 // reads the configuration.
 const configUsage = "read this configuration `file` instead of WEBGATE_CONFIG or the default location"
@@ -333,6 +331,8 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	return exitOK, true
 }
 
+// flagExit maps a flag parsing error to an exit code: 0 for --help, 2 for
+// anything else (the FlagSet has already explained the problem).
 func flagExit(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +33,19 @@ const gatewayCallSlack = 2 * time.Second
 // exitGateway is the exit code of a call the gateway did not answer: it
 // could not be reached in time, refused the token, or a limit.
 const exitGateway = 6
+
+// remoteHelp is the paragraph of the search and fetch commands' help on
+// the remote mode; what is what the command asks for ("the search").
+func remoteHelp(what string) string {
+	return fmt.Sprintf(`With %s and %s set, %s is asked
+of that team gateway (webgate serve) instead, with the token and nothing
+else: no configuration, provider or key is needed here, and it prints
+what the local command prints. The connection must open within %v
+and the answer come within the timeout and %v more; a gateway that does
+not answer, refuses the token (401) or a limit (429) exits %d with the
+reason.
+`, gatewayURLEnv, gatewayTokenEnv, what, hookenv.GatewayConnectTimeout, gatewayCallSlack, exitGateway)
+}
 
 // gatewayClient calls a team gateway's JSON API (/v1/search, /v1/fetch).
 // It sends the token and nothing else of the caller's: no provider key.
@@ -90,23 +99,11 @@ func (g *gatewayClient) call(ctx context.Context, path string, timeout time.Dura
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.base+path, bytes.NewReader(data))
+	resp, raw, err := hookenv.PostGateway(ctx, g.http, g.base, path, g.token, "webgate/"+versionString(), data, 64<<20)
 	if err != nil {
-		return g.unavailable(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+g.token)
-	req.Header.Set("User-Agent", "webgate/"+versionString())
-	resp, err := g.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		if resp == nil && ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s did not answer within %v", g.base, (timeout + gatewayCallSlack).Round(time.Millisecond))}
 		}
-		return g.unavailable(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
 		return g.unavailable(err)
 	}
 	switch resp.StatusCode {
@@ -161,25 +158,11 @@ func (g *gatewayClient) message(raw []byte, fallback string) string {
 
 // unavailable is the error of a call that did not reach the gateway.
 func (g *gatewayClient) unavailable(err error) error {
-	why := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		why = ue.Err.Error()
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		why = fmt.Sprintf("no connection within %v", hookenv.GatewayConnectTimeout)
-	}
-	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(why))}
+	return &gatewayError{Reason: "gateway-unavailable", Message: fmt.Sprintf("the gateway at %s is not reachable: %s", g.base, g.scrub(hookenv.Unreachable(err)))}
 }
 
 // scrub removes the token from s.
-func (g *gatewayClient) scrub(s string) string {
-	if g.token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, g.token, "wg_…")
-}
+func (g *gatewayClient) scrub(s string) string { return hookenv.ScrubToken(s, g.token) }
 
 // search asks the gateway's /v1/search.
 func (g *gatewayClient) search(ctx context.Context, timeout time.Duration, req webtools.SearchRequest) (*webtools.SearchResult, error) {

@@ -47,14 +47,7 @@ control characters and bidirectional overrides are removed, and results
 whose URL is not an http or https link are left out. The search gives up
 after 25s unless --timeout says otherwise.
 
-With WEBGATE_GATEWAY_URL and WEBGATE_GATEWAY_TOKEN set, the search is asked
-of that team gateway (webgate serve) instead, with the token and nothing
-else: no configuration, provider or key is needed here, and it prints
-what the local command prints. The connection must open within 300ms
-and the answer come within the timeout and 2s more; a gateway that does
-not answer, refuses the token (401) or a limit (429) exits 6 with the
-reason.
-
+` + remoteHelp("the search") + `
 With --json it prints the result as one JSON object: {"query", "provider",
 "results": [{"title", "url", "snippet", "published", "providers"}],
 "failed_providers": [{"provider", "class", "legacy_class"}], "ignored":

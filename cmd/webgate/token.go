@@ -44,7 +44,7 @@ func runToken(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	label := fs.String("label", "", "create: what the token is for")
 	team := fs.String("team", "", "create: the team whose budget the token shares")
 	ttl := fs.Duration("ttl", 0, "create: expire the token after `DURATION` (default: never)")
-	configFile := fs.String("config", "", "read the configuration from `FILE` instead of WEBGATE_CONFIG or the default location")
+	configFile := fs.String("config", "", configUsage)
 	rest, err := parseArgs(fs, args, stdout)
 	if err != nil {
 		return flagExit(err)

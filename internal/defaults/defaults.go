@@ -2,6 +2,8 @@
 // negative) value means "unset".
 package defaults
 
+import "time"
+
 // Number is what [Positive] works on: the counts, sizes and durations of
 // option structs (time.Duration among them).
 type Number interface {
@@ -15,4 +17,13 @@ func Positive[T Number](v, def T) T {
 		return def
 	}
 	return v
+}
+
+// Now returns now(), or the wall clock's time when now is nil: the clock
+// of an option struct whose Now field, nil by default, tests set.
+func Now(now func() time.Time) time.Time {
+	if now == nil {
+		return time.Now()
+	}
+	return now()
 }

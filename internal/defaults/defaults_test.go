@@ -19,3 +19,14 @@ func TestPositive(t *testing.T) {
 		t.Errorf("Positive(0s, 1s) = %v, want 1s", got)
 	}
 }
+
+func TestNow(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got := Now(func() time.Time { return at }); !got.Equal(at) {
+		t.Errorf("Now(clock) = %v, want %v", got, at)
+	}
+	before := time.Now()
+	if got := Now(nil); got.Before(before) {
+		t.Errorf("Now(nil) = %v, before %v: not the wall clock", got, before)
+	}
+}

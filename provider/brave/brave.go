@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,9 +88,8 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxResults); err != nil {
 		return nil, err
 	}
-	switch {
-	case !slices.Contains(SafeSearchModes, c.SafeSearch):
-		return nil, fmt.Errorf("brave: safe_search %q is not off, moderate or strict", c.SafeSearch)
+	if err := backend.Choices(Name, backend.Choice{Setting: "safe_search", Value: c.SafeSearch, Allowed: SafeSearchModes}); err != nil {
+		return nil, err
 	}
 	return &Client{
 		cfg:  c,

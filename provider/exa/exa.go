@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -134,11 +133,11 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	if c.Type == "" {
 		c.Type = DefaultType
 	}
-	if !slices.Contains(Types, c.Type) {
-		return nil, fmt.Errorf("exa: unknown search type %q (want one of %s)", c.Type, strings.Join(Types, ", "))
-	}
-	if c.Category != "" && !slices.Contains(Categories, c.Category) {
-		return nil, fmt.Errorf("exa: unknown category %q (want one of %s)", c.Category, strings.Join(Categories, ", "))
+	if err := backend.Choices(providerName,
+		backend.Choice{Setting: "type", Value: c.Type, Allowed: Types},
+		backend.Choice{Setting: "category", Value: c.Category, Allowed: Categories},
+	); err != nil {
+		return nil, err
 	}
 	if err := backend.MaxResultsSetting(providerName, &c.NumResults, DefaultNumResults, MaxNumResults); err != nil {
 		return nil, err

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -130,21 +128,20 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("firecrawl: scrape_timeout %v is not between %v and %v", c.ScrapeTimeout, MinScrapeTimeout, MaxScrapeTimeout)
 	case c.MaxAge != nil && *c.MaxAge < 0:
 		return nil, fmt.Errorf("firecrawl: max_age %v is negative", *c.MaxAge)
-	case !slices.Contains(Proxies, c.Proxy):
-		return nil, fmt.Errorf("firecrawl: proxy %q is not basic, enhanced or auto", c.Proxy)
-	case c.MaxCharacters < 0:
+	}
+	if err := backend.Choices(Name, backend.Choice{Setting: "proxy", Value: c.Proxy, Allowed: Proxies}); err != nil {
+		return nil, err
+	}
+	if c.MaxCharacters < 0 {
 		return nil, fmt.Errorf("firecrawl: max_characters %d is negative", c.MaxCharacters)
 	}
 
 	// Leave Firecrawl time to read the page and answer.
-	long := c.HTTP
-	if long.AttemptTimeout == 0 {
-		server := c.ScrapeTimeout
-		if server == 0 {
-			server = DefaultScrapeTimeout
-		}
-		long.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
+	server := c.ScrapeTimeout
+	if server == 0 {
+		server = DefaultScrapeTimeout
 	}
+	long := backend.Outwait(c.HTTP, server)
 	searchHTTP := c.HTTP
 	if c.ScrapeResults {
 		searchHTTP = long
@@ -348,9 +345,6 @@ func (c *Client) Extract(ctx context.Context, req provider.ExtractRequest) (*pro
 	}, nil
 }
 
-// setKey sends the key as "Authorization: Bearer".
-func setKey(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
-
 // inputErr is the error for a request that was not sent because its input
 // is invalid.
 func inputErr(op, msg string) *provider.Error {
@@ -366,7 +360,7 @@ func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path stri
 		Op:       op,
 		URL:      c.base + path,
 		Body:     body,
-		Auth:     setKey,
+		Auth:     backend.Bearer,
 		Check:    checker(op),
 	})
 	if err != nil {

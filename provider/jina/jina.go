@@ -344,7 +344,7 @@ func (c *Client) Search(ctx context.Context, q provider.Query) (*provider.Result
 		Method:   http.MethodGet,
 		URL:      c.searchURL + "?" + params.Encode(),
 		Header:   h,
-		Auth:     bearer,
+		Auth:     backend.Bearer,
 		Check: func(r *provider.Response) *provider.Error {
 			if r.Status == http.StatusUnprocessableEntity && noResults(r.Body) {
 				decoded = &provider.Results{Results: []provider.Result{}}
@@ -446,7 +446,7 @@ func (c *Client) optionalKeys(ctx context.Context) (provider.KeySource, func(htt
 	if len(ks) == 0 {
 		return nil, nil
 	}
-	return fixedKeys{keys: ks, src: c.keys}, bearer
+	return fixedKeys{keys: ks, src: c.keys}, backend.Bearer
 }
 
 // fixedKeys hands [provider.HTTP.Do] keys already drawn from a source, so
@@ -462,8 +462,6 @@ func (f fixedKeys) Keys(context.Context) []provider.Key { return f.keys }
 
 // Report implements [provider.KeySource].
 func (f fixedKeys) Report(k provider.Key, kind provider.Kind) { f.src.Report(k, kind) }
-
-func bearer(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
 
 func baseURL(name, raw, def string) (string, error) {
 	if raw == "" {

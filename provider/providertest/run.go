@@ -285,6 +285,28 @@ func timed(ctx context.Context, call func(context.Context) (any, error)) (any, e
 	return out, err, time.Since(start)
 }
 
+// stalls runs the operation under the caller's deadline against a server
+// that answers every request with begin (nothing when nil) and then hangs
+// until the test ends, and fails t unless the call returns transient
+// within the deadline; it returns the server.
+func (s suite) stalls(t *testing.T, ctx context.Context, hc provider.HTTPConfig, begin func(w http.ResponseWriter)) *Server {
+	t.Helper()
+	quit := make(chan struct{})
+	srv, call := s.start(t, onePool(), hc, func(_ int, _ Request, w http.ResponseWriter, r *http.Request) {
+		if begin != nil {
+			begin(w)
+		}
+		hang(r, quit)
+	})
+	t.Cleanup(func() { close(quit) }) // runs before the server closes
+	cctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	_, err, took := timed(cctx, call)
+	s.expect(t, err, provider.KindTransient)
+	within(t, took, deadline+slack)
+	return srv
+}
+
 func runOp(t *testing.T, w Wire, o op) {
 	s := suite{w: w, o: o}
 	if o.path == "" {
@@ -451,39 +473,21 @@ func runOp(t *testing.T, w Wire, o op) {
 
 	t.Run("returns transient within the caller's deadline when the server hangs", func(t *testing.T) {
 		t.Parallel()
-		quit := make(chan struct{})
-		srv, call := s.start(t, onePool(), hc, func(_ int, _ Request, _ http.ResponseWriter, r *http.Request) {
-			hang(r, quit)
-		})
-		t.Cleanup(func() { close(quit) }) // runs before the server closes
-		cctx, cancel := context.WithTimeout(ctx, deadline)
-		defer cancel()
-		_, err, took := timed(cctx, call)
-		s.expect(t, err, provider.KindTransient)
-		if srv.Count() < 1 {
+		if srv := s.stalls(t, ctx, hc, nil); srv.Count() < 1 {
 			t.Error("server received no request")
 		}
-		within(t, took, deadline+slack)
 	})
 
 	t.Run("returns transient within the caller's deadline when the body stalls", func(t *testing.T) {
 		t.Parallel()
-		quit := make(chan struct{})
-		_, call := s.start(t, onePool(), hc, func(_ int, _ Request, w http.ResponseWriter, r *http.Request) {
+		s.stalls(t, ctx, hc, func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write([]byte(`{"results":[{"title":"partial`))
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
 			}
-			hang(r, quit)
 		})
-		t.Cleanup(func() { close(quit) }) // runs before the server closes
-		cctx, cancel := context.WithTimeout(ctx, deadline)
-		defer cancel()
-		_, err, took := timed(cctx, call)
-		s.expect(t, err, provider.KindTransient)
-		within(t, took, deadline+slack)
 	})
 
 	t.Run("reports unknown for malformed JSON in a 200 answer", func(t *testing.T) {

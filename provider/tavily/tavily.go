@@ -147,12 +147,11 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		backend.Choice{Setting: "search_depth", Value: c.SearchDepth, Allowed: SearchDepths},
 		backend.Choice{Setting: "topic", Value: c.Topic, Allowed: Topics},
 		backend.Choice{Setting: "extract_depth", Value: c.ExtractDepth, Allowed: ExtractDepths},
+		backend.Choice{Setting: "include_answer", Value: c.IncludeAnswer, Allowed: AnswerModes},
 	); err != nil {
 		return nil, err
 	}
 	switch {
-	case !slices.Contains(AnswerModes, c.IncludeAnswer):
-		return nil, fmt.Errorf("tavily: include_answer %q is not basic or advanced", c.IncludeAnswer)
 	case c.MaxResults < 1 || c.MaxResults > MaxResults:
 		return nil, fmt.Errorf("tavily: max_results %d is not between 1 and %d", c.MaxResults, MaxResults)
 	case c.ChunksPerSource < 0 || c.ChunksPerSource > MaxSearchChunks:
@@ -165,18 +164,15 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("tavily: max_characters %d is negative", c.MaxCharacters)
 	}
 
-	ehc := c.HTTP
-	if ehc.AttemptTimeout == 0 {
-		// Leave Tavily time to read the page and answer.
-		server := c.ExtractTimeout
-		if server == 0 {
-			server = 10 * time.Second
-			if c.ExtractDepth == "advanced" {
-				server = 30 * time.Second
-			}
+	// Leave Tavily time to read the page and answer.
+	server := c.ExtractTimeout
+	if server == 0 {
+		server = 10 * time.Second
+		if c.ExtractDepth == "advanced" {
+			server = 30 * time.Second
 		}
-		ehc.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
 	}
+	ehc := backend.Outwait(c.HTTP, server)
 	return &Client{
 		cfg:     c,
 		base:    strings.TrimRight(c.BaseURL, "/"),
@@ -383,7 +379,7 @@ func call[T any](ctx context.Context, c *Client, h *provider.HTTP, op, path stri
 		URL:      c.base + path,
 		Body:     body,
 		Header:   hdr,
-		Auth:     func(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) },
+		Auth:     backend.Bearer,
 		Check:    check,
 	})
 	if err != nil {

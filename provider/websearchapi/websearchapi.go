@@ -307,7 +307,7 @@ func call[T any](ctx context.Context, c *Client, op, url string, body []byte, h 
 		URL:             url,
 		Body:            body,
 		Header:          h,
-		Auth:            bearer,
+		Auth:            backend.Bearer,
 		RequestIDHeader: requestIDHeader,
 		Check: func(r *provider.Response) *provider.Error {
 			if e := checkStatus(r, op); e != nil {
@@ -339,8 +339,6 @@ func scrub(e *provider.Error, k provider.Key) *provider.Error {
 	}
 	return e
 }
-
-func bearer(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
 
 // searchBody validates q and encodes the /ai-search body.
 func (c *Client) searchBody(q provider.Query) ([]byte, error) {

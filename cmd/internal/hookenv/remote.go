@@ -64,10 +64,7 @@ const MaxGatewayAnswer = gate.MaxInputBytes
 func Forward(ctx context.Context, hook string, payload []byte, base, token string, start time.Time, budget time.Duration) (stdout []byte, diag string) {
 	var warn string
 	fail := func(format string, a ...any) ([]byte, string) {
-		msg := fmt.Sprintf(format, a...)
-		if token != "" {
-			msg = strings.ReplaceAll(msg, token, "wg_…")
-		}
+		msg := ScrubToken(fmt.Sprintf(format, a...), token)
 		return nil, warn + "webgate: " + sanitize.Line(msg) + "; passing through\n"
 	}
 	if !GatewayURLUsable(base) {
@@ -84,31 +81,12 @@ func Forward(ctx context.Context, hook string, payload []byte, base, token strin
 	}
 	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/hooks/"+hook, bytes.NewReader(payload))
-	if err != nil {
-		return fail("the gateway at %s: %v", base, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := gatewayHTTP.Do(req)
-	if err != nil {
-		var ne net.Error
-		var ue *url.Error
-		switch {
-		case ctx.Err() != nil:
-			return fail("the gateway at %s did not answer within the %s hook's budget (%v)", base, hook, budget)
-		case errors.As(err, &ne) && ne.Timeout():
-			return fail("the gateway at %s is not reachable: no connection within %v", base, GatewayConnectTimeout)
-		case errors.As(err, &ue):
-			return fail("the gateway at %s is not reachable: %v", base, ue.Err)
-		}
-		return fail("the gateway at %s is not reachable: %v", base, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxGatewayAnswer+1))
+	resp, body, err := PostGateway(ctx, gatewayHTTP, base, "/v1/hooks/"+hook, token, "", payload, MaxGatewayAnswer+1)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fail("the gateway at %s did not answer within the %s hook's budget (%v)", base, hook, budget)
+	case err != nil && resp == nil:
+		return fail("the gateway at %s is not reachable: %s", base, Unreachable(err))
 	case err != nil:
 		return fail("the gateway at %s: reading its answer: %v", base, err)
 	case resp.StatusCode == http.StatusUnauthorized:
@@ -125,6 +103,54 @@ func Forward(ctx context.Context, hook string, payload []byte, base, token strin
 		return fail("the gateway at %s answered %s, not a hook decision", base, why)
 	}
 	return out, warn
+}
+
+// PostGateway posts body, a JSON document, to the gateway at base+path
+// through client with the bearer token (and userAgent, when set), and
+// reads at most limit bytes of its answer. err is the transport's when
+// no answer came ([Unreachable] says why in words), or the error reading
+// the answer's body, with resp set.
+func PostGateway(ctx context.Context, client *http.Client, base, path, token, userAgent string, body []byte, limit int64) (resp *http.Response, answer []byte, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if userAgent != "" {
+		req.Header.Set("User-Agent", userAgent)
+	}
+	resp, err = client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit))
+	return resp, answer, err
+}
+
+// Unreachable says why a call [PostGateway] sent got no answer: "no
+// connection within 300ms" when the connection did not open within
+// [GatewayConnectTimeout], else the transport's reason without the URL.
+func Unreachable(err error) string {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("no connection within %v", GatewayConnectTimeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// ScrubToken returns s with the gateway token replaced by "wg_…": no
+// message about a call to the gateway shows it.
+func ScrubToken(s, token string) string {
+	if token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, token, "wg_…")
 }
 
 // forwardedDecision reads a gateway's answer to a hook call: nothing, or

@@ -162,3 +162,22 @@ func TestGatewayInClear(t *testing.T) {
 		t.Errorf("no warning: %q", diag)
 	}
 }
+
+// A call to a gateway that refuses the connection says why without the
+// URL, and the token never shows in a message about the call.
+func TestPostGateway_UnreachableSaysWhyAndScrubTokenHidesTheToken(t *testing.T) {
+	base := "http://" + fakeweb.RefusedAddr(t)
+	resp, _, err := PostGateway(context.Background(), NewGatewayHTTP(), base, "/v1/search", "wg_tok", "", []byte(`{}`), 10)
+	if err == nil || resp != nil {
+		t.Fatalf("PostGateway to a refused port = %v, %v; want no answer and an error", resp, err)
+	}
+	if why := Unreachable(err); why == "" || strings.Contains(why, base) {
+		t.Errorf("Unreachable = %q; want the reason without the URL", why)
+	}
+	if got := ScrubToken("token wg_tok here", "wg_tok"); got != "token wg_… here" {
+		t.Errorf("ScrubToken = %q", got)
+	}
+	if got := ScrubToken("no token", ""); got != "no token" {
+		t.Errorf("ScrubToken without a token = %q", got)
+	}
+}

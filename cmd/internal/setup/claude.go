@@ -141,23 +141,7 @@ func globRegexp(glob string) string {
 				b.WriteByte(glob[i])
 			}
 		case '[':
-			// A class means the same in both syntaxes ("^" negates, "a-z"
-			// ranges, "\x" escapes); find its end past any escapes.
-			end := -1
-			for j := i + 1; j < len(glob); j++ {
-				if glob[j] == '\\' {
-					j++
-				} else if glob[j] == ']' && j > i+1 {
-					end = j
-					break
-				}
-			}
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(glob[i : end+1])
-			i = end
+			i = copyClass(&b, glob, i)
 		default:
 			if strings.IndexByte(special, c) >= 0 {
 				b.WriteByte('\\')
@@ -166,6 +150,26 @@ func globRegexp(glob string) string {
 		}
 	}
 	return b.String()
+}
+
+// copyClass copies the character class that opens at s[i] ("[...]") to
+// b and returns the index of its closing "]"; a "[" that closes no class
+// is written as a literal, `\[`, and i is returned. A class means the same
+// in a glob and in a regular expression ("^" negates, "a-z" ranges, "\x"
+// escapes), so [globRegexp] and [regexpGlob] both keep it as it is; its
+// end is found past any escapes, and a "]" right after the "[" belongs to
+// the class.
+func copyClass(b *strings.Builder, s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		if s[j] == '\\' {
+			j++
+		} else if s[j] == ']' && j > i+1 {
+			b.WriteString(s[i : j+1])
+			return j
+		}
+	}
+	b.WriteString(`\[`)
+	return i
 }
 
 func handler(bin string, timeout int) *object {
@@ -242,30 +246,17 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 		if !ok {
 			continue
 		}
-		var keptGroups []any
-		for _, g := range groups {
-			group, ok := g.(*object)
-			if !ok {
-				keptGroups = append(keptGroups, g)
-				continue
-			}
+		keptGroups := editObjects(groups, func(group *object) *object {
 			hs, _ := group.get("hooks")
 			list, _ := hs.([]any)
-			var keptHooks []any
-			for _, h := range list {
-				ho, ok := h.(*object)
-				if !ok {
-					keptHooks = append(keptHooks, h)
-					continue
-				}
+			keptHooks := editObjects(list, func(ho *object) *object {
 				cmd := textOf(ho, "command")
 				if s := legacyScript(cmd); legacy && s != "" {
 					p.Found = append(p.Found, fmt.Sprintf("%s: an older Node hook (%s) is registered for %s; it runs alongside webgate — remove it once webgate works", event, s, matcherOf(group)))
 				}
 				bin, remote := handlerBin(ho, "command")
 				if bin == "" {
-					keptHooks = append(keptHooks, h)
-					continue
+					return ho
 				}
 				if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
 					p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
@@ -273,27 +264,27 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 				key := event + "\x00" + bin
 				e, wanted := byKey[key]
 				if !install || !wanted {
-					continue // removed
+					return nil // removed
 				}
 				if done[key] {
 					p.Found = append(p.Found, fmt.Sprintf("%s: duplicate webgate %s entry (matcher %s) removed", event, bin, matcherOf(group)))
-					continue
+					return nil
 				}
 				done[key] = true
 				setHandler(ho, e.handler)
 				if len(list) == 1 {
 					group.set("matcher", e.matcher)
 				}
-				keptHooks = append(keptHooks, ho)
-			}
+				return ho
+			})
 			if len(keptHooks) == 0 && len(list) > 0 {
-				continue
+				return nil
 			}
 			if len(list) > 0 {
 				group.set("hooks", keptHooks)
 			}
-			keptGroups = append(keptGroups, group)
-		}
+			return group
+		})
 		if len(keptGroups) == 0 && len(groups) > 0 {
 			hooks.del(event)
 			continue
@@ -314,6 +305,24 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 	if had && len(hooks.members) == 0 {
 		root.del("hooks")
 	}
+}
+
+// editObjects returns list with each entry that is an object replaced by
+// what edit returns for it, or dropped when that is nil; entries that are
+// not objects are kept as they are. nil when nothing is kept.
+func editObjects(list []any, edit func(o *object) *object) []any {
+	var kept []any
+	for _, v := range list {
+		o, ok := v.(*object)
+		if !ok {
+			kept = append(kept, v)
+			continue
+		}
+		if o = edit(o); o != nil {
+			kept = append(kept, o)
+		}
+	}
+	return kept
 }
 
 func matcherOf(group *object) string {

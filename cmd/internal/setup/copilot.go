@@ -44,18 +44,11 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		if !ok {
 			continue
 		}
-		var kept []any
-		for _, h := range list {
-			ho, ok := h.(*object)
-			if !ok {
-				kept = append(kept, h)
-				continue
-			}
+		kept := editObjects(list, func(ho *object) *object {
 			cmd := textOf(ho, "bash")
 			bin, remote := handlerBin(ho, "bash")
 			if bin == "" {
-				kept = append(kept, h)
-				continue
+				return ho
 			}
 			if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
 				p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
@@ -67,17 +60,17 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 				}
 			}
 			if match == nil {
-				continue
+				return nil
 			}
 			key := event + "\x00" + bin
 			if done[key] {
 				p.Found = append(p.Found, fmt.Sprintf("%s: duplicate webgate %s entry removed", event, bin))
-				continue
+				return nil
 			}
 			done[key] = true
 			setHandler(ho, copilotHandler(o, *match))
-			kept = append(kept, ho)
-		}
+			return ho
+		})
 		if len(kept) == 0 && len(list) > 0 {
 			hooks.del(event)
 			continue

@@ -355,21 +355,7 @@ func regexpGlob(re string) string {
 				b.WriteByte(re[i])
 			}
 		case '[':
-			end := -1
-			for j := i + 1; j < len(re); j++ {
-				if re[j] == '\\' {
-					j++
-				} else if re[j] == ']' && j > i+1 {
-					end = j
-					break
-				}
-			}
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(re[i : end+1])
-			i = end
+			i = copyClass(&b, re, i)
 		default:
 			b.WriteByte(c)
 		}

@@ -809,10 +809,7 @@ func (w *writer) newObject(t *object, c wctx) {
 		}
 		var lead string
 		lead, inner = w.fresh(c, i == 0)
-		w.b.WriteString(lead)
-		w.key(m)
-		w.b.WriteString(c.colon)
-		w.value(m.val, nil, inner)
+		w.newMember(lead, m, c.colon, inner)
 		if w.over {
 			return
 		}
@@ -844,6 +841,15 @@ func (w *writer) newArray(t []any, c wctx) {
 		w.b.WriteString(w.lay.nl + c.ind)
 	}
 	w.b.WriteByte(']')
+}
+
+// newMember writes a member that was not read from the document: lead
+// before it, its key, colon, and its value laid out by c.
+func (w *writer) newMember(lead string, m member, colon string, c wctx) {
+	w.b.WriteString(lead)
+	w.key(m)
+	w.b.WriteString(colon)
+	w.value(m.val, nil, c)
 }
 
 func (w *writer) key(m member) {
@@ -901,10 +907,7 @@ func (w *writer) readObject(t *object, c wctx) {
 			w.value(m.val, orig, within(c, lead, colon))
 			w.b.WriteString(doc[at.end:at.trail])
 		} else {
-			w.b.WriteString(modelLead)
-			w.key(m)
-			w.b.WriteString(model.colon)
-			w.value(m.val, nil, model)
+			w.newMember(modelLead, m, model.colon, model)
 		}
 		if w.over {
 			return

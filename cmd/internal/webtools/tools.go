@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webgate-dev/webgate/classify"
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/policy"
@@ -78,12 +79,7 @@ type Tools struct {
 	Now func() time.Time
 }
 
-func (t *Tools) now() time.Time {
-	if t.Now != nil {
-		return t.Now()
-	}
-	return time.Now()
-}
+func (t *Tools) now() time.Time { return defaults.Now(t.Now) }
 
 // SearchRequest is one web search.
 type SearchRequest struct {

@@ -153,11 +153,12 @@ type Choice struct {
 
 // Choices checks that the value of each choice, when set, is one of its
 // allowed values; the error names the backend and the first setting that
-// is not.
+// is not, and lists the values it may take (an empty one, which means the
+// default, left out).
 func Choices(name string, cs ...Choice) error {
 	for _, c := range cs {
 		if c.Value != "" && !slices.Contains(c.Allowed, c.Value) {
-			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(c.Allowed, ", "))
+			return fmt.Errorf("%s: %s %q is not one of %s", name, c.Setting, c.Value, strings.Join(slices.DeleteFunc(slices.Clone(c.Allowed), func(a string) bool { return a == "" }), ", "))
 		}
 	}
 	return nil
@@ -204,6 +205,10 @@ func SiteOperators(include, exclude []string) string {
 	return b.String()
 }
 
+// Bearer sends the key as "Authorization: Bearer <key>": the
+// [provider.Request] Auth of the backends whose API takes it so.
+func Bearer(h http.Header, k provider.Key) { h.Set("Authorization", "Bearer "+k.Secret()) }
+
 // StatusText names an HTTP status in an error message when the answer
 // gives no message of its own: its text, or "HTTP n" for a code that has
 // none.
@@ -223,6 +228,17 @@ func ServerTimeout(hc provider.HTTPConfig, want time.Duration) time.Duration {
 		attempt = provider.DefaultAttemptTimeout
 	}
 	return min(want, attempt-time.Second)
+}
+
+// Outwait returns hc with the attempt timeout of a request on which the
+// server may spend server (reading a page, say): when hc sets none, the
+// default or server plus 10s, whichever is longer, so that the client
+// waits for the server's answer; one hc sets is kept.
+func Outwait(hc provider.HTTPConfig, server time.Duration) provider.HTTPConfig {
+	if hc.AttemptTimeout == 0 {
+		hc.AttemptTimeout = max(provider.DefaultAttemptTimeout, server+10*time.Second)
+	}
+	return hc
 }
 
 // Domains reads domain filters as lower-case host names: a scheme, user

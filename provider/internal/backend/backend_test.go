@@ -66,6 +66,18 @@ func TestServerTimeout_StaysASecondBelowTheAttempt(t *testing.T) {
 	}
 }
 
+func TestOutwait_LeavesTheServerItsTimeAndKeepsASetAttempt(t *testing.T) {
+	if got := Outwait(provider.HTTPConfig{}, 30*time.Second).AttemptTimeout; got != 40*time.Second {
+		t.Errorf("Outwait(30s).AttemptTimeout = %v, want 40s", got)
+	}
+	if got := Outwait(provider.HTTPConfig{}, time.Second).AttemptTimeout; got != provider.DefaultAttemptTimeout {
+		t.Errorf("Outwait(1s).AttemptTimeout = %v, want the default %v", got, provider.DefaultAttemptTimeout)
+	}
+	if got := Outwait(provider.HTTPConfig{AttemptTimeout: 5 * time.Second}, time.Minute).AttemptTimeout; got != 5*time.Second {
+		t.Errorf("Outwait with a set attempt = %v, want it kept (5s)", got)
+	}
+}
+
 func TestMaxResults(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{{0, 10}, {-1, 10}, {5, 5}, {50, 20}} {
 		if got := MaxResults(tc.n, 10, 20); got != tc.want {
@@ -131,6 +143,11 @@ func TestChoices(t *testing.T) {
 	err := Choices("exa", Choice{"mode", "fast", modes}, Choice{"engine", "slow", modes})
 	if want := `exa: engine "slow" is not one of fast, deep`; err == nil || err.Error() != want {
 		t.Errorf("Choices = %v, want %s", err, want)
+	}
+	// An empty allowed value means the default and is not listed.
+	err = Choices("brave", Choice{"safe_search", "loose", []string{"", "off", "strict"}})
+	if want := `brave: safe_search "loose" is not one of off, strict`; err == nil || err.Error() != want {
+		t.Errorf("Choices with an empty allowed value = %v, want %s", err, want)
 	}
 }
 
