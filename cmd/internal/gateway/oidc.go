@@ -2,11 +2,15 @@ package gateway
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,7 +19,9 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/webgate-dev/webgate/internal/defaults"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/store"
 )
@@ -30,9 +36,11 @@ import (
 // audited as a token is. The gateway never passes the token on.
 //
 // The issuer's discovery document and keys are read at the first JWT the
-// gateway sees (and the keys again when a token names a key it does not
-// know), not at start-up: a gateway whose issuer is down still answers its
-// own tokens.
+// gateway sees, not at start-up: a gateway whose issuer is down still
+// answers its own tokens. The keys are read again when a signature matches
+// none of them (the issuer rotated its keys), at most once every 30
+// seconds, so that tokens made up by anyone do not make the gateway ask the
+// issuer at every call.
 type OIDC struct {
 	// Issuer is the issuer's URL, as its tokens' "iss" claim spells it;
 	// its discovery document is Issuer + "/.well-known/openid-configuration".
@@ -57,6 +65,7 @@ type OIDC struct {
 
 	mu       sync.Mutex
 	verifier *oidc.IDTokenVerifier
+	keys     *keySet
 	failed   time.Time // when discovery last failed
 	failErr  error
 	seen     map[string]bool // principals whose record this process wrote
@@ -77,8 +86,12 @@ var OIDCSigningAlgs = []string{
 var ErrIssuerUnavailable = errors.New("the OpenID Connect issuer is unavailable")
 
 // oidcRetry is how long the gateway waits after a failed discovery before
-// it asks the issuer again.
+// it asks the issuer again, and the least time between two reads of its
+// keys.
 const oidcRetry = 30 * time.Second
+
+// maxJWKSBytes bounds the issuer's discovery document and key set.
+const maxJWKSBytes = 1 << 20
 
 // oidcPrincipalPrefix starts the store key of each principal's record.
 const oidcPrincipalPrefix = "cmd/internal/gateway/principal/"
@@ -125,8 +138,11 @@ func looksLikeJWT(s string) bool {
 // [ErrUnknownToken] or [ErrExpiredToken]; an issuer that cannot be read,
 // [ErrIssuerUnavailable].
 func (o *OIDC) Verify(ctx context.Context, raw string) (*Token, error) {
-	v, err := o.verifierFor(ctx)
+	v, keys, err := o.verifierFor(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := keys.ensure(ctx); err != nil {
 		return nil, err
 	}
 	idt, err := v.Verify(ctx, raw)
@@ -145,9 +161,13 @@ func (o *OIDC) Verify(ctx context.Context, raw string) (*Token, error) {
 		return nil, fmt.Errorf("%w: the token names no subject", ErrUnknownToken)
 	}
 	sum := sha256.Sum256([]byte(idt.Issuer + "\x00" + idt.Subject))
+	owner := []string{"email", "preferred_username", "sub"}
+	if v, ok := claims["email_verified"].(bool); ok && !v {
+		owner = owner[1:] // an address its holder has not shown to be theirs
+	}
 	t := &Token{
-		ID:      "oidc-" + hex.EncodeToString(sum[:])[:12],
-		Owner:   sanitize.Line(firstString(claims, "email", "preferred_username", "sub")),
+		ID:      "oidc-" + hex.EncodeToString(sum[:])[:16],
+		Owner:   sanitize.Line(firstString(claims, owner...)),
 		Label:   "oidc",
 		Expires: idt.Expiry,
 	}
@@ -178,44 +198,149 @@ func firstString(claims map[string]any, names ...string) string {
 	return ""
 }
 
-// verifierFor returns the verifier, reading the issuer's discovery
-// document the first time and again oidcRetry after a failure.
-func (o *OIDC) verifierFor(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+// verifierFor returns the verifier and its key set, reading the issuer's
+// discovery document the first time and again oidcRetry after a failure.
+func (o *OIDC) verifierFor(ctx context.Context) (*oidc.IDTokenVerifier, *keySet, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.verifier != nil {
-		return o.verifier, nil
+		return o.verifier, o.keys, nil
 	}
-	now := o.now()
+	now := defaults.Now(o.Now)
 	if !o.failed.IsZero() && now.Sub(o.failed) < oidcRetry {
-		return nil, o.failErr
+		return nil, nil, o.failErr
 	}
 	client := o.Client
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
-	// The key set keeps the client (not the deadline) for the key
-	// fetches to come.
 	dctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), 10*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(dctx, o.Issuer)
+	var doc struct {
+		JWKSURL string `json:"jwks_uri"`
+	}
+	if err == nil {
+		if err = p.Claims(&doc); err == nil && doc.JWKSURL == "" {
+			err = errors.New("the discovery document names no jwks_uri")
+		}
+	}
 	if err != nil {
 		o.failed, o.failErr = now, fmt.Errorf("%w: %s", ErrIssuerUnavailable, sanitize.Line(err.Error()))
-		return nil, o.failErr
+		return nil, nil, o.failErr
 	}
-	o.verifier = p.VerifierContext(oidc.ClientContext(context.Background(), client), &oidc.Config{
+	o.keys = &keySet{url: doc.JWKSURL, client: client, now: o.Now}
+	o.verifier = oidc.NewVerifier(o.Issuer, o.keys, &oidc.Config{
 		ClientID:             o.Audience,
 		SupportedSigningAlgs: OIDCSigningAlgs,
 		Now:                  o.Now,
 	})
-	return o.verifier, nil
+	return o.verifier, o.keys, nil
 }
 
-func (o *OIDC) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+// keySet verifies signatures with the issuer's published keys, read from
+// its jwks_uri at the first token and again when a signature matches none
+// of them, but at most once per oidcRetry: tokens naming made-up keys do
+// not make the gateway ask the issuer at every call.
+type keySet struct {
+	url    string
+	client *http.Client
+	now    func() time.Time
+
+	mu   sync.Mutex
+	keys *oidc.StaticKeySet
+	read time.Time // when the keys were last read, or tried
+	err  error     // why the last read failed
+}
+
+// ensure reads the keys if none has been read yet; while none could be,
+// it returns an error wrapping [ErrIssuerUnavailable].
+func (k *keySet) ensure(ctx context.Context) error {
+	_, err := k.refresh(ctx, true)
+	return err
+}
+
+// VerifySignature implements oidc.KeySet.
+func (k *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
+	k.mu.Lock()
+	keys := k.keys
+	k.mu.Unlock()
+	if keys != nil {
+		if payload, err := keys.VerifySignature(ctx, jwt); err == nil {
+			return payload, nil
+		}
 	}
-	return time.Now()
+	// The issuer may have rotated its keys since they were read.
+	fresh, err := k.refresh(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if fresh == nil || fresh == keys {
+		return nil, errors.New("no key of the issuer verifies the token")
+	}
+	return fresh.VerifySignature(ctx, jwt)
+}
+
+// refresh reads the keys again unless they were read (or tried) less than
+// oidcRetry ago; onlyFirst reads them only if none has been read. It
+// returns the keys held afterwards.
+func (k *keySet) refresh(ctx context.Context, onlyFirst bool) (*oidc.StaticKeySet, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := defaults.Now(k.now)
+	if (onlyFirst && k.keys != nil) || (!k.read.IsZero() && now.Sub(k.read) < oidcRetry) {
+		if k.keys == nil {
+			return nil, k.err
+		}
+		return k.keys, nil
+	}
+	k.read = now
+	keys, err := k.fetch(ctx)
+	if err != nil {
+		k.err = fmt.Errorf("%w: reading its keys: %s", ErrIssuerUnavailable, sanitize.Line(err.Error()))
+		if k.keys == nil {
+			return nil, k.err
+		}
+		return k.keys, nil // the keys read before still serve
+	}
+	k.keys, k.err = keys, nil
+	return keys, nil
+}
+
+// fetch reads the key set: the public signing keys it lists.
+func (k *keySet) fetch(ctx context.Context) (*oidc.StaticKeySet, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", k.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := k.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered %s", k.url, resp.Status)
+	}
+	var set jose.JSONWebKeySet
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJWKSBytes)).Decode(&set); err != nil {
+		return nil, fmt.Errorf("%s: %v", k.url, err)
+	}
+	keys := &oidc.StaticKeySet{}
+	for _, key := range set.Keys {
+		if key.Use == "enc" || !key.IsPublic() {
+			continue
+		}
+		switch pub := key.Key.(type) {
+		case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
+			keys.PublicKeys = append(keys.PublicKeys, pub)
+		}
+	}
+	if len(keys.PublicKeys) == 0 {
+		return nil, fmt.Errorf("%s lists no public signing key", k.url)
+	}
+	return keys, nil
 }
 
 // principal is what the store keeps of a principal, for `webgate stats`.

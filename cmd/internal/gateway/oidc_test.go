@@ -27,7 +27,20 @@ type issuer struct {
 	url   string
 	key   *ecdsa.PrivateKey
 	calls atomic.Int64
+	jwks  atomic.Int64
 	down  atomic.Bool
+	srv   atomic.Pointer[oidctest.Server]
+}
+
+// publish makes key the one key the issuer publishes, as "k1".
+func (is *issuer) publish(key *ecdsa.PrivateKey) {
+	s := &oidctest.Server{
+		PublicKeys: []oidctest.PublicKey{{PublicKey: key.Public(), KeyID: "k1", Algorithm: oidc.ES256}},
+		Algorithms: []string{oidc.ES256},
+	}
+	s.SetIssuer(is.url)
+	is.key = key
+	is.srv.Store(s)
 }
 
 func startIssuer(t *testing.T) *issuer {
@@ -36,22 +49,21 @@ func startIssuer(t *testing.T) *issuer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	is := &issuer{key: key}
-	s := &oidctest.Server{
-		PublicKeys: []oidctest.PublicKey{{PublicKey: key.Public(), KeyID: "k1", Algorithm: oidc.ES256}},
-		Algorithms: []string{oidc.ES256},
-	}
+	is := &issuer{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.calls.Add(1)
+		if strings.Contains(r.URL.Path, "keys") {
+			is.jwks.Add(1)
+		}
 		if is.down.Load() {
 			http.Error(w, "down", http.StatusBadGateway)
 			return
 		}
-		s.ServeHTTP(w, r)
+		is.srv.Load().ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	s.SetIssuer(srv.URL)
 	is.url = srv.URL
+	is.publish(key)
 	return is
 }
 
@@ -269,5 +281,70 @@ func TestServer_OIDCTokenNotPassedOn(t *testing.T) {
 	h, _ := seen.Load().(string)
 	if h == "" || strings.Contains(h, tok) || strings.Contains(h, "Bearer") {
 		t.Fatalf("the page server saw %q", h)
+	}
+}
+
+// Tokens signed by keys the issuer does not publish (anyone can make
+// them) do not make the gateway read the issuer's keys at every call: at
+// most once per 30 s. A key the issuer rotated in is read then.
+func TestServer_OIDCUnknownKeysDoNotFloodTheIssuer(t *testing.T) {
+	is := startIssuer(t)
+	st := openStore(t, "memory:")
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	f := newFixture(t, st, Options{OIDC: &OIDC{Issuer: is.url, Audience: testAudience, Now: func() time.Time { return time.Unix(0, clock.Load()) }}})
+	if resp, body := post(t, f.url+"/v1/search", is.sign(t, map[string]any{"sub": "u-1", "aud": testAudience}), `{"query":"x"}`); resp.StatusCode != 200 {
+		t.Fatalf("valid token: %d %s", resp.StatusCode, body)
+	}
+	claims, _ := json.Marshal(map[string]any{"iss": is.url, "sub": "u-1", "aud": testAudience, "exp": time.Now().Add(time.Hour).Unix()})
+	for i := range 40 {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := oidctest.SignIDToken(k, fmt.Sprintf("made-up-%d", i), oidc.ES256, string(claims))
+		if resp, _ := post(t, f.url+"/v1/search", tok, `{"query":"x"}`); resp.StatusCode != 401 {
+			t.Fatalf("token %d of an unknown key: %d, want 401", i, resp.StatusCode)
+		}
+	}
+	if n := is.jwks.Load(); n != 1 {
+		t.Fatalf("the issuer's keys were read %d times for 41 tokens in 30 s, want 1", n)
+	}
+	// The issuer rotates its key; a token signed with the new one is
+	// refused until 30 s after the last read, then read and accepted.
+	k2, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.publish(k2)
+	rotated := is.sign(t, map[string]any{"sub": "u-1", "aud": testAudience})
+	clock.Add(int64(oidcRetry + time.Second))
+	if resp, body := post(t, f.url+"/v1/search", rotated, `{"query":"x"}`); resp.StatusCode != 200 {
+		t.Fatalf("token of the rotated key: %d %s", resp.StatusCode, body)
+	}
+	if n := is.jwks.Load(); n != 2 {
+		t.Fatalf("keys read %d times, want 2", n)
+	}
+}
+
+// The owner a principal is shown as: its email unless the issuer says
+// the address is not verified, then its user name, then its subject.
+func TestOIDC_Owner(t *testing.T) {
+	is := startIssuer(t)
+	o := &OIDC{Issuer: is.url, Audience: testAudience}
+	for _, c := range []struct {
+		claims map[string]any
+		want   string
+	}{
+		{map[string]any{"email": "ana@example.com", "preferred_username": "ana"}, "ana@example.com"},
+		{map[string]any{"email": "ana@example.com", "email_verified": true, "preferred_username": "ana"}, "ana@example.com"},
+		{map[string]any{"email": "boss@example.com", "email_verified": false, "preferred_username": "mallory"}, "mallory"},
+		{map[string]any{"email": "boss@example.com", "email_verified": false}, "u-9"},
+	} {
+		c.claims["sub"], c.claims["aud"] = "u-9", testAudience
+		tok, err := o.Verify(context.Background(), is.sign(t, c.claims))
+		if err != nil || tok.Owner != c.want || !strings.HasPrefix(tok.ID, "oidc-") || len(tok.ID) != len("oidc-")+16 {
+			t.Errorf("claims %v: %+v %v, want owner %q", c.claims, tok, err, c.want)
+		}
 	}
 }
