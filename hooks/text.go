@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 )
@@ -26,9 +27,11 @@ func oneLine(s string) string { return sanitize.Line(s) }
 func redactDecision(d Decision, secrets []string) Decision {
 	d.Reason = textfmt.Scrub(sanitize.Agent(d.Reason), secrets...)
 	d.Context = textfmt.Scrub(sanitize.Agent(d.Context), secrets...)
-	d.SystemMessage = textfmt.Scrub(sanitize.Text(d.SystemMessage), secrets...)
+	// The user's terminal also gets what looks like a secret redacted: a
+	// password in a configured URL that a warning quotes, say.
+	d.SystemMessage = redact.String(textfmt.Scrub(sanitize.Text(d.SystemMessage), secrets...))
 	for i, l := range d.Diagnostics {
-		d.Diagnostics[i] = textfmt.Scrub(sanitize.Text(l), secrets...)
+		d.Diagnostics[i] = redact.String(textfmt.Scrub(sanitize.Text(l), secrets...))
 	}
 	return d
 }

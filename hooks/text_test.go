@@ -1,6 +1,9 @@
 package hooks
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestText_CountsAndCutsInUTF16CodeUnits(t *testing.T) {
 	if n := textLen("aé😀"); n != 4 {
@@ -24,6 +27,20 @@ func TestRedactDecision_ScrubsTheSameSecretsAsEveryFrontend(t *testing.T) {
 	for _, got := range []string{d.Reason, d.Context, d.SystemMessage, d.Diagnostics[0]} {
 		if got != want {
 			t.Errorf("scrubbed = %q, want %q", got, want)
+		}
+	}
+}
+
+// What reaches the user's terminal also has what looks like a secret
+// redacted, configured or not: a warning quoting a configured URL with a
+// password, say. The reason and context (page text for the model) keep
+// their text.
+func TestRedactDecision_RedactsSecretLikeValuesInTheSystemMessage(t *testing.T) {
+	const in = `searxng: base_url "http://user:PassW0rdSecret@127.0.0.1:47311" must not have user information`
+	d := redactDecision(Decision{SystemMessage: in, Diagnostics: []string{in}}, nil)
+	for _, got := range []string{d.SystemMessage, d.Diagnostics[0]} {
+		if strings.Contains(got, "PassW0rdSecret") || !strings.Contains(got, "searxng: base_url") {
+			t.Errorf("redacted = %q", got)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/webpage/browser"
 )
@@ -250,7 +251,7 @@ func orList(items []string) string {
 // printWarnings writes configuration warnings to stderr.
 func printWarnings(stderr io.Writer, cmd string, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "webgate %s: warning: %s\n", cmd, sanitize.Line(w))
+		fmt.Fprintf(stderr, "webgate %s: warning: %s\n", cmd, sanitize.Line(redact.String(w)))
 	}
 }
 

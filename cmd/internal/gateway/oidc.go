@@ -22,6 +22,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/webgate-dev/webgate/internal/defaults"
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/store"
 )
@@ -107,13 +108,13 @@ func CheckOIDC(issuer, audience string) error {
 	for _, f := range []struct{ name, v string }{{"issuer", issuer}, {"audience", audience}} {
 		u, err := url.Parse(f.v)
 		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-			return fmt.Errorf("oidc %s %q: want an absolute https URL", f.name, f.v)
+			return fmt.Errorf("oidc %s %q: want an absolute https URL", f.name, redact.String(f.v))
 		}
 		if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
-			return fmt.Errorf("oidc %s %q: want https (http only on a loopback host)", f.name, f.v)
+			return fmt.Errorf("oidc %s %q: want https (http only on a loopback host)", f.name, redact.String(f.v))
 		}
 		if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-			return fmt.Errorf("oidc %s %q: want a URL without user, query or fragment", f.name, f.v)
+			return fmt.Errorf("oidc %s %q: want a URL without user, query or fragment", f.name, redact.String(f.v))
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/webgate-dev/webgate/internal/redact"
 )
 
 // DefaultGatewayTokenEnv is the environment variable an HTTP hook
@@ -21,17 +23,17 @@ const gatewayHookPath = "/v1/hooks/"
 func CheckGatewayURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("gateway URL %q: %v", u, err)
+		return fmt.Errorf("gateway URL %q: %v", redact.String(u), err)
 	}
 	switch {
 	case p.Scheme != "http" && p.Scheme != "https":
-		return fmt.Errorf("gateway URL %q: want http:// or https://", u)
+		return fmt.Errorf("gateway URL %q: want http:// or https://", redact.String(u))
 	case p.Host == "":
-		return fmt.Errorf("gateway URL %q has no host", u)
+		return fmt.Errorf("gateway URL %q has no host", redact.String(u))
 	case p.User != nil:
 		return fmt.Errorf("gateway URL %q holds user information; the token goes in %s instead", p.Redacted(), DefaultGatewayTokenEnv)
 	case p.RawQuery != "" || p.Fragment != "":
-		return fmt.Errorf("gateway URL %q: no query or fragment, only the gateway's base URL", u)
+		return fmt.Errorf("gateway URL %q: no query or fragment, only the gateway's base URL", redact.String(u))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/provider"
 )
 
@@ -57,7 +58,7 @@ func BaseURL(name string, raw *string, def string) error {
 	}
 	u, err := url.Parse(*raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, *raw)
+		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, redact.String(*raw))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,5 +188,17 @@ func TestSiteOperators(t *testing.T) {
 	}
 	if got := SiteOperators(nil, nil); got != "" {
 		t.Errorf("SiteOperators of no filters = %q, want empty", got)
+	}
+}
+
+// A base_url refused for its query or credentials is quoted in the error
+// with its secrets redacted: the error reaches stderr and the agent.
+func TestBaseURL_ErrorHidesSecrets(t *testing.T) {
+	for _, raw := range []string{"http://127.0.0.1:47311/tv?api_key=tvly-SECRETKEYAAAA1111bbbb2222", "http://user:PassW0rdSecret@127.0.0.1:47311/?x=1"} {
+		u := raw
+		err := BaseURL("x", &u, "")
+		if err == nil || strings.Contains(err.Error(), "SECRETKEYAAAA1111bbbb2222") || strings.Contains(err.Error(), "PassW0rdSecret") {
+			t.Errorf("BaseURL(%q) = %v, want an error without the secret", raw, err)
+		}
 	}
 }
