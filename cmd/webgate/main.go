@@ -21,6 +21,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/webgate-dev/webgate/cmd/internal/hookenv"
 	"github.com/webgate-dev/webgate/internal/buildinfo"
 )
 
@@ -75,6 +76,16 @@ func commands() []command {
 }
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "serve" || os.Args[1] == "mcp") {
+		// A server keeps only what it opened itself: a descriptor its
+		// starter left open would keep that starter's caller waiting for
+		// EOF as long as it runs, and reach what it starts.
+		hookenv.CloseInherited()
+	} else {
+		// What a command starts (the browser, pdftotext) gets only its
+		// standard streams of what the caller left open.
+		hookenv.InheritNothing()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
