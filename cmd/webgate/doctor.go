@@ -19,6 +19,8 @@ import (
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
+	"github.com/webgate-dev/webgate/internal/redact"
+	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/routing"
 )
 
@@ -119,8 +121,12 @@ type doctor struct {
 	remote bool
 }
 
+// add records a check. Every text is made safe for a terminal, secret-like values redacted, on
+// the way in: a check quotes configuration keys, files and answers that
+// may hold escape sequences or passwords.
 func (d *doctor) add(section, name, status, detail, fix string) {
-	d.checks = append(d.checks, check{Section: section, Name: name, Status: status, Detail: detail, Fix: fix})
+	clean := func(s string) string { return sanitize.Line(redact.String(s)) }
+	d.checks = append(d.checks, check{Section: section, Name: clean(name), Status: status, Detail: clean(detail), Fix: clean(fix)})
 }
 
 func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

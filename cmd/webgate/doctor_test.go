@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -342,4 +343,19 @@ func TestInstall_ReRunKeepsWhatAnEarlierInstallRegisteredAndDoctorAgrees(t *test
 		t.Fatalf("doctor: code %d\n%s", code, out)
 	}
 	line(t, out, `^  OK\s+claude-code \(user\)\s+registered in `)
+}
+
+// Whatever a check quotes (a configuration key, a file's text, a server's
+// answer) reaches the terminal without escape sequences and with
+// secret-like values redacted.
+func TestDoctor_ChecksAreCleanedOnTheWayIn(t *testing.T) {
+	d := &doctor{}
+	d.add("config", "unknown key \x1b]0;pwned\x07", statusWarn, "base_url http://user:PassW0rdSecret@127.0.0.1:1 \x1b[2J\u202e", "fix \x9b31m it")
+	var out bytes.Buffer
+	d.print(&out)
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\x9b", "PassW0rdSecret"} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("doctor printed %q:\n%q", bad, out.String())
+		}
+	}
 }
