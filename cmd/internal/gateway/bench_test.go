@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 						return
 					}
 					mu.Lock()
-					over = append(over, d-benchDelay)
+					over = append(over, d)
 					mu.Unlock()
 				}
 			})
@@ -68,16 +69,26 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 // BenchmarkGatewayLoad is the bounded load test: 50 clients, spread over
 // two gateways sharing one redis-server on 127.0.0.1 (tokens, limits,
 // search cache, audit log), ask distinct searches of fake providers that
-// take 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 30 for the
-// README's figures). It fails on any error and reports the requests
-// served and the p50 and p99 of the gateway's overhead in milliseconds:
-// as the clients see it (their latency minus the provider's 50 ms), and
-// as the servers do (the time in the handler minus the time in the
-// provider: the gateway's code and store calls, without HTTP or client).
+// take about 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 10
+// for the README's figures), in two patterns:
 //
-//	WEBGATE_LOAD_SECONDS=30 go test -run '^$' -bench GatewayLoad -benchtime 1x ./cmd/internal/gateway
+//   - spread (as agents run): the clients' first calls are spread over
+//     one provider latency (client i starts after i × 50 ms / 50), and
+//     each search takes 50 ms ± 10 %, drawn uniformly from its query;
+//   - lockstep: every client starts at once and every search takes
+//     exactly 50 ms, so that the calls arrive in waves of 50 within a few
+//     hundred microseconds, every 50 ms, and queue for the CPU together.
+//
+// It fails on any error and reports the requests served and the p50 and
+// p99 of the gateway's overhead in milliseconds: as the clients see it
+// (their latency minus the time the provider took for that call), and as
+// the servers do (the time in the handler minus the time in the
+// provider: the gateway's code and store calls, without HTTP or client);
+// and how many other calls were in the gateways' code (not waiting for
+// their provider) when a call arrived, p50 and p99.
+//
+//	WEBGATE_LOAD_SECONDS=10 go test -run '^$' -bench GatewayLoad -benchtime 1x ./cmd/internal/gateway
 func BenchmarkGatewayLoad(b *testing.B) {
-	const clients = 50
 	dur := 3 * time.Second
 	if v := os.Getenv("WEBGATE_LOAD_SECONDS"); v != "" {
 		var secs int
@@ -86,6 +97,14 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		}
 		dur = time.Duration(secs) * time.Second
 	}
+	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, true) })
+	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, false) })
+}
+
+// benchLoad runs BenchmarkGatewayLoad for dur, its calls spread or in
+// lockstep.
+func benchLoad(b *testing.B, dur time.Duration, spread bool) {
+	const clients = 50
 	redis := redistest.Start(b)
 	var server handlerTimes
 	rs := startReplicas(b, redis.URL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
@@ -93,6 +112,11 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
 		wrap:    server.wrap,
 	})
+	if spread {
+		for _, r := range rs {
+			r.search.jitter = 0.1
+		}
+	}
 	_, secret, err := rs[0].tokens.Create(context.Background(), NewToken{Owner: "load", Team: "core"})
 	if err != nil {
 		b.Fatal(err)
@@ -105,11 +129,15 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	for range b.N {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		stop := time.Now().Add(dur)
+		begin := time.Now()
+		stop := begin.Add(dur)
 		for c := range clients {
 			wg.Go(func() {
 				client := agentClient()
 				defer client.CloseIdleConnections()
+				if spread {
+					time.Sleep(time.Until(begin.Add(time.Duration(c) * benchDelay / clients)))
+				}
 				var mine []time.Duration
 				for time.Now().Before(stop) {
 					d, err := benchSearch(client, rs[c%2].url, secret, seq.Add(1))
@@ -119,7 +147,7 @@ func BenchmarkGatewayLoad(b *testing.B) {
 						}
 						continue
 					}
-					mine = append(mine, d-benchDelay)
+					mine = append(mine, d)
 				}
 				mu.Lock()
 				over = append(over, mine...)
@@ -150,40 +178,103 @@ func BenchmarkGatewayLoad(b *testing.B) {
 	server.report(b)
 }
 
-// providerTimeKey keys the context value in which the fake provider adds
-// the time it took (an *atomic.Int64 of nanoseconds).
-type providerTimeKey struct{}
+// benchCallKey keys the context value (a *benchCall) through which the
+// fake provider tells the benchmarks the time it took.
+type benchCallKey struct{}
+
+// benchCall is one request of a benchmark, as its handler and its fake
+// provider see it.
+type benchCall struct {
+	provider atomic.Int64  // the nanoseconds the provider took
+	inCode   *atomic.Int64 // the calls in the gateways' code, not in a provider
+}
+
+// enterProvider marks the call as waiting for its provider; a nil
+// benchCall (outside the load benchmark) does nothing.
+func (bc *benchCall) enterProvider() {
+	if bc != nil && bc.inCode != nil {
+		bc.inCode.Add(-1)
+	}
+}
+
+// leaveProvider marks the call back in the gateway's code, its provider
+// having taken d.
+func (bc *benchCall) leaveProvider(d time.Duration) {
+	if bc == nil {
+		return
+	}
+	bc.provider.Add(int64(d))
+	if bc.inCode != nil {
+		bc.inCode.Add(1)
+	}
+}
+
+// providerHeader is the response header in which the load benchmark's
+// handler tells its client how long the provider took (nanoseconds).
+const providerHeader = "X-Bench-Provider-Ns"
 
 // handlerTimes keeps the gateway's side of the overhead: for each
-// request, the time in its handler minus the time in its provider.
+// request, the time in its handler minus the time in its provider, and
+// how many other calls were in the gateways' code when it arrived.
 type handlerTimes struct {
-	mu   sync.Mutex
-	over []time.Duration
+	mu     sync.Mutex
+	over   []time.Duration
+	ahead  []int64
+	inCode atomic.Int64
 }
 
 func (ht *handlerTimes) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var provider atomic.Int64
-		r = r.WithContext(context.WithValue(r.Context(), providerTimeKey{}, &provider))
+		bc := &benchCall{inCode: &ht.inCode}
+		ahead := ht.inCode.Add(1) - 1
+		r = r.WithContext(context.WithValue(r.Context(), benchCallKey{}, bc))
 		start := time.Now()
-		h.ServeHTTP(w, r)
-		d := time.Since(start) - time.Duration(provider.Load())
+		h.ServeHTTP(&providerTimeWriter{ResponseWriter: w, bc: bc}, r)
+		d := time.Since(start) - time.Duration(bc.provider.Load())
+		ht.inCode.Add(-1)
 		ht.mu.Lock()
 		ht.over = append(ht.over, d)
+		ht.ahead = append(ht.ahead, ahead)
 		ht.mu.Unlock()
 	})
 }
 
+// providerTimeWriter adds the provider's time to the response's headers.
+type providerTimeWriter struct {
+	http.ResponseWriter
+	bc    *benchCall
+	wrote bool
+}
+
+func (w *providerTimeWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Set(providerHeader, strconv.FormatInt(w.bc.provider.Load(), 10))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *providerTimeWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(200)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
 // report reports the p50 and p99 of the handlers' overhead in
 // milliseconds: what the gateway's code and its store calls take, without
-// the HTTP round trip, the client or the provider.
+// the HTTP round trip, the client or the provider; and of the calls
+// ahead of each.
 func (ht *handlerTimes) report(b *testing.B) {
 	ht.mu.Lock()
 	defer ht.mu.Unlock()
 	slices.Sort(ht.over)
-	if len(ht.over) > 0 {
-		b.ReportMetric(float64(ht.over[len(ht.over)/2])/1e6, "server-p50-ms")
-		b.ReportMetric(float64(ht.over[len(ht.over)*99/100])/1e6, "server-p99-ms")
+	slices.Sort(ht.ahead)
+	if n := len(ht.over); n > 0 {
+		b.ReportMetric(float64(ht.over[n/2])/1e6, "server-p50-ms")
+		b.ReportMetric(float64(ht.over[n*99/100])/1e6, "server-p99-ms")
+		b.ReportMetric(float64(ht.ahead[n/2]), "ahead-p50")
+		b.ReportMetric(float64(ht.ahead[n*99/100]), "ahead-p99")
 	}
 }
 
@@ -195,7 +286,8 @@ func agentClient() *http.Client {
 }
 
 // benchSearch asks the gateway at url one distinct search and returns
-// how long the answer took.
+// how long the answer took beyond the provider's time: the time the
+// handler reports, else benchDelay.
 func benchSearch(client *http.Client, url, secret string, i int64) (time.Duration, error) {
 	req, _ := http.NewRequest("POST", url+"/v1/search", strings.NewReader(fmt.Sprintf(`{"query":"q%d"}`, i)))
 	req.Header.Set("Authorization", "Bearer "+secret)
@@ -216,7 +308,15 @@ func benchSearch(client *http.Client, url, secret string, i int64) (time.Duratio
 	if resp.StatusCode != 200 {
 		return 0, fmt.Errorf("status %d", resp.StatusCode)
 	}
-	return d, nil
+	provider := benchDelay
+	if v := resp.Header.Get(providerHeader); v != "" {
+		ns, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q", providerHeader, v)
+		}
+		provider = time.Duration(ns)
+	}
+	return d - provider, nil
 }
 
 func reportOverhead(b *testing.B, over []time.Duration) {

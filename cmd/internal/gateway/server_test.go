@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,25 +25,42 @@ import (
 )
 
 // fakeSearcher answers every query with one hit after delay, counting
-// the calls.
+// the calls. With jitter (a fraction, 0.1 for ±10 %) each query waits
+// delay × (1 ± jitter), drawn uniformly from the query's text: the same
+// query waits the same time in every run.
 type fakeSearcher struct {
-	delay time.Duration
-	calls atomic.Int64
+	delay  time.Duration
+	jitter float64
+	calls  atomic.Int64
+}
+
+// latency returns how long the provider takes to answer query.
+func (f *fakeSearcher) latency(query string) time.Duration {
+	if f.jitter == 0 {
+		return f.delay
+	}
+	h := fnv.New64a()
+	h.Write([]byte(query))
+	u := float64(h.Sum64()>>11) / (1 << 53) // uniform in [0, 1)
+	return time.Duration(float64(f.delay) * (1 + f.jitter*(2*u-1)))
 }
 
 func (f *fakeSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
 	f.calls.Add(1)
 	if f.delay > 0 {
-		start := time.Now()
+		d := f.latency(q.Text)
+		// The benchmarks take the provider's time out of the call's.
+		bc, _ := ctx.Value(benchCallKey{}).(*benchCall)
+		bc.enterProvider()
+		t := time.NewTimer(d)
 		select {
-		case <-time.After(f.delay):
+		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
+			bc.leaveProvider(0)
 			return nil, ctx.Err()
 		}
-		// The benchmarks take the provider's time out of the handler's.
-		if spent, ok := ctx.Value(providerTimeKey{}).(*atomic.Int64); ok {
-			spent.Add(int64(time.Since(start)))
-		}
+		bc.leaveProvider(d)
 	}
 	return &provider.Results{Query: q.Text, Provider: "fake", Results: []provider.Result{
 		{Title: "Result for " + q.Text, URL: "https://example.com/a", Snippet: "a snippet", Provider: "fake"}}}, nil
