@@ -379,6 +379,7 @@ type replica struct {
 	url    string
 	search *fakeSearcher
 	tokens *Tokens
+	mem    *memory.Memory
 }
 
 // startReplicas starts n gateways on 127.0.0.1, each with its own
@@ -393,7 +394,7 @@ func startReplicas(t testing.TB, url string, n int, team Limits, delay time.Dura
 	for range n {
 		st := openStore(t, url)
 		mem := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Hour}})
-		r := &replica{search: &fakeSearcher{delay: delay}, tokens: &Tokens{Store: st}}
+		r := &replica{search: &fakeSearcher{delay: delay}, tokens: &Tokens{Store: st}, mem: mem}
 		o := Options{Tools: &webtools.Tools{Searcher: mem.CacheSearcher(r.search, []string{"fake"})}, Tokens: r.tokens,
 			Limiter: &Limiter{Store: st, Team: team}, Audit: &Audit{Store: st}}
 		for _, e := range extra {
