@@ -77,7 +77,11 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 //     each search takes 50 ms ± 10 %, drawn uniformly from its query;
 //   - lockstep: every client starts at once and every search takes
 //     exactly 50 ms, so that the calls arrive in waves of 50 within a few
-//     hundred microseconds, every 50 ms, and queue for the CPU together.
+//     hundred microseconds, every 50 ms, and queue for the CPU together;
+//   - spread-processes: spread, each replica in a process of its own (as
+//     webgate serve runs), so that the clients' garbage collection and
+//     scheduling do not land on the servers (its CPU per call counts the
+//     replica processes' start too).
 //
 // It fails on any error and reports the requests served and the p50 and
 // p99 of the gateway's overhead in milliseconds: as the clients see it
@@ -97,34 +101,35 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		}
 		dur = time.Duration(secs) * time.Second
 	}
-	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, true) })
-	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, false) })
+	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, true, false) })
+	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, false, false) })
+	b.Run("spread-processes", func(b *testing.B) { benchLoad(b, dur, true, true) })
 }
 
 // benchLoad runs BenchmarkGatewayLoad for dur, its calls spread or in
-// lockstep.
-func benchLoad(b *testing.B, dur time.Duration, spread bool) {
+// lockstep, against two replicas in this process or, with procs, each in
+// a process of its own (this test binary again, see
+// TestLoadReplicaProcess), so that the clients' garbage collection and
+// scheduling do not land on the servers.
+func benchLoad(b *testing.B, dur time.Duration, spread, procs bool) {
 	const clients = 50
 	redis := redistest.Start(b)
-	var server handlerTimes
-	rs := startReplicas(b, redis.URL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
-		// As webgate serve: one JSON log line per request.
-		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
-		wrap:    server.wrap,
-	})
-	if spread {
-		for _, r := range rs {
-			r.search.jitter = 0.1
-		}
-	}
-	_, secret, err := rs[0].tokens.Create(context.Background(), NewToken{Owner: "load", Team: "core"})
+	st := openStore(b, redis.URL)
+	_, secret, err := (&Tokens{Store: st}).Create(context.Background(), NewToken{Owner: "load", Team: "core"})
 	if err != nil {
 		b.Fatal(err)
 	}
+	var urls []string
+	var finish func() loadServerSide
+	if procs {
+		urls, finish = startReplicaProcesses(b, redis.URL, spread)
+	} else {
+		urls, finish = startLoadReplicas(b, redis.URL, spread)
+	}
+	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	var over []time.Duration
 	var errs atomic.Int64
 	var seq atomic.Int64
-	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	b.ResetTimer()
 	for range b.N {
 		var mu sync.Mutex
@@ -140,7 +145,7 @@ func benchLoad(b *testing.B, dur time.Duration, spread bool) {
 				}
 				var mine []time.Duration
 				for time.Now().Before(stop) {
-					d, err := benchSearch(client, rs[c%2].url, secret, seq.Add(1))
+					d, err := benchSearch(client, urls[c%2], secret, seq.Add(1))
 					if err != nil {
 						if errs.Add(1) <= 3 {
 							b.Error(err)
@@ -157,36 +162,64 @@ func benchLoad(b *testing.B, dur time.Duration, spread bool) {
 		wg.Wait()
 	}
 	b.StopTimer()
-	flushAll(b, rs)
-	// Per call: the CPU of the whole process (clients, both gateways) and
-	// the commands sent to redis-server (each a round trip at most).
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
+	server := finish()
+	// Per call: the CPU of the clients and both gateways (the replicas'
+	// processes included) and the commands sent to redis-server (each a
+	// round trip at most).
+	b.ReportMetric(float64((cpuTime()-cpu+server.cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
 	b.ReportMetric(float64(redisCalls(b, redis.Addr)-cmds)/float64(len(over)), "redis-calls/call")
-	if n, err := (&Audit{Store: rs[0].tokens.Store}).Verify(context.Background()); err != nil || n != len(over) {
+	if n, err := (&Audit{Store: st}).Verify(context.Background()); err != nil || n != len(over) {
 		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
 	}
-	var inline float64
-	for _, r := range rs {
-		r.srv.metrics.mu.Lock()
-		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][series{}]
-		r.srv.metrics.mu.Unlock()
-	}
-	b.ReportMetric(inline, "written-before-answer")
+	b.ReportMetric(server.inline, "written-before-answer")
 	// A replica whose store call took longer than its bound (50 ms, as
 	// webgate serve's default store.timeout) went on without the search
 	// cache for a while: its calls made fewer round trips, and the
 	// figures are not those of a gateway with its cache.
-	var cacheOff float64
-	for _, r := range rs {
-		if r.mem.Skipped() != "" {
-			cacheOff++
-		}
-	}
-	b.ReportMetric(cacheOff, "replicas-without-cache")
+	b.ReportMetric(float64(server.cacheOff), "replicas-without-cache")
 	b.ReportMetric(float64(len(over)), "requests")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	reportOverhead(b, over)
-	server.report(b)
+	server.times.report(b)
+}
+
+// loadServerSide is what the replicas of a load run tell of it once
+// flushed: their handlers' times, the calls written before their answers,
+// how many went without their search cache, and the CPU of their
+// processes (0 in this process: counted with the clients').
+type loadServerSide struct {
+	times    *handlerTimes
+	inline   float64
+	cacheOff int
+	cpu      time.Duration
+}
+
+// startLoadReplicas starts the two replicas of a load run in this
+// process; finish flushes them and reads what they tell.
+func startLoadReplicas(b *testing.B, redisURL string, spread bool) (urls []string, finish func() loadServerSide) {
+	server := &handlerTimes{}
+	rs := startReplicas(b, redisURL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
+		// As webgate serve: one JSON log line per request.
+		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
+		wrap:    server.wrap,
+	})
+	for _, r := range rs {
+		if spread {
+			r.search.jitter = 0.1
+		}
+		urls = append(urls, r.url)
+	}
+	return urls, func() loadServerSide {
+		flushAll(b, rs)
+		out := loadServerSide{times: server}
+		for _, r := range rs {
+			out.inline += r.srv.metrics.value("webgate_gateway_after_inline_total", series{})
+			if r.mem.Skipped() != "" {
+				out.cacheOff++
+			}
+		}
+		return out
+	}
 }
 
 // benchCallKey keys the context value (a *benchCall) through which the
