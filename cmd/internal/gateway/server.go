@@ -80,6 +80,14 @@ type Options struct {
 	// to be written after their answers; 0 means [DefaultAfterQueue].
 	// Past it a call writes its own before it answers.
 	AfterQueue int
+	// AfterWrites, when set, writes what Tools left to write after the
+	// answers: webgate serve's memory keeps its provider usage counters,
+	// key health and decision log entries for it (memory.Memory's
+	// DeferWrites and Flush), so that a call makes no round trip to the
+	// store for them before its answer. The gateway calls it after each
+	// batch of settlements and audit entries (every call queues one), and
+	// at Close; a failure is counted and logged.
+	AfterWrites func(context.Context) error
 }
 
 // Server is the gateway's http.Handler:

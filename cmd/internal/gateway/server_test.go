@@ -431,6 +431,47 @@ func flushAll(t testing.TB, rs []*replica) {
 	}
 }
 
+// What the tools leave to write after their answers (webgate serve's
+// memory: provider usage counters, key health, decision log entries) is
+// written by the gateway's writer after the answer, not before it, even
+// with no limits and no audit log: a call is answered while that write
+// is held, and the write follows.
+func TestServer_AfterWritesFollowTheAnswer(t *testing.T) {
+	release := make(chan struct{})
+	var writes atomic.Int64
+	f := newFixture(t, openStore(t, "memory:"), Options{AfterWrites: func(context.Context) error {
+		<-release
+		writes.Add(1)
+		return nil
+	}})
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", f.url+"/v1/search", strings.NewReader(`{"query":"q"}`))
+		req.Header.Set("Authorization", "Bearer "+f.secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		if code != 200 {
+			t.Fatalf("status %d", code)
+		}
+	case <-time.After(time.Minute): // only a call that waits for the held write gets here
+		close(release)
+		t.Fatal("the answer waited for the tools' writes")
+	}
+	close(release)
+	f.flush(t)
+	if writes.Load() == 0 {
+		t.Fatal("the tools' writes were never made")
+	}
+}
+
 // Two gateways over one redis-server share tokens, revocations, the
 // search cache, limits and the audit chain: a budget of N admits exactly
 // N of 50 parallel callers spread over both.
