@@ -87,7 +87,11 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 
 	browsers := browser.NewPool(browser.DefaultPoolIdle)
 	defer browsers.Close()
-	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile, browsers: browsers})
+	// The memory's provider usage counters, key health and decision log
+	// entries are written after the answers, with the settlements and
+	// audit entries, not before each answer.
+	var afterWrites func(context.Context) error
+	tools, cfg, warnings := loadTools(h, overrides{configFile: *configFile, browsers: browsers, afterWrites: &afterWrites})
 	for _, w := range warnings {
 		logger.Warn("config", slog.String("warning", w))
 	}
@@ -137,6 +141,7 @@ func runServe(ctx context.Context, h hostEnv, args []string, _ io.Reader, stdout
 		HookCwd:      h.WorkDir,
 		Version:      versionString(),
 		Logger:       logger,
+		AfterWrites:  afterWrites,
 	})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -84,6 +84,10 @@ type overrides struct {
 	// browsers keeps the local browser between renders (a long-running
 	// command); nil starts one per render.
 	browsers *browser.Pool
+	// afterWrites, when set, makes the memory keep the writes that can
+	// wait (memory.Memory.DeferWrites) and receives the function that
+	// writes them, for a long-running command to call after its answers.
+	afterWrites *func(context.Context) error
 }
 
 // storeOpenTimeout bounds opening the store for a command.
@@ -109,6 +113,10 @@ func loadTools(h hostEnv, o overrides) (*webtools.Tools, *config.Config, []strin
 	cancel()
 	if merr != nil {
 		warnings = append(warnings, "the store is not usable, going on without it: "+merr.Error())
+	}
+	if o.afterWrites != nil {
+		mem.DeferWrites()
+		*o.afterWrites = mem.Flush
 	}
 	st, err := assemble.Build(cfg, &assemble.Options{SearchProviders: o.searchProviders, ExtractProviders: o.extractProviders, Memory: mem, Browsers: o.browsers})
 	warnings = append(warnings, buildProblems(err)...)

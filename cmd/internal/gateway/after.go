@@ -57,7 +57,7 @@ func newAfter(s *Server, size int) *after {
 
 // add queues w, or writes it at once when the queue is full or closed.
 func (a *after) add(w afterWork) {
-	if w.res == nil && w.entry == nil && w.hit == "" {
+	if w.res == nil && w.entry == nil && w.hit == "" && a.s.o.AfterWrites == nil {
 		return
 	}
 	a.mu.RLock()
@@ -101,7 +101,8 @@ func (a *after) run() {
 	}
 }
 
-// write settles the batch's reservations and records its audit entries.
+// write settles the batch's reservations, records its audit entries and
+// writes what the tools left ([Options].AfterWrites).
 func (a *after) write(batch []afterWork) {
 	ctx := context.Background()
 	deltas := map[string]int64{}
@@ -127,6 +128,12 @@ func (a *after) write(batch []afterWork) {
 		if _, err := a.s.o.Audit.RecordBatch(ctx, entries); err != nil {
 			a.s.metrics.add("webgate_gateway_audit_errors_total", "Audit entries that could not be written.", series{}, float64(len(entries)))
 			a.s.logError("audit", err)
+		}
+	}
+	if f := a.s.o.AfterWrites; f != nil {
+		if err := f(ctx); err != nil {
+			a.s.metrics.add("webgate_gateway_store_errors_total", "Store failures seen by the gateway.", series{}, 1)
+			a.s.logError("tools' writes", err)
 		}
 	}
 }

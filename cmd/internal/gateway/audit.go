@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -55,7 +57,9 @@ func (e AuditEntry) digest() string {
 	e.Hash = ""
 	b, _ := json.Marshal(e)
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // auditHead is the chain's newest entry, kept with compare-and-swap so
@@ -135,18 +139,24 @@ func (a *Audit) hashKey(ctx context.Context) ([]byte, error) {
 	return nil, errors.New("the audit log's key could not be read")
 }
 
-// hashText returns what the log keeps of a query or URL: its HMAC under
-// key, or, when Clear, the text with its secrets redacted.
-func (a *Audit) hashText(key []byte, s string) string {
+// hashText returns what the log keeps of a query or URL: its HMAC by m
+// (an HMAC-SHA256 under the log's key, reused for every text of a
+// batch), or, when Clear, the text with its secrets redacted.
+func (a *Audit) hashText(m hash.Hash, s string) string {
 	if s == "" {
 		return s
 	}
 	if a.Clear {
 		return redact.String(s)
 	}
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(s))
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	m.Reset()
+	io.WriteString(m, s)
+	var sum [sha256.Size]byte
+	const prefix = "hmac-sha256:"
+	var out [len(prefix) + 2*sha256.Size]byte
+	copy(out[:], prefix)
+	hex.Encode(out[len(prefix):], m.Sum(sum[:0]))
+	return string(out[:])
 }
 
 // Record appends e to the log (its Seq, Time, Prev and Hash are set
@@ -169,19 +179,20 @@ func (a *Audit) RecordBatch(ctx context.Context, entries []AuditEntry) ([]AuditE
 		return nil, nil
 	}
 	es := slices.Clone(entries)
-	var key []byte
+	var mac hash.Hash
 	if !a.Clear {
-		var err error
-		if key, err = a.hashKey(ctx); err != nil {
+		key, err := a.hashKey(ctx)
+		if err != nil {
 			return es, err
 		}
+		mac = hmac.New(sha256.New, key)
 	}
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
 	}
 	for i := range es {
-		es[i].Query, es[i].URL = a.hashText(key, es[i].Query), a.hashText(key, es[i].URL)
+		es[i].Query, es[i].URL = a.hashText(mac, es[i].Query), a.hashText(mac, es[i].URL)
 		if es[i].Time.IsZero() {
 			es[i].Time = now().UTC()
 		}

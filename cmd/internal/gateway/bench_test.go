@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 						return
 					}
 					mu.Lock()
-					over = append(over, d-benchDelay)
+					over = append(over, d)
 					mu.Unlock()
 				}
 			})
@@ -68,16 +69,30 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 // BenchmarkGatewayLoad is the bounded load test: 50 clients, spread over
 // two gateways sharing one redis-server on 127.0.0.1 (tokens, limits,
 // search cache, audit log), ask distinct searches of fake providers that
-// take 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 30 for the
-// README's figures). It fails on any error and reports the requests
-// served and the p50 and p99 of the gateway's overhead in milliseconds:
-// as the clients see it (their latency minus the provider's 50 ms), and
-// as the servers do (the time in the handler minus the time in the
-// provider: the gateway's code and store calls, without HTTP or client).
+// take about 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 10
+// for the README's figures), in two patterns:
 //
-//	WEBGATE_LOAD_SECONDS=30 go test -run '^$' -bench GatewayLoad -benchtime 1x ./cmd/internal/gateway
+//   - spread (as agents run): the clients' first calls are spread over
+//     one provider latency (client i starts after i × 50 ms / 50), and
+//     each search takes 50 ms ± 10 %, drawn uniformly from its query;
+//   - lockstep: every client starts at once and every search takes
+//     exactly 50 ms, so that the calls arrive in waves of 50 within a few
+//     hundred microseconds, every 50 ms, and queue for the CPU together;
+//   - spread-processes: spread, each replica in a process of its own (as
+//     webgate serve runs), so that the clients' garbage collection and
+//     scheduling do not land on the servers (its CPU per call counts the
+//     replica processes' start too).
+//
+// It fails on any error and reports the requests served and the p50 and
+// p99 of the gateway's overhead in milliseconds: as the clients see it
+// (their latency minus the time the provider took for that call), and as
+// the servers do (the time in the handler minus the time in the
+// provider: the gateway's code and store calls, without HTTP or client);
+// and how many other calls were in the gateways' code (not waiting for
+// their provider) when a call arrived, p50 and p99.
+//
+//	WEBGATE_LOAD_SECONDS=10 go test -run '^$' -bench GatewayLoad -benchtime 1x ./cmd/internal/gateway
 func BenchmarkGatewayLoad(b *testing.B) {
-	const clients = 50
 	dur := 3 * time.Second
 	if v := os.Getenv("WEBGATE_LOAD_SECONDS"); v != "" {
 		var secs int
@@ -86,40 +101,58 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		}
 		dur = time.Duration(secs) * time.Second
 	}
+	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, true, false) })
+	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, false, false) })
+	b.Run("spread-processes", func(b *testing.B) { benchLoad(b, dur, true, true) })
+}
+
+// benchLoad runs BenchmarkGatewayLoad for dur, its calls spread or in
+// lockstep, against two replicas in this process or, with procs, each in
+// a process of its own (this test binary again, see
+// TestLoadReplicaProcess), so that the clients' garbage collection and
+// scheduling do not land on the servers.
+func benchLoad(b *testing.B, dur time.Duration, spread, procs bool) {
+	const clients = 50
 	redis := redistest.Start(b)
-	var server handlerTimes
-	rs := startReplicas(b, redis.URL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
-		// As webgate serve: one JSON log line per request.
-		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
-		wrap:    server.wrap,
-	})
-	_, secret, err := rs[0].tokens.Create(context.Background(), NewToken{Owner: "load", Team: "core"})
+	st := openStore(b, redis.URL)
+	_, secret, err := (&Tokens{Store: st}).Create(context.Background(), NewToken{Owner: "load", Team: "core"})
 	if err != nil {
 		b.Fatal(err)
 	}
+	var urls []string
+	var finish func() loadServerSide
+	if procs {
+		urls, finish = startReplicaProcesses(b, redis.URL, spread)
+	} else {
+		urls, finish = startLoadReplicas(b, redis.URL, spread)
+	}
+	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	var over []time.Duration
 	var errs atomic.Int64
 	var seq atomic.Int64
-	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	b.ResetTimer()
 	for range b.N {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		stop := time.Now().Add(dur)
+		begin := time.Now()
+		stop := begin.Add(dur)
 		for c := range clients {
 			wg.Go(func() {
 				client := agentClient()
 				defer client.CloseIdleConnections()
+				if spread {
+					time.Sleep(time.Until(begin.Add(time.Duration(c) * benchDelay / clients)))
+				}
 				var mine []time.Duration
 				for time.Now().Before(stop) {
-					d, err := benchSearch(client, rs[c%2].url, secret, seq.Add(1))
+					d, err := benchSearch(client, urls[c%2], secret, seq.Add(1))
 					if err != nil {
 						if errs.Add(1) <= 3 {
 							b.Error(err)
 						}
 						continue
 					}
-					mine = append(mine, d-benchDelay)
+					mine = append(mine, d)
 				}
 				mu.Lock()
 				over = append(over, mine...)
@@ -129,61 +162,163 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		wg.Wait()
 	}
 	b.StopTimer()
-	flushAll(b, rs)
-	// Per call: the CPU of the whole process (clients, both gateways) and
-	// the commands sent to redis-server (each a round trip at most).
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
+	server := finish()
+	// Per call: the CPU of the clients and both gateways (the replicas'
+	// processes included) and the commands sent to redis-server (each a
+	// round trip at most).
+	b.ReportMetric(float64((cpuTime()-cpu+server.cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
 	b.ReportMetric(float64(redisCalls(b, redis.Addr)-cmds)/float64(len(over)), "redis-calls/call")
-	if n, err := (&Audit{Store: rs[0].tokens.Store}).Verify(context.Background()); err != nil || n != len(over) {
+	if n, err := (&Audit{Store: st}).Verify(context.Background()); err != nil || n != len(over) {
 		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
 	}
-	var inline float64
-	for _, r := range rs {
-		r.srv.metrics.mu.Lock()
-		inline += r.srv.metrics.counters["webgate_gateway_after_inline_total"][series{}]
-		r.srv.metrics.mu.Unlock()
-	}
-	b.ReportMetric(inline, "written-before-answer")
+	b.ReportMetric(server.inline, "written-before-answer")
+	// A replica whose store call took longer than its bound (50 ms, as
+	// webgate serve's default store.timeout) went on without the search
+	// cache for a while: its calls made fewer round trips, and the
+	// figures are not those of a gateway with its cache.
+	b.ReportMetric(float64(server.cacheOff), "replicas-without-cache")
 	b.ReportMetric(float64(len(over)), "requests")
 	b.ReportMetric(float64(errs.Load()), "errors")
 	reportOverhead(b, over)
-	server.report(b)
+	server.times.report(b)
 }
 
-// providerTimeKey keys the context value in which the fake provider adds
-// the time it took (an *atomic.Int64 of nanoseconds).
-type providerTimeKey struct{}
+// loadServerSide is what the replicas of a load run tell of it once
+// flushed: their handlers' times, the calls written before their answers,
+// how many went without their search cache, and the CPU of their
+// processes (0 in this process: counted with the clients').
+type loadServerSide struct {
+	times    *handlerTimes
+	inline   float64
+	cacheOff int
+	cpu      time.Duration
+}
+
+// startLoadReplicas starts the two replicas of a load run in this
+// process; finish flushes them and reads what they tell.
+func startLoadReplicas(b *testing.B, redisURL string, spread bool) (urls []string, finish func() loadServerSide) {
+	server := &handlerTimes{}
+	rs := startReplicas(b, redisURL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
+		// As webgate serve: one JSON log line per request.
+		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
+		wrap:    server.wrap,
+	})
+	for _, r := range rs {
+		if spread {
+			r.search.jitter = 0.1
+		}
+		urls = append(urls, r.url)
+	}
+	return urls, func() loadServerSide {
+		flushAll(b, rs)
+		out := loadServerSide{times: server}
+		for _, r := range rs {
+			out.inline += r.srv.metrics.value("webgate_gateway_after_inline_total", series{})
+			if r.mem.Skipped() != "" {
+				out.cacheOff++
+			}
+		}
+		return out
+	}
+}
+
+// benchCallKey keys the context value (a *benchCall) through which the
+// fake provider tells the benchmarks the time it took.
+type benchCallKey struct{}
+
+// benchCall is one request of a benchmark, as its handler and its fake
+// provider see it.
+type benchCall struct {
+	provider atomic.Int64  // the nanoseconds the provider took
+	inCode   *atomic.Int64 // the calls in the gateways' code, not in a provider
+}
+
+// enterProvider marks the call as waiting for its provider; a nil
+// benchCall (outside the load benchmark) does nothing.
+func (bc *benchCall) enterProvider() {
+	if bc != nil && bc.inCode != nil {
+		bc.inCode.Add(-1)
+	}
+}
+
+// leaveProvider marks the call back in the gateway's code, its provider
+// having taken d.
+func (bc *benchCall) leaveProvider(d time.Duration) {
+	if bc == nil {
+		return
+	}
+	bc.provider.Add(int64(d))
+	if bc.inCode != nil {
+		bc.inCode.Add(1)
+	}
+}
+
+// providerHeader is the response header in which the load benchmark's
+// handler tells its client how long the provider took (nanoseconds).
+const providerHeader = "X-Bench-Provider-Ns"
 
 // handlerTimes keeps the gateway's side of the overhead: for each
-// request, the time in its handler minus the time in its provider.
+// request, the time in its handler minus the time in its provider, and
+// how many other calls were in the gateways' code when it arrived.
 type handlerTimes struct {
-	mu   sync.Mutex
-	over []time.Duration
+	mu     sync.Mutex
+	over   []time.Duration
+	ahead  []int64
+	inCode atomic.Int64
 }
 
 func (ht *handlerTimes) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var provider atomic.Int64
-		r = r.WithContext(context.WithValue(r.Context(), providerTimeKey{}, &provider))
+		bc := &benchCall{inCode: &ht.inCode}
+		ahead := ht.inCode.Add(1) - 1
+		r = r.WithContext(context.WithValue(r.Context(), benchCallKey{}, bc))
 		start := time.Now()
-		h.ServeHTTP(w, r)
-		d := time.Since(start) - time.Duration(provider.Load())
+		h.ServeHTTP(&providerTimeWriter{ResponseWriter: w, bc: bc}, r)
+		d := time.Since(start) - time.Duration(bc.provider.Load())
+		ht.inCode.Add(-1)
 		ht.mu.Lock()
 		ht.over = append(ht.over, d)
+		ht.ahead = append(ht.ahead, ahead)
 		ht.mu.Unlock()
 	})
 }
 
+// providerTimeWriter adds the provider's time to the response's headers.
+type providerTimeWriter struct {
+	http.ResponseWriter
+	bc    *benchCall
+	wrote bool
+}
+
+func (w *providerTimeWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Set(providerHeader, strconv.FormatInt(w.bc.provider.Load(), 10))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *providerTimeWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(200)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
 // report reports the p50 and p99 of the handlers' overhead in
 // milliseconds: what the gateway's code and its store calls take, without
-// the HTTP round trip, the client or the provider.
+// the HTTP round trip, the client or the provider; and of the calls
+// ahead of each.
 func (ht *handlerTimes) report(b *testing.B) {
 	ht.mu.Lock()
 	defer ht.mu.Unlock()
 	slices.Sort(ht.over)
-	if len(ht.over) > 0 {
-		b.ReportMetric(float64(ht.over[len(ht.over)/2])/1e6, "server-p50-ms")
-		b.ReportMetric(float64(ht.over[len(ht.over)*99/100])/1e6, "server-p99-ms")
+	slices.Sort(ht.ahead)
+	if n := len(ht.over); n > 0 {
+		b.ReportMetric(float64(ht.over[n/2])/1e6, "server-p50-ms")
+		b.ReportMetric(float64(ht.over[n*99/100])/1e6, "server-p99-ms")
+		b.ReportMetric(float64(ht.ahead[n/2]), "ahead-p50")
+		b.ReportMetric(float64(ht.ahead[n*99/100]), "ahead-p99")
 	}
 }
 
@@ -195,7 +330,8 @@ func agentClient() *http.Client {
 }
 
 // benchSearch asks the gateway at url one distinct search and returns
-// how long the answer took.
+// how long the answer took beyond the provider's time: the time the
+// handler reports, else benchDelay.
 func benchSearch(client *http.Client, url, secret string, i int64) (time.Duration, error) {
 	req, _ := http.NewRequest("POST", url+"/v1/search", strings.NewReader(fmt.Sprintf(`{"query":"q%d"}`, i)))
 	req.Header.Set("Authorization", "Bearer "+secret)
@@ -216,7 +352,15 @@ func benchSearch(client *http.Client, url, secret string, i int64) (time.Duratio
 	if resp.StatusCode != 200 {
 		return 0, fmt.Errorf("status %d", resp.StatusCode)
 	}
-	return d, nil
+	provider := benchDelay
+	if v := resp.Header.Get(providerHeader); v != "" {
+		ns, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q", providerHeader, v)
+		}
+		provider = time.Duration(ns)
+	}
+	return d - provider, nil
 }
 
 func reportOverhead(b *testing.B, over []time.Duration) {

@@ -215,6 +215,7 @@ func (l *Limiter) Reserve(ctx context.Context, t *Token, credits int64) (*Reserv
 	}
 	cs := l.counters(t, now)
 	r.budget = make(map[string]int64, len(cs))
+	r.credits = make([]string, 0, 2)
 	for _, c := range cs {
 		if c.credits {
 			r.budget[c.name] = credits

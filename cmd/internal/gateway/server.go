@@ -84,6 +84,14 @@ type Options struct {
 	// to be written after their answers; 0 means [DefaultAfterQueue].
 	// Past it a call writes its own before it answers.
 	AfterQueue int
+	// AfterWrites, when set, writes what Tools left to write after the
+	// answers: webgate serve's memory keeps its provider usage counters,
+	// key health and decision log entries for it (memory.Memory's
+	// DeferWrites and Flush), so that a call makes no round trip to the
+	// store for them before its answer. The gateway calls it after each
+	// batch of settlements and audit entries (every call queues one), and
+	// at Close; a failure is counted and logged.
+	AfterWrites func(context.Context) error
 }
 
 // Server is the gateway's http.Handler:
@@ -312,8 +320,13 @@ func (s *Server) authed(name string, h func(http.ResponseWriter, *http.Request, 
 		if sw, ok := w.(*statusWriter); ok {
 			sw.token = tok.ID
 		}
-		m := &meter{}
-		h(w, r, &call{token: tok, tools: s.o.Tools, meter: m})
+		// The call and its meter in one allocation.
+		cm := &struct {
+			call
+			m meter
+		}{}
+		cm.call = call{token: tok, tools: s.o.Tools, meter: &cm.m}
+		h(w, r, &cm.call)
 	})
 }
 
@@ -549,16 +562,22 @@ func (m *meter) read() (int64, []string) {
 // provider calls into c's meter: one per provider that answered or
 // failed; nothing for an answer from the cache.
 func (c *call) metered(t *webtools.Tools) *webtools.Tools {
-	t2 := *t
+	// The tools and their metered searcher in one allocation.
+	mt := &struct {
+		t webtools.Tools
+		s meteredSearcher
+	}{t: *t}
+	t2 := &mt.t
 	if t.Searcher != nil {
-		t2.Searcher = meteredSearcher{t.Searcher, c.meter}
+		mt.s = meteredSearcher{t.Searcher, c.meter}
+		t2.Searcher = &mt.s
 	}
 	if t.Reader != nil && t.Reader.Extractor != nil {
 		r := *t.Reader
 		r.Extractor = meteredExtractor{t.Reader.Extractor, c.meter}
 		t2.Reader = &r
 	}
-	return &t2
+	return t2
 }
 
 type meteredSearcher struct {
@@ -659,8 +678,12 @@ func writeError(w http.ResponseWriter, status int, reason, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]string{"reason": reason, "message": msg}})
 }
 
+// jsonContentType is the Content-Type of every JSON answer, one slice for
+// all (net/http only reads it).
+var jsonContentType = []string{"application/json"}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

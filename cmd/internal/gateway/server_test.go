@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,25 +25,42 @@ import (
 )
 
 // fakeSearcher answers every query with one hit after delay, counting
-// the calls.
+// the calls. With jitter (a fraction, 0.1 for ±10 %) each query waits
+// delay × (1 ± jitter), drawn uniformly from the query's text: the same
+// query waits the same time in every run.
 type fakeSearcher struct {
-	delay time.Duration
-	calls atomic.Int64
+	delay  time.Duration
+	jitter float64
+	calls  atomic.Int64
+}
+
+// latency returns how long the provider takes to answer query.
+func (f *fakeSearcher) latency(query string) time.Duration {
+	if f.jitter == 0 {
+		return f.delay
+	}
+	h := fnv.New64a()
+	h.Write([]byte(query))
+	u := float64(h.Sum64()>>11) / (1 << 53) // uniform in [0, 1)
+	return time.Duration(float64(f.delay) * (1 + f.jitter*(2*u-1)))
 }
 
 func (f *fakeSearcher) Search(ctx context.Context, q provider.Query) (*provider.Results, error) {
 	f.calls.Add(1)
 	if f.delay > 0 {
-		start := time.Now()
+		d := f.latency(q.Text)
+		// The benchmarks take the provider's time out of the call's.
+		bc, _ := ctx.Value(benchCallKey{}).(*benchCall)
+		bc.enterProvider()
+		t := time.NewTimer(d)
 		select {
-		case <-time.After(f.delay):
+		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
+			bc.leaveProvider(0)
 			return nil, ctx.Err()
 		}
-		// The benchmarks take the provider's time out of the handler's.
-		if spent, ok := ctx.Value(providerTimeKey{}).(*atomic.Int64); ok {
-			spent.Add(int64(time.Since(start)))
-		}
+		bc.leaveProvider(d)
 	}
 	return &provider.Results{Query: q.Text, Provider: "fake", Results: []provider.Result{
 		{Title: "Result for " + q.Text, URL: "https://example.com/a", Snippet: "a snippet", Provider: "fake"}}}, nil
@@ -361,6 +379,7 @@ type replica struct {
 	url    string
 	search *fakeSearcher
 	tokens *Tokens
+	mem    *memory.Memory
 }
 
 // startReplicas starts n gateways on 127.0.0.1, each with its own
@@ -375,7 +394,7 @@ func startReplicas(t testing.TB, url string, n int, team Limits, delay time.Dura
 	for range n {
 		st := openStore(t, url)
 		mem := memory.New(&memory.Options{Store: st, Cache: memory.CacheConfig{SearchTTL: time.Hour}})
-		r := &replica{search: &fakeSearcher{delay: delay}, tokens: &Tokens{Store: st}}
+		r := &replica{search: &fakeSearcher{delay: delay}, tokens: &Tokens{Store: st}, mem: mem}
 		o := Options{Tools: &webtools.Tools{Searcher: mem.CacheSearcher(r.search, []string{"fake"})}, Tokens: r.tokens,
 			Limiter: &Limiter{Store: st, Team: team}, Audit: &Audit{Store: st}}
 		for _, e := range extra {
@@ -409,6 +428,47 @@ func flushAll(t testing.TB, rs []*replica) {
 		if err := r.srv.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// What the tools leave to write after their answers (webgate serve's
+// memory: provider usage counters, key health, decision log entries) is
+// written by the gateway's writer after the answer, not before it, even
+// with no limits and no audit log: a call is answered while that write
+// is held, and the write follows.
+func TestServer_AfterWritesFollowTheAnswer(t *testing.T) {
+	release := make(chan struct{})
+	var writes atomic.Int64
+	f := newFixture(t, openStore(t, "memory:"), Options{AfterWrites: func(context.Context) error {
+		<-release
+		writes.Add(1)
+		return nil
+	}})
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", f.url+"/v1/search", strings.NewReader(`{"query":"q"}`))
+		req.Header.Set("Authorization", "Bearer "+f.secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		if code != 200 {
+			t.Fatalf("status %d", code)
+		}
+	case <-time.After(time.Minute): // only a call that waits for the held write gets here
+		close(release)
+		t.Fatal("the answer waited for the tools' writes")
+	}
+	close(release)
+	f.flush(t)
+	if writes.Load() == 0 {
+		t.Fatal("the tools' writes were never made")
 	}
 }
 

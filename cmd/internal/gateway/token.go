@@ -186,7 +186,9 @@ func (ts *Tokens) now() time.Time {
 // store keeps.
 func HashSecret(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // Create makes a token with a fresh random 256-bit secret, keeps its hash
