@@ -490,6 +490,7 @@ func dropRepeats(root *html.Node) {
 
 // render converts a cleaned node to Markdown.
 func render(n *html.Node, title string, mode Mode) Document {
+	dropActionLabels(n)
 	out, err := conv().ConvertNode(n)
 	if err != nil {
 		return Document{Title: title}
