@@ -374,6 +374,10 @@ func convertStructure(page []byte, base string) Document {
 	// the ten read in structure mode), documentation 0.9194 -> 0.9201,
 	// collection 0.6801 -> 0.6805, product 0.6566 -> 0.6561, listing
 	// unchanged.
+	// A collection is its list of items with its heading (itemlist.go).
+	if region := itemListRegion(node); region != nil {
+		node = region
+	}
 	trimArticle(node, true)
 	dropRepeats(node)
 	dropCopyrightTail(node)
