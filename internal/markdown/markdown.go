@@ -374,6 +374,10 @@ func convertStructure(page []byte, base string) Document {
 	// the ten read in structure mode), documentation 0.9194 -> 0.9201,
 	// collection 0.6801 -> 0.6805, product 0.6566 -> 0.6561, listing
 	// unchanged.
+	// A collection is its list of items with its heading (itemlist.go).
+	if region := itemListRegion(node); region != nil {
+		node = region
+	}
 	trimArticle(node, true)
 	dropRepeats(node)
 	dropCopyrightTail(node)
@@ -490,6 +494,7 @@ func dropRepeats(root *html.Node) {
 
 // render converts a cleaned node to Markdown.
 func render(n *html.Node, title string, mode Mode) Document {
+	dropActionLabels(n)
 	out, err := conv().ConvertNode(n)
 	if err != nil {
 		return Document{Title: title}
