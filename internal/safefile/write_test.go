@@ -220,3 +220,33 @@ func TestNotRegular_NamesWhatTheFileIs(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileKeepsOwner: a file rewritten by root (an install run under
+// sudo) keeps its owner and group, and its mode, instead of becoming
+// root's.
+func TestWriteFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Skip("chown:", err)
+	}
+	if err := WriteFile(p, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 65534 || st.Gid != 65534 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("after WriteFile: uid %d gid %d mode %v, want 65534 65534 -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"a":1}` {
+		t.Errorf("content %q", b)
+	}
+}

@@ -254,8 +254,15 @@ func BackupName(path string, t time.Time, n int) string {
 
 // writeBackup writes data next to path under the first [BackupName] no file
 // has yet, so that two changes within one second never overwrite an
-// earlier backup.
+// earlier backup. The backup belongs to path's owner and group, as the
+// rewritten file does (see [safefile.WriteFile]); when this process may
+// not give it to a different owner, no backup is left and the error wraps
+// [safefile.ErrOwner], before the file itself is touched.
 func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Time) (string, error) {
+	uid, gid, owned := -1, -1, false
+	if fi, err := os.Stat(path); err == nil {
+		uid, gid, owned = safefile.FileOwner(fi)
+	}
 	t := now()
 	for n := 0; ; n++ {
 		name := BackupName(path, t, n)
@@ -265,6 +272,13 @@ func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Tim
 		}
 		if err != nil {
 			return "", err
+		}
+		if fi, err := f.Stat(); err == nil && owned {
+			if u, g, _ := safefile.FileOwner(fi); (u != uid || g != gid) && f.Chown(uid, gid) != nil && u != uid {
+				f.Close()
+				os.Remove(name)
+				return "", fmt.Errorf("%s: %w: it belongs to uid %d and this process (uid %d) cannot give files back to that owner; run as that user", path, safefile.ErrOwner, uid, os.Geteuid())
+			}
 		}
 		if _, err := f.Write(data); err != nil {
 			f.Close()
