@@ -9,7 +9,9 @@
 // and running an install twice changes nothing. A Codex config.toml is
 // edited as text: only the lines of webgate's [mcp_servers.webgate] table
 // change, and comments and layout elsewhere stay byte for byte. A
-// settings path that is a symbolic link is written through; a path that is
+// settings path that is a symbolic link is written through, except in the
+// project scope when it leads out of the project ([ErrOutsideProject]); a
+// path that is
 // not a regular file, and a file larger or more deeply nested than any
 // settings file needs ([MaxSettingsBytes], [MaxSettingsDepth]), are
 // refused with an error and never rewritten.
@@ -22,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
@@ -158,6 +161,80 @@ func SettingsPath(o Options) (string, error) {
 		return "", errors.New("no home directory")
 	}
 	return user, nil
+}
+
+// ErrOutsideProject is wrapped by the error of an install or uninstall in
+// the project scope whose settings path resolves, through a symbolic link
+// in the project (the file or a directory above it), to a file outside the
+// project directory: a repository does not choose which of the user's files
+// webgate edits. Nothing is written. In the user scope such links (a
+// dotfiles manager's) are followed.
+var ErrOutsideProject = errors.New("the project's settings path leads outside the project")
+
+// checkInProject returns an error wrapping [ErrOutsideProject] when o is
+// in the project scope and path, with its symbolic links followed (those
+// of directories not created yet, and a dangling link's target, included),
+// is not inside o.ProjectDir (its own links followed).
+func checkInProject(o Options, path string) error {
+	if o.Scope != Project {
+		return nil
+	}
+	root, err := resolvePath(o.ProjectDir)
+	if err != nil {
+		return err
+	}
+	target, err := resolvePath(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s: %w: it resolves to %s, outside the project directory %s (a symbolic link in the project leads there); webgate edits a project's settings only inside the project, and wrote nothing — replace the link with a file, or register in the user scope", path, ErrOutsideProject, target, root)
+	}
+	return nil
+}
+
+// resolvePath returns path with every symbolic link followed: the links of
+// its last element (up to a dangling link's missing target) by
+// [safefile.ResolveLinks], and those of the directories above it that
+// exist. A directory that is a dangling link is an error.
+func resolvePath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	target, err := safefile.ResolveLinks(abs)
+	if err != nil {
+		return "", err
+	}
+	dir, err := resolveDir(filepath.Dir(target))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(target)), nil
+}
+
+// resolveDir returns dir with its links followed, the elements that do not
+// exist yet kept as they are.
+func resolveDir(dir string) (string, error) {
+	r, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if _, lerr := os.Lstat(dir); lerr == nil {
+		return "", fmt.Errorf("%s: a symbolic link to a directory that does not exist", dir)
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return dir, nil
+	}
+	rp, err := resolveDir(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rp, filepath.Base(dir)), nil
 }
 
 // Plan is a computed change to one settings file.
@@ -394,6 +471,9 @@ func plan(o Options, install bool) (*Plan, error) {
 	}
 	path, err := SettingsPath(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkInProject(o, path); err != nil {
 		return nil, err
 	}
 	if install && o.Gateway != "" {
