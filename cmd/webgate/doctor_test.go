@@ -95,30 +95,30 @@ func TestDoctor_ReportsEachHookRegistrationState(t *testing.T) {
 		}},
 		{"duplicated", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+duplicated: PreToolUse websearch \(2 entries\)`,
 			`→ webgate install --target claude-code --scope user \(collapses them\)`,
 		}},
 		{"legacy node hooks", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]},
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]},
 			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"node ~/.claude/hooks/websearch-custom.cjs"}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+PreToolUse: older Node hook websearch-custom\.cjs for "WebSearch" in .*; it runs alongside webgate$`,
 		}},
 		{"missing binary", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/gone/websearch"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/gone/websearch","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitFail, []string{
 			`^  FAIL\s+claude-code \(user\)\s+PreToolUse websearch entry points at /gone/websearch, which does not exist$`,
 		}},
 		{"partly registered", func(h *testHost) string {
-			return `{"hooks":{"PreToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			return `{"hooks":{"PreToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+partly registered in .*: missing PreToolUse websearch$`,
 			`^  NEXT\s+any target`,

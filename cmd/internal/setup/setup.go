@@ -265,8 +265,8 @@ func (p *Plan) Diff() string { return unifiedDiff(p.Path, p.Before, p.After) }
 // them, or one whose target does not exist yet) is written through: the
 // link stays, its final target gets the new content and keeps its mode,
 // and the backup goes beside the target. A plan whose After is nil (an
-// uninstall that leaves nothing but an empty object) removes the file,
-// after its backup. A file changed since the plan was made, or that is not
+// uninstall that empties a file webgate created) removes the file, after
+// its backup. A file changed since the plan was made, or that is not
 // a regular file, is left alone with an error. It returns the backup's
 // path ("" when there was no file or no change).
 func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
@@ -452,6 +452,40 @@ func readSettings(path string) ([]byte, *object, error) {
 	return data, o, nil
 }
 
+// writtenAnew reports whether the settings text data is exactly what
+// webgate writes for its content into a file that did not exist: the
+// layout of a file webgate created, never edited since.
+func writtenAnew(data []byte) bool {
+	v, err := parseJSON(data)
+	if err != nil {
+		return false
+	}
+	fresh, err := encodeJSONLimit(bare(v), maxWrittenBytes)
+	return err == nil && bytes.Equal(fresh, data)
+}
+
+// bare returns a copy of the value v, as read, that has forgotten how it
+// was written: written out it takes the default layout of a new file.
+func bare(v any) any {
+	switch t := v.(type) {
+	case *object:
+		o := newObject()
+		for _, m := range t.members {
+			o.members = append(o.members, member{key: m.key, val: bare(m.val)})
+		}
+		return o
+	case []any:
+		l := make([]any, len(t))
+		for i := range t {
+			l[i] = bare(t[i])
+		}
+		return l
+	case str:
+		return t.val
+	}
+	return v
+}
+
 func tooLongError(path string) error {
 	return fmt.Errorf("%s: %w: rewritten it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
 }
@@ -530,10 +564,13 @@ func plan(o Options, install bool) (*Plan, error) {
 	case before != nil && bytes.Equal(after, read):
 		// Nothing changed but, perhaps, the layout: keep the file as it is.
 		p.After = before
-	case len(root.members) == 0 && (before == nil || !install):
-		// No file, and nothing to write; or an uninstall that leaves an
-		// empty object, which says no more than no file: the file goes
-		// rather than a "{}" where there was none before the install.
+	case len(root.members) == 0 && (before == nil || !install && (o.Target == CopilotCLI || writtenAnew(before))):
+		// No file, and nothing to write; or an uninstall that empties a
+		// file webgate created: Copilot CLI's webgate.json (named for
+		// webgate), or a settings file that holds only webgate's entries
+		// exactly as an install writes a new file. It goes rather than a
+		// "{}" where there was none before the install. Any other
+		// settings file (one the user wrote) keeps an empty object.
 		p.After = nil
 	}
 	return p, nil
