@@ -135,6 +135,13 @@ func TestDoctor_ReportsEachHookRegistrationState(t *testing.T) {
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+registered in .*, but not as 'webgate install' would write it now`,
 		}},
+		{"a user's own hook named websearch", func(h *testHost) string {
+			return `{"hooks":{"PreToolUse":[
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/home/me/other/websearch --site docs"}]}]}}`
+		}, exitOK, []string{
+			`^  INFO\s+claude-code \(user\)\s+PreToolUse: a hook named websearch that webgate did not write is left alone: "/home/me/other/websearch --site docs" \(in .*settings\.json\)$`,
+			`^  INFO\s+claude-code \(user\)\s+not registered \(.*settings\.json has no webgate hooks\)$`,
+		}},
 		{"invalid JSON", func(h *testHost) string { return `{"hooks": {` }, exitFail, []string{
 			`^  FAIL\s+claude-code \(user\)\s+.*settings\.json: settings file is not valid JSON`,
 			`→ fix the file by hand`,
