@@ -95,6 +95,10 @@ func (d *doctor) checkHooks(o setup.Options, events string) bool {
 		d.add(sec, name, statusFail, fmt.Sprintf("%s %s entry points at %s, which does not exist", h.Event, h.Binary, h.Path), install)
 		problems++
 	}
+	for _, l := range r.Foreign {
+		// Not webgate's: install and uninstall leave it as it is.
+		d.add(sec, name, statusInfo, l+" (in "+r.Path+")", "")
+	}
 	for _, l := range r.Legacy {
 		d.add(sec, name, statusWarn, l+" in "+r.Path+"; it runs alongside webgate", "remove that entry from "+r.Path+" once webgate works")
 		problems++

@@ -96,30 +96,30 @@ func TestDoctor_ReportsEachHookRegistrationState(t *testing.T) {
 		}},
 		{"duplicated", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+duplicated: PreToolUse websearch \(2 entries\)`,
 			`→ webgate install --target claude-code --scope user \(collapses them\)`,
 		}},
 		{"legacy node hooks", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]},
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"` + h.websearch + `","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]},
 			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"node ~/.claude/hooks/websearch-custom.cjs"}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+PreToolUse: older Node hook websearch-custom\.cjs for "WebSearch" in .*; it runs alongside webgate$`,
 		}},
 		{"missing binary", func(h *testHost) string {
 			return `{"hooks":{"PreToolUse":[
-			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/gone/websearch"}]},
-			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/gone/websearch","args":[]}]},
+			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitFail, []string{
 			`^  FAIL\s+claude-code \(user\)\s+PreToolUse websearch entry points at /gone/websearch, which does not exist$`,
 		}},
 		{"partly registered", func(h *testHost) string {
-			return `{"hooks":{"PreToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `"}]}]}}`
+			return `{"hooks":{"PreToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"` + h.webfetch + `","args":[]}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+partly registered in .*: missing PreToolUse websearch$`,
 			`^  NEXT\s+any target`,
@@ -135,6 +135,13 @@ func TestDoctor_ReportsEachHookRegistrationState(t *testing.T) {
 			 {"matcher":"WebFetch","hooks":[{"type":"command","command":"` + filepath.Join(other, "webfetch") + `","args":[],"timeout":45}]}]}}`
 		}, exitOK, []string{
 			`^  WARN\s+claude-code \(user\)\s+registered in .*, but not as 'webgate install' would write it now`,
+		}},
+		{"a user's own hook named websearch", func(h *testHost) string {
+			return `{"hooks":{"PreToolUse":[
+			 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/home/me/other/websearch --site docs"}]}]}}`
+		}, exitOK, []string{
+			`^  INFO\s+claude-code \(user\)\s+PreToolUse: a hook named websearch that webgate did not write is left alone: "/home/me/other/websearch --site docs" \(in .*settings\.json\)$`,
+			`^  INFO\s+claude-code \(user\)\s+not registered \(.*settings\.json has no webgate hooks\)$`,
 		}},
 		{"invalid JSON", func(h *testHost) string { return `{"hooks": {` }, exitFail, []string{
 			`^  FAIL\s+claude-code \(user\)\s+.*settings\.json: settings file is not valid JSON`,

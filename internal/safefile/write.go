@@ -16,6 +16,11 @@ const MaxLinks = 40
 // chain of symbolic links is longer than [MaxLinks], as a loop is.
 var ErrTooManyLinks = errors.New("too many levels of symbolic links")
 
+// ErrOwner is wrapped by [WriteFile]'s error for a file owned by another
+// user that this process may not give back to its owner once rewritten; the
+// file is left as it was.
+var ErrOwner = errors.New("the file's owner cannot be kept")
+
 // ResolveLinks returns the path that path finally names when every symbolic
 // link of its last element is followed: a link's relative target is taken
 // from the directory that really holds the link (its own links followed),
@@ -58,7 +63,9 @@ func ResolveLinks(path string) (string, error) {
 //
 // Symbolic links are written through: the file changed is the one
 // [ResolveLinks] finds, and the links stay links. An existing file keeps
-// its permission bits; perm is the mode of a new one. A path that names
+// its permission bits, owner and group; perm is the mode of a new one. A
+// file owned by another user that this process may not give back (only
+// root may) fails with an error wrapping [ErrOwner] and is left as it was. A path that names
 // something other than a regular file (a FIFO, device, socket or
 // directory) fails with an error wrapping [ErrNotRegular] and is never
 // opened for writing.
@@ -75,6 +82,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	fi, err := os.Lstat(target)
+	var old os.FileInfo
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -86,8 +94,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		if linkCount(fi) > 1 {
 			return writeInPlace(target, data)
 		}
+		old = fi
 	}
-	return replace(target, data, perm, true)
+	return replace(target, data, perm, true, old)
 }
 
 // Replace replaces the file at path with a new one holding data, of mode
@@ -98,18 +107,27 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // Unlike [WriteFile] it does not sync: it is for state that webgate owns
 // and can lose, not for a person's files.
 func Replace(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, false)
+	return replace(path, data, perm, false, nil)
 }
 
 // replace writes data to a temporary file beside path and renames it over
-// path, syncing it first when durable.
-func replace(path string, data []byte, perm os.FileMode, durable bool) error {
+// path, syncing it first when durable. With old, the file replaced, the new
+// one gets old's owner and group (see [keepOwner]).
+func replace(path string, data []byte, perm os.FileMode, durable bool, old os.FileInfo) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	err = tmp.Chmod(perm)
+	if old != nil {
+		err = keepOwner(tmp, old)
+		if err != nil {
+			err = &os.PathError{Op: "write", Path: path, Err: err}
+		}
+	}
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
 	if err == nil {
 		_, err = tmp.Write(data)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -218,5 +219,91 @@ func TestNotRegular_NamesWhatTheFileIs(t *testing.T) {
 		if !errors.Is(err, ErrNotRegular) || err.Error() != want {
 			t.Errorf("NotRegular(%v) = %v, want %q", m, err, want)
 		}
+	}
+}
+
+// TestWriteFileKeepsOwner: a file rewritten by root (an install run under
+// sudo) keeps its owner and group, and its mode, instead of becoming
+// root's.
+func TestWriteFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Skip("chown:", err)
+	}
+	if err := WriteFile(p, []byte(`{"a":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 65534 || st.Gid != 65534 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("after WriteFile: uid %d gid %d mode %v, want 65534 65534 -rw-r-----", st.Uid, st.Gid, fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"a":1}` {
+		t.Errorf("content %q", b)
+	}
+}
+
+// TestWriteFileRefusesToTakeAnotherUsersFile: a process that may not give
+// a rewritten file back to its owner (not root) refuses, and the file is
+// left as it was. Run as root, the test runs itself again as uid 65534 on
+// a file root owns in a directory that user may write.
+func TestWriteFileRefusesToTakeAnotherUsersFile(t *testing.T) {
+	if p := os.Getenv("SAFEFILE_TEST_FOREIGN"); p != "" {
+		err := WriteFile(p, []byte("new"), 0o644)
+		if !errors.Is(err, ErrOwner) {
+			t.Fatalf("WriteFile as uid %d: %v, want ErrOwner", os.Geteuid(), err)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a process as another user")
+	}
+	d := t.TempDir()
+	for _, dir := range []string{filepath.Dir(d), d} {
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	bin := filepath.Join(d, "safefile.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(d, "settings.json")
+	if err := os.WriteFile(p, []byte("old"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o666)
+	cmd := exec.Command(bin, "-test.run=^TestWriteFileRefusesToTakeAnotherUsersFile$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SAFEFILE_TEST_FOREIGN="+p)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("as uid 65534: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 {
+		t.Errorf("the file now belongs to uid %d", st.Uid)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old" {
+		t.Errorf("content %q, want it left as it was", got)
 	}
 }

@@ -419,3 +419,79 @@ func TestAdversarialTheWriteLimitStopsTheWriterEarly(t *testing.T) {
 		t.Fatalf("over %v, %d bytes written for a limit of %d", w.over, w.b.Len(), limit)
 	}
 }
+
+// TestAdversarialProjectLinkOutOfTheProjectIsRefused: in the project
+// scope a settings path that a link in the repository (the file itself,
+// or a directory above it) leads out of the project is refused, install
+// and uninstall alike, and the file outside is not touched; a link that
+// stays inside the project is followed.
+func TestAdversarialProjectLinkOutOfTheProjectIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	const outsideJSON = "{\"theme\": \"dark\"}\n"
+	for _, target := range []Target{ClaudeCode, CopilotCLI, GeminiCLI, Codex} {
+		for _, shape := range []string{"file", "directory", "dangling"} {
+			t.Run(string(target)+"/"+shape, func(t *testing.T) {
+				e := newEnv(t)
+				o := e.opts(target)
+				o.Scope = Project
+				o.WebgateBin = e.ws
+				path, err := SettingsPath(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outsideDir := filepath.Join(e.home, ".config", "otherapp")
+				outside := filepath.Join(outsideDir, filepath.Base(path))
+				body := outsideJSON
+				if target == Codex {
+					body = "model = \"o3\"\n"
+				}
+				switch shape {
+				case "file":
+					mustWrite(t, outside, []byte(body), 0o644)
+					mustSymlink(t, outside, path)
+				case "directory":
+					mustWrite(t, outside, []byte(body), 0o644)
+					mustSymlink(t, outsideDir, filepath.Dir(path))
+				case "dangling":
+					if err := os.MkdirAll(outsideDir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					mustSymlink(t, filepath.Join(outsideDir, "new.json"), path)
+				}
+				for _, plan := range []func(Options) (*Plan, error){PlanInstall, PlanUninstall} {
+					p, err := plan(o)
+					if err == nil || !strings.Contains(err.Error(), "outside the project directory") {
+						t.Errorf("plan: %v, want a refusal: outside the project", err)
+					}
+					if err == nil {
+						p.Apply(o.Now)
+					}
+				}
+				entries, _ := os.ReadDir(outsideDir)
+				if shape == "dangling" {
+					if len(entries) != 0 {
+						t.Errorf("files created outside the project: %v", entries)
+					}
+					return
+				}
+				if got, _ := os.ReadFile(outside); string(got) != body || len(entries) != 1 {
+					t.Errorf("outside file changed (%q) or files added (%d entries)", got, len(entries))
+				}
+			})
+		}
+	}
+	t.Run("link inside the project", func(t *testing.T) {
+		e := newEnv(t)
+		o := e.opts(ClaudeCode)
+		o.Scope = Project
+		real := filepath.Join(e.proj, "config", "claude.json")
+		mustWrite(t, real, []byte("{}\n"), 0o644)
+		mustSymlink(t, "../config/claude.json", filepath.Join(e.proj, ".claude", "settings.json"))
+		install(t, o)
+		if got, _ := os.ReadFile(real); !strings.Contains(string(got), "websearch") {
+			t.Errorf("the linked file inside the project was not written: %s", got)
+		}
+	})
+}

@@ -3,15 +3,15 @@ package setup
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
 // Legacy hook scripts of the older Node hooks that webgate replaces.
 var legacyScripts = []string{"websearch-custom.cjs", "webfetch-scraper.cjs"}
 
-// hookBinary returns "websearch" or "webfetch" when command runs one of
-// webgate's hook binaries (by file name), and "" otherwise.
+// hookBinary returns "websearch" or "webfetch" when command runs a
+// program named like one of webgate's hook binaries, and "" otherwise; the
+// name alone does not make a handler webgate's ([ownHandler] does).
 func hookBinary(command string) string {
 	first := strings.TrimSpace(command)
 	if first == "" {
@@ -24,12 +24,7 @@ func hookBinary(command string) string {
 	} else if i := strings.IndexAny(first, " \t"); i >= 0 {
 		first = first[:i]
 	}
-	base := strings.TrimSuffix(filepath.Base(first), ".exe")
-	switch base {
-	case "websearch", "webfetch", "webgate-websearch", "webgate-webfetch":
-		return strings.TrimPrefix(base, "webgate-")
-	}
-	return ""
+	return hookName(first)
 }
 
 func legacyScript(command string) string {
@@ -201,7 +196,7 @@ func editClaude(root *object, o Options, install bool, p *Plan) {
 			p.Notes = append(p.Notes, "Claude Code's SessionStart takes no HTTP hook: the SessionStart entry is not registered with --gateway.")
 		}
 	}
-	editGroups(root, want, install, true, p)
+	editGroups(root, want, claudeForm, install, true, p)
 }
 
 // groupEntry is one handler webgate registers in a settings file whose
@@ -219,8 +214,9 @@ type groupEntry struct {
 // are removed as duplicates; an entry not found is added in a group of
 // its own. Groups, events and a "hooks" object left empty by the removal
 // are removed; ones the file already had empty are kept. legacy says to
-// report the older Node hooks found.
-func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) {
+// report the older Node hooks found. Only handlers webgate wrote, in the
+// runtime's form, are webgate's ([ownHandler]); any other stays as it is.
+func editGroups(root *object, want []groupEntry, form hookForm, install, legacy bool, p *Plan) {
 	hooksV, _ := root.get("hooks")
 	hooks, ok := hooksV.(*object)
 	if !ok {
@@ -254,11 +250,14 @@ func editGroups(root *object, want []groupEntry, install, legacy bool, p *Plan) 
 				if s := legacyScript(cmd); legacy && s != "" {
 					p.Found = append(p.Found, fmt.Sprintf("%s: an older Node hook (%s) is registered for %s; it runs alongside webgate — remove it once webgate works", event, s, matcherOf(group)))
 				}
-				bin, remote := handlerBin(ho, "command")
+				bin, path, remote, foreign := ownHandler(ho, form)
+				if foreign != "" {
+					p.Found = append(p.Found, foreignHook(event, foreign, cmd))
+				}
 				if bin == "" {
 					return ho
 				}
-				if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
+				if _, err := os.Stat(path); err != nil && !remote {
 					p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
 				}
 				key := event + "\x00" + bin
@@ -325,23 +324,16 @@ func editObjects(list []any, edit func(o *object) *object) []any {
 	return kept
 }
 
+// foreignHook words the report of a handler that runs a program named
+// like one of webgate's hooks but that webgate did not write.
+func foreignHook(event, name, cmd string) string {
+	return fmt.Sprintf("%s: a hook named %s that webgate did not write is left alone: %q", event, name, cmd)
+}
+
 func matcherOf(group *object) string {
 	m := textOf(group, "matcher")
 	if m == "" {
 		return `"*"`
 	}
 	return fmt.Sprintf("%q", m)
-}
-
-func firstField(cmd string) string {
-	cmd = strings.TrimSpace(cmd)
-	if cmd != "" && (cmd[0] == '"' || cmd[0] == '\'') {
-		if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
-			return cmd[1 : end+1]
-		}
-	}
-	if i := strings.IndexAny(cmd, " \t"); i >= 0 {
-		return cmd[:i]
-	}
-	return cmd
 }

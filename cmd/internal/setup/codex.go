@@ -140,6 +140,9 @@ func planCodex(o Options, install bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInProject(o, path); err != nil {
+		return nil, err
+	}
 	if install && !filepath.IsAbs(o.WebgateBin) {
 		return nil, fmt.Errorf("webgate binary path %q is not absolute", o.WebgateBin)
 	}

@@ -46,11 +46,14 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 		}
 		kept := editObjects(list, func(ho *object) *object {
 			cmd := textOf(ho, "bash")
-			bin, remote := handlerBin(ho, "bash")
+			bin, path, remote, foreign := ownHandler(ho, copilotForm)
+			if foreign != "" {
+				p.Found = append(p.Found, foreignHook(event, foreign, cmd))
+			}
 			if bin == "" {
 				return ho
 			}
-			if _, err := os.Stat(firstField(cmd)); err != nil && !remote {
+			if _, err := os.Stat(path); err != nil && !remote {
 				p.Found = append(p.Found, fmt.Sprintf("%s: webgate hook %q points at a binary that does not exist", event, cmd))
 			}
 			var match *copilotEntry
@@ -119,8 +122,10 @@ func copilotHandler(o Options, e copilotEntry) *object {
 	}
 	h := newObject()
 	h.set("type", "command")
-	h.set("bash", e.path)
-	h.set("powershell", e.path)
+	// Copilot CLI runs each field as a script: the path is quoted for
+	// the shell that runs it.
+	h.set("bash", shellQuote(e.path))
+	h.set("powershell", powershellCommand(e.path))
 	h.set("timeoutSec", e.timeout)
 	return h
 }

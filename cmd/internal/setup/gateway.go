@@ -59,17 +59,6 @@ func gatewayHookBin(u string) string {
 	return ""
 }
 
-// handlerBin returns which of webgate's hooks the handler ho is: a command
-// handler that runs a hook binary (its command under cmdKey), or an HTTP
-// handler ("type": "http") that posts to a gateway's hook endpoint; remote
-// reports the latter.
-func handlerBin(ho *object, cmdKey string) (bin string, remote bool) {
-	if textOf(ho, "type") == "http" {
-		return gatewayHookBin(textOf(ho, "url")), true
-	}
-	return hookBinary(textOf(ho, cmdKey)), false
-}
-
 // The members each form of webgate's handler owns; when a handler changes
 // form (install --gateway over a local install, or back), the other
 // form's members are removed.

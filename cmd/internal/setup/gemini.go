@@ -85,7 +85,7 @@ func editGemini(root *object, o Options, install bool, p *Plan) error {
 			}
 		}
 	}
-	editGroups(root, want, install, false, p)
+	editGroups(root, want, geminiForm, install, false, p)
 	if install {
 		if o.Scope == Project {
 			p.Notes = append(p.Notes, "Gemini CLI runs a project's hooks only in a trusted folder, and warns the first time it sees them.")

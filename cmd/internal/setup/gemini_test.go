@@ -113,7 +113,7 @@ func TestGeminiInstall_QuotesPathsForTheShellAndRefusesWhatGeminiWouldExpand(t *
 		if got, err := geminiCommand(tc.path); err != nil || got != tc.want {
 			t.Errorf("geminiCommand(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
 		}
-		if got, _ := geminiCommand(tc.path); hookBinary(got) != "websearch" || firstField(got) != tc.path {
+		if got, _ := geminiCommand(tc.path); hookBinary(got) != "websearch" || unquoted(got) != tc.path {
 			t.Errorf("%q is not recognised again", got)
 		}
 	}
@@ -187,4 +187,10 @@ func TestGeminiInstall_SaysWhereToKeepProviderKeys(t *testing.T) {
 	if !said {
 		t.Errorf("notes %q do not say that Gemini CLI may withhold keys from hooks", p.Notes)
 	}
+}
+
+// unquoted is the path of a shell word, "" when it is not one.
+func unquoted(word string) string {
+	p, _ := shellUnquote(word)
+	return p
 }

@@ -19,6 +19,10 @@ type Registration struct {
 	Hooks []RegisteredHook
 	// Legacy describes each entry of the older Node hooks, one line each.
 	Legacy []string
+	// Foreign describes each hook that runs a program named like one of
+	// webgate's hook binaries but that webgate did not write, one line
+	// each: install and uninstall leave it alone.
+	Foreign []string
 	// MCPTools are the MCP tools webgate's websearch PostToolUse and
 	// PostToolUseFailure entries match (Claude Code settings; Copilot CLI
 	// entries name no tools). The webfetch PostToolUseFailure entry is not
@@ -123,6 +127,13 @@ func Inspect(o Options) (*Registration, error) {
 	if !ok {
 		return r, nil
 	}
+	form := claudeForm
+	switch o.Target {
+	case CopilotCLI:
+		form = copilotForm
+	case GeminiCLI:
+		form = geminiForm
+	}
 	add := func(event, matcher string, ho *object, cmdKey string) {
 		cmd := textOf(ho, cmdKey)
 		if s := legacyScript(cmd); s != "" {
@@ -132,11 +143,14 @@ func Inspect(o Options) (*Registration, error) {
 			}
 			r.Legacy = append(r.Legacy, fmt.Sprintf("%s: older Node hook %s%s", event, s, m))
 		}
-		bin, remote := handlerBin(ho, cmdKey)
+		bin, path, remote, foreign := ownHandler(ho, form)
+		if foreign != "" {
+			r.Foreign = append(r.Foreign, foreignHook(event, foreign, cmd))
+		}
 		if bin == "" {
 			return
 		}
-		h := RegisteredHook{Event: event, Binary: bin, Command: cmd, Path: firstField(cmd)}
+		h := RegisteredHook{Event: event, Binary: bin, Command: cmd, Path: path}
 		if remote {
 			h = RegisteredHook{Event: event, Binary: bin, URL: textOf(ho, "url")}
 			if av, ok := ho.get("allowedEnvVars"); ok {

@@ -69,9 +69,9 @@ func TestInspect_ReportsDuplicatesMissingBinariesAndLegacyHooks(t *testing.T) {
 	e := newEnv(t)
 	path := filepath.Join(e.home, ".claude", "settings.json")
 	writeSettings(t, path, `{"hooks":{"PreToolUse":[
-	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`"}]},
-	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`"}]},
-	 {"matcher":"WebFetch","hooks":[{"type":"command","command":"/nowhere/webfetch"}]},
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`","args":[]}]},
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`","args":[]}]},
+	 {"matcher":"WebFetch","hooks":[{"type":"command","command":"/nowhere/webfetch","args":[]}]},
 	 {"matcher":"WebSearch|WebFetch","hooks":[{"type":"command","command":"node ~/.claude/hooks/websearch-custom.cjs"}]}
 	]}}`)
 	r, err := Inspect(e.opts(ClaudeCode))

@@ -9,7 +9,9 @@
 // and running an install twice changes nothing. A Codex config.toml is
 // edited as text: only the lines of webgate's [mcp_servers.webgate] table
 // change, and comments and layout elsewhere stay byte for byte. A
-// settings path that is a symbolic link is written through; a path that is
+// settings path that is a symbolic link is written through, except in the
+// project scope when it leads out of the project ([ErrOutsideProject]); a
+// path that is
 // not a regular file, and a file larger or more deeply nested than any
 // settings file needs ([MaxSettingsBytes], [MaxSettingsDepth]), are
 // refused with an error and never rewritten.
@@ -22,6 +24,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/webgate-dev/webgate/hooks/gate"
@@ -160,6 +163,80 @@ func SettingsPath(o Options) (string, error) {
 	return user, nil
 }
 
+// ErrOutsideProject is wrapped by the error of an install or uninstall in
+// the project scope whose settings path resolves, through a symbolic link
+// in the project (the file or a directory above it), to a file outside the
+// project directory: a repository does not choose which of the user's files
+// webgate edits. Nothing is written. In the user scope such links (a
+// dotfiles manager's) are followed.
+var ErrOutsideProject = errors.New("the project's settings path leads outside the project")
+
+// checkInProject returns an error wrapping [ErrOutsideProject] when o is
+// in the project scope and path, with its symbolic links followed (those
+// of directories not created yet, and a dangling link's target, included),
+// is not inside o.ProjectDir (its own links followed).
+func checkInProject(o Options, path string) error {
+	if o.Scope != Project {
+		return nil
+	}
+	root, err := resolvePath(o.ProjectDir)
+	if err != nil {
+		return err
+	}
+	target, err := resolvePath(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s: %w: it resolves to %s, outside the project directory %s (a symbolic link in the project leads there); webgate edits a project's settings only inside the project, and wrote nothing — replace the link with a file, or register in the user scope", path, ErrOutsideProject, target, root)
+	}
+	return nil
+}
+
+// resolvePath returns path with every symbolic link followed: the links of
+// its last element (up to a dangling link's missing target) by
+// [safefile.ResolveLinks], and those of the directories above it that
+// exist. A directory that is a dangling link is an error.
+func resolvePath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	target, err := safefile.ResolveLinks(abs)
+	if err != nil {
+		return "", err
+	}
+	dir, err := resolveDir(filepath.Dir(target))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(target)), nil
+}
+
+// resolveDir returns dir with its links followed, the elements that do not
+// exist yet kept as they are.
+func resolveDir(dir string) (string, error) {
+	r, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if _, lerr := os.Lstat(dir); lerr == nil {
+		return "", fmt.Errorf("%s: a symbolic link to a directory that does not exist", dir)
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return dir, nil
+	}
+	rp, err := resolveDir(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rp, filepath.Base(dir)), nil
+}
+
 // Plan is a computed change to one settings file.
 type Plan struct {
 	Target Target
@@ -188,8 +265,8 @@ func (p *Plan) Diff() string { return unifiedDiff(p.Path, p.Before, p.After) }
 // them, or one whose target does not exist yet) is written through: the
 // link stays, its final target gets the new content and keeps its mode,
 // and the backup goes beside the target. A plan whose After is nil (an
-// uninstall that leaves nothing but an empty object) removes the file,
-// after its backup. A file changed since the plan was made, or that is not
+// uninstall that empties a file webgate created) removes the file, after
+// its backup. A file changed since the plan was made, or that is not
 // a regular file, is left alone with an error. It returns the backup's
 // path ("" when there was no file or no change).
 func (p *Plan) Apply(now func() time.Time) (backup string, err error) {
@@ -254,8 +331,15 @@ func BackupName(path string, t time.Time, n int) string {
 
 // writeBackup writes data next to path under the first [BackupName] no file
 // has yet, so that two changes within one second never overwrite an
-// earlier backup.
+// earlier backup. The backup belongs to path's owner and group, as the
+// rewritten file does (see [safefile.WriteFile]); when this process may
+// not give it to a different owner, no backup is left and the error wraps
+// [safefile.ErrOwner], before the file itself is touched.
 func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Time) (string, error) {
+	uid, gid, owned := -1, -1, false
+	if fi, err := os.Stat(path); err == nil {
+		uid, gid, owned = safefile.FileOwner(fi)
+	}
 	t := now()
 	for n := 0; ; n++ {
 		name := BackupName(path, t, n)
@@ -265,6 +349,13 @@ func writeBackup(path string, data []byte, mode os.FileMode, now func() time.Tim
 		}
 		if err != nil {
 			return "", err
+		}
+		if fi, err := f.Stat(); err == nil && owned {
+			if u, g, _ := safefile.FileOwner(fi); (u != uid || g != gid) && f.Chown(uid, gid) != nil && u != uid {
+				f.Close()
+				os.Remove(name)
+				return "", fmt.Errorf("%s: %w: it belongs to uid %d and this process (uid %d) cannot give files back to that owner; run as that user", path, safefile.ErrOwner, uid, os.Geteuid())
+			}
 		}
 		if _, err := f.Write(data); err != nil {
 			f.Close()
@@ -361,6 +452,40 @@ func readSettings(path string) ([]byte, *object, error) {
 	return data, o, nil
 }
 
+// writtenAnew reports whether the settings text data is exactly what
+// webgate writes for its content into a file that did not exist: the
+// layout of a file webgate created, never edited since.
+func writtenAnew(data []byte) bool {
+	v, err := parseJSON(data)
+	if err != nil {
+		return false
+	}
+	fresh, err := encodeJSONLimit(bare(v), maxWrittenBytes)
+	return err == nil && bytes.Equal(fresh, data)
+}
+
+// bare returns a copy of the value v, as read, that has forgotten how it
+// was written: written out it takes the default layout of a new file.
+func bare(v any) any {
+	switch t := v.(type) {
+	case *object:
+		o := newObject()
+		for _, m := range t.members {
+			o.members = append(o.members, member{key: m.key, val: bare(m.val)})
+		}
+		return o
+	case []any:
+		l := make([]any, len(t))
+		for i := range t {
+			l[i] = bare(t[i])
+		}
+		return l
+	case str:
+		return t.val
+	}
+	return v
+}
+
 func tooLongError(path string) error {
 	return fmt.Errorf("%s: %w: rewritten it would be larger than %d MiB, the most webgate writes of a settings file; it was left untouched", path, ErrSettingsLimit, maxWrittenBytes>>20)
 }
@@ -380,6 +505,9 @@ func plan(o Options, install bool) (*Plan, error) {
 	}
 	path, err := SettingsPath(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkInProject(o, path); err != nil {
 		return nil, err
 	}
 	if install && o.Gateway != "" {
@@ -436,10 +564,13 @@ func plan(o Options, install bool) (*Plan, error) {
 	case before != nil && bytes.Equal(after, read):
 		// Nothing changed but, perhaps, the layout: keep the file as it is.
 		p.After = before
-	case len(root.members) == 0 && (before == nil || !install):
-		// No file, and nothing to write; or an uninstall that leaves an
-		// empty object, which says no more than no file: the file goes
-		// rather than a "{}" where there was none before the install.
+	case len(root.members) == 0 && (before == nil || !install && (o.Target == CopilotCLI || writtenAnew(before))):
+		// No file, and nothing to write; or an uninstall that empties a
+		// file webgate created: Copilot CLI's webgate.json (named for
+		// webgate), or a settings file that holds only webgate's entries
+		// exactly as an install writes a new file. It goes rather than a
+		// "{}" where there was none before the install. Any other
+		// settings file (one the user wrote) keeps an empty object.
 		p.After = nil
 	}
 	return p, nil

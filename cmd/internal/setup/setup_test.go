@@ -114,8 +114,8 @@ func TestInstall_CollapsesDuplicatesAndReportsLegacyHooks(t *testing.T) {
 	path := filepath.Join(e.home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte(`{"hooks":{"PreToolUse":[
-	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/old/place/websearch"}]},
-	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`"}]},
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"/old/place/websearch","args":[]}]},
+	 {"matcher":"WebSearch","hooks":[{"type":"command","command":"`+e.ws+`","args":[]}]},
 	 {"matcher":"WebSearch|WebFetch","hooks":[{"type":"command","command":"node ~/.claude/hooks/websearch-custom.cjs"}]}
 	]}}`), 0o600)
 	p := install(t, e.opts(ClaudeCode))
@@ -396,8 +396,8 @@ func TestInstall_CopilotCLIGetsNoPostToolHooksAndLosesThoseOfOlderInstalls(t *te
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	old := `{"version":1,"hooks":{
   "preToolUse":[{"type":"command","bash":"` + e.wf + `","powershell":"` + e.wf + `","timeoutSec":45}],
-  "postToolUse":[{"type":"command","bash":"` + e.ws + `","timeoutSec":30},{"type":"command","bash":"./audit.sh"}],
-  "postToolUseFailure":[{"type":"command","bash":"` + e.ws + `","timeoutSec":30}]}}`
+  "postToolUse":[{"type":"command","bash":"` + e.ws + `","powershell":"` + e.ws + `","timeoutSec":30},{"type":"command","bash":"./audit.sh"}],
+  "postToolUseFailure":[{"type":"command","bash":"` + e.ws + `","powershell":"` + e.ws + `","timeoutSec":30}]}}`
 	os.WriteFile(path, []byte(old), 0o600)
 	p := install(t, o)
 	data, _ := os.ReadFile(path)
