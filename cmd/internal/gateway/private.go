@@ -50,7 +50,7 @@ func (s *Server) forToken(t *webtools.Tools, tok *Token) *webtools.Tools {
 	}
 	t2 := *t
 	r := *t.Reader
-	r.Cache = privateCache{c: r.Cache, scope: "token=" + tok.ID + " ", private: s.touchesPrivate}
+	r.Cache = privateCache{c: r.Cache, scope: "token=" + tok.ID + " ", private: s.touchesPrivate, scoped: !s.private.empty()}
 	t2.Reader = &r
 	return &t2
 }
@@ -80,11 +80,18 @@ type privateCache struct {
 	c       webpage.Cache
 	scope   string
 	private func(*webpage.Cached) bool
+	// scoped: the gateway may read some private address, so a token may
+	// own entries. Without, no read of the gateway's touches one, and a
+	// Get asks the store once; entries others wrote (a hook that shares
+	// the store and reads private addresses) are still not served.
+	scoped bool
 }
 
 func (pc privateCache) Get(ctx context.Context, key string) (*webpage.Cached, time.Time, bool) {
-	if p, at, ok := pc.c.Get(ctx, pc.scope+key); ok {
-		return p, at, ok
+	if pc.scoped {
+		if p, at, ok := pc.c.Get(ctx, pc.scope+key); ok {
+			return p, at, ok
+		}
 	}
 	p, at, ok := pc.c.Get(ctx, key)
 	if ok && p != nil && pc.private(p) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/webgate-dev/webgate/cmd/internal/webtools"
 	"github.com/webgate-dev/webgate/provider"
@@ -135,5 +136,35 @@ func TestServer_SelfHostedExtractorGetsNoPrivateURL(t *testing.T) {
 	}
 	if x.calls.Load() != 0 || hits.Load() != 0 {
 		t.Fatalf("the provider was handed %d private URL(s); the page was sent %d request(s)", x.calls.Load(), hits.Load())
+	}
+}
+
+// countingCache counts the reads of the cache it wraps.
+type countingCache struct {
+	mapCache
+	gets int
+}
+
+func (c *countingCache) Get(ctx context.Context, key string) (*webpage.Cached, time.Time, bool) {
+	c.gets++
+	return c.mapCache.Get(ctx, key)
+}
+
+// A cache miss asks the store once when the gateway reads no private
+// address (no token can own an entry), twice when allow_private names
+// some (the token's own entries, then the shared ones).
+func TestServer_CacheMissReadsTheStoreOnceWithoutAllowPrivate(t *testing.T) {
+	for _, c := range []struct {
+		allow []string
+		want  int
+	}{{nil, 1}, {[]string{"intranet.example"}, 2}} {
+		cache := &countingCache{}
+		tools := &webtools.Tools{Searcher: &fakeSearcher{}, Reader: &webpage.Reader{Cache: cache}}
+		s := New(Options{Tools: tools, Tokens: &Tokens{Store: openStore(t, "memory:")}, AllowPrivate: c.allow})
+		t.Cleanup(func() { s.Close(context.Background()) })
+		tt := s.forToken(s.o.Tools, &Token{ID: "t1"})
+		if _, _, ok := tt.Reader.Cache.Get(context.Background(), "https://example.com/"); ok || cache.gets != c.want {
+			t.Errorf("allow_private %v: a miss read the store %d times (hit %v), want %d", c.allow, cache.gets, ok, c.want)
+		}
 	}
 }

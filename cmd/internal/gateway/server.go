@@ -513,6 +513,11 @@ type privateList struct {
 	hosts    []string
 }
 
+// empty reports whether the list names nothing.
+func (l privateList) empty() bool {
+	return len(l.prefixes) == 0 && len(l.addrs) == 0 && len(l.suffixes) == 0 && len(l.hosts) == 0
+}
+
 func parsePrivateList(entries []string) privateList {
 	var l privateList
 	for _, a := range entries {
