@@ -504,6 +504,9 @@ func (c *cleaner) anchor(n *html.Node) {
 		}
 	} else {
 		href = c.link(raw)
+		if href == "" && c.base == nil && !c.strip {
+			href = unresolved(raw)
+		}
 	}
 	if href == "" {
 		unwrap(n)
