@@ -35,7 +35,8 @@ type cleaner struct {
 	trusted bool
 	// widgets also removes, wherever they are, the elements whose class
 	// or id names a widget ([widgetWords]) and that hold less than a
-	// third of pageChars: the page's text, measured before cleaning; and
+	// third of pageChars: the page's text, measured before cleaning
+	// (zero when not measured; [cleaner.hidesPage] reads it too); and
 	// reads no image's alt text nor <figcaption> (a structure's pictures
 	// are thumbnails).
 	widgets   bool
@@ -445,7 +446,10 @@ func (c *cleaner) drop(n *html.Node, inMain bool) bool {
 		removeAttr(n, "aria-hidden")
 	}
 	if isHiddenStyle(attr(n, "style")) {
-		return true
+		if !c.hidesPage(n) {
+			return true
+		}
+		removeAttr(n, "style")
 	}
 	class, id := attr(n, "class"), attr(n, "id")
 	if isScreenReaderOnly(class) || isHiddenClass(class) || rustdocChrome(n, class) || mediaWikiChrome(n, class, id) {
@@ -500,6 +504,9 @@ func (c *cleaner) anchor(n *html.Node) {
 		}
 	} else {
 		href = c.link(raw)
+		if href == "" && c.base == nil && !c.strip {
+			href = unresolved(raw)
+		}
 	}
 	if href == "" {
 		unwrap(n)

@@ -206,7 +206,7 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 		return Document{Title: title}, 0
 	}
 	// The head stays: readability reads the title and byline there.
-	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	(&cleaner{base: u, dropChrome: true, pageChars: pageChars}).clean(body, false)
 	// Readability moves the page's elements; the threads are copied out
 	// before it runs.
 	threads := findThreads(body, articleNotThread(page))
@@ -349,11 +349,12 @@ func convertStructure(page []byte, base string) Document {
 	}
 	// Keep an untouched copy in case dropping the chrome leaves nothing.
 	spare := cloneNode(body)
+	pageChars := textLength(body)
 	if declaresProduct(page) {
 		// Before the cleaner takes the classes away.
 		dropProductExtras(body)
 	}
-	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: textLength(body)}).clean(body, false)
+	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: pageChars}).clean(body, false)
 	node := mainContent(body)
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
@@ -362,7 +363,7 @@ func convertStructure(page []byte, base string) Document {
 		// scripts): its header and footer are not its content. On the
 		// development split, product +0.025, listing +0.010, service
 		// +0.006; articles in structure mode 13 -> 11 of 793.
-		(&cleaner{base: u, strip: true}).clean(spare, false)
+		(&cleaner{base: u, strip: true, pageChars: pageChars}).clean(spare, false)
 		if n > 0 && textLength(spare) > 4*n {
 			node = spare
 		}
@@ -678,7 +679,7 @@ func widerMain(page []byte, base string, article *html.Node) *html.Node {
 		return nil
 	}
 	// Cleaned as the first reading was.
-	(&cleaner{base: u, dropChrome: true}).clean(body, false)
+	(&cleaner{base: u, dropChrome: true, pageChars: textLength(body)}).clean(body, false)
 	if declaresProduct(page) {
 		dropProductExtras(body)
 	}

@@ -22,7 +22,8 @@ var (
 // a class or id calls a header ([headerHeading]), and an element named
 // as unlikely content ([unlikelyWords]) that holds at least half of the
 // text of body, whose length is pageChars (what holds most of a page is
-// not its sidebar or its header). Their conversion does not need them.
+// not its sidebar or its header), or that is a section's header
+// ([sectionHeader]). Their conversion does not need them.
 func spareFromReadability(body *html.Node, pageChars int) {
 	walk(body, func(n *html.Node) bool {
 		if n.Type != html.ElementNode {
@@ -41,7 +42,7 @@ func spareFromReadability(body *html.Node, pageChars int) {
 			containsAny(class, likelyWords) || containsAny(id, likelyWords) {
 			return true
 		}
-		if 2*textLength(n) < pageChars {
+		if 2*textLength(n) < pageChars && !sectionHeader(n, class, id) {
 			return true // its headings may still be spared
 		}
 		removeAttr(n, "class")

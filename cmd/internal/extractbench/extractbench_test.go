@@ -47,7 +47,7 @@ var floors = map[string]float64{
 	"collection":    0.805,
 	"listing":       0.940,
 	"documentation": 0.912,
-	"service":       0.836,
+	"service":       0.843,
 }
 
 // maxArticlesInStructure is how many of the subset's articles may be
