@@ -748,22 +748,30 @@ func textLength(n *html.Node) int {
 				return false
 			}
 		}
-		if x.Type != html.TextNode {
-			return true
-		}
-		for _, r := range x.Data {
-			if unicode.IsSpace(r) {
-				if !space {
-					count++
-				}
-				space = true
-				continue
-			}
-			count++
-			space = false
+		if x.Type == html.TextNode {
+			count += countChars(x.Data, &space)
 		}
 		return true
 	})
+	return count
+}
+
+// countChars counts the characters of s, a run of whitespace as one;
+// *space says whether the text before s ended in whitespace (a run going
+// on into s counts once), and is set to whether s does.
+func countChars(s string, space *bool) int {
+	count := 0
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if !*space {
+				count++
+			}
+			*space = true
+			continue
+		}
+		count++
+		*space = false
+	}
 	return count
 }
 

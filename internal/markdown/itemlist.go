@@ -1,8 +1,6 @@
 package markdown
 
 import (
-	"unicode"
-
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -74,19 +72,8 @@ func findItemList(root *html.Node) (list *html.Node, listChars, rootChars int) {
 // textChars counts the characters of a text, whitespace runs counted as
 // one (as [textLength] does).
 func textChars(s string) int {
-	count, space := 0, false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			if !space {
-				count++
-			}
-			space = true
-			continue
-		}
-		count++
-		space = false
-	}
-	return count
+	space := false
+	return countChars(s, &space)
 }
 
 // minListShare is the share of a page's structure its list of items
