@@ -284,11 +284,7 @@ func editGroups(root *object, want []groupEntry, form hookForm, install, legacy 
 			}
 			return group
 		})
-		if len(keptGroups) == 0 && len(groups) > 0 {
-			hooks.del(event)
-			continue
-		}
-		hooks.set(event, keptGroups)
+		hooks.setKept(event, keptGroups, len(groups))
 	}
 	for _, e := range want {
 		if done[e.event+"\x00"+e.bin] {

@@ -74,11 +74,7 @@ func editCopilot(root *object, o Options, install bool, p *Plan) {
 			setHandler(ho, copilotHandler(o, *match))
 			return ho
 		})
-		if len(kept) == 0 && len(list) > 0 {
-			hooks.del(event)
-			continue
-		}
-		hooks.set(event, kept)
+		hooks.setKept(event, kept, len(list))
 	}
 	for _, e := range want {
 		if done[e.event+"\x00"+e.bin] {

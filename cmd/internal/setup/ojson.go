@@ -137,6 +137,17 @@ func (o *object) set(k string, v any) {
 	}
 }
 
+// setKept gives the member named k the list kept of what it held, or
+// removes the member when nothing of a list that held something is kept
+// (an empty list the file had stays).
+func (o *object) setKept(k string, kept []any, held int) {
+	if len(kept) == 0 && held > 0 {
+		o.del(k)
+		return
+	}
+	o.set(k, kept)
+}
+
 // del removes every member named k.
 func (o *object) del(k string) {
 	kept := o.members[:0]
