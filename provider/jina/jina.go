@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -470,10 +469,10 @@ func baseURL(name, raw, def string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("jina: %s %q is not an absolute http(s) URL", name, redact.String(raw))
+		return "", fmt.Errorf("jina: %s %q is not an absolute http(s) URL", name, backend.ShowURL(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("jina: %s %q must not have a query, a fragment or user information", name, redact.String(raw))
+		return "", fmt.Errorf("jina: %s %q must not have a query, a fragment or user information", name, backend.ShowURL(raw))
 	}
 	return strings.TrimRight(raw, "/"), nil
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/internal/textfmt"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
@@ -93,10 +92,10 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	}
 	base, err := url.Parse(strings.TrimSpace(c.BaseURL))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("searxng: base_url %q is not an absolute http(s) URL", redact.String(c.BaseURL))
+		return nil, fmt.Errorf("searxng: base_url %q is not an absolute http(s) URL", backend.ShowURL(c.BaseURL))
 	}
 	if base.RawQuery != "" || base.Fragment != "" || base.User != nil {
-		return nil, fmt.Errorf("searxng: base_url %q must not have a query, a fragment or user information", redact.String(c.BaseURL))
+		return nil, fmt.Errorf("searxng: base_url %q must not have a query, a fragment or user information", backend.ShowURL(c.BaseURL))
 	}
 	base.Path = strings.TrimSuffix(strings.TrimRight(base.Path, "/"), "/search")
 	base.RawPath = ""

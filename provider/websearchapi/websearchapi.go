@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/provider"
 	"github.com/webgate-dev/webgate/provider/internal/backend"
 )
@@ -135,7 +134,7 @@ func New(keys provider.KeySource, cfg *Config) (*Client, error) {
 	}
 	base, err := url.Parse(c.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("websearchapi: base_url %q is not an absolute http(s) URL", redact.String(c.BaseURL))
+		return nil, fmt.Errorf("websearchapi: base_url %q is not an absolute http(s) URL", backend.ShowURL(c.BaseURL))
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if err := backend.MaxResultsSetting(Name, &c.MaxResults, DefaultMaxResults, MaxMaxResults); err != nil {

@@ -5,14 +5,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -124,8 +122,8 @@ func loopbackHost(h string) bool {
 	if h == "localhost" {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // looksLikeJWT reports whether a bearer secret has the three dot-separated
@@ -161,13 +159,13 @@ func (o *OIDC) Verify(ctx context.Context, raw string) (*Token, error) {
 	if idt.Subject == "" {
 		return nil, fmt.Errorf("%w: the token names no subject", ErrUnknownToken)
 	}
-	sum := sha256.Sum256([]byte(idt.Issuer + "\x00" + idt.Subject))
+
 	owner := []string{"email", "preferred_username", "sub"}
 	if v, ok := claims["email_verified"].(bool); ok && !v {
 		owner = owner[1:] // an address its holder has not shown to be theirs
 	}
 	t := &Token{
-		ID:      "oidc-" + hex.EncodeToString(sum[:])[:16],
+		ID:      "oidc-" + HashSecret(idt.Issuer + "\x00" + idt.Subject)[:16],
 		Owner:   sanitize.Line(firstString(claims, owner...)),
 		Label:   "oidc",
 		Expires: idt.Expiry,

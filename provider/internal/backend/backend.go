@@ -49,6 +49,11 @@ func Copy[T any](cfg *T) T {
 	return c
 }
 
+// ShowURL returns a configured URL as an error may quote it: its secrets
+// (a password, an API key in its query) redacted, since the error reaches
+// stderr, logs and the agent.
+func ShowURL(raw string) string { return redact.String(raw) }
+
 // BaseURL sets *raw to def when it is empty, then returns an error naming
 // the backend when it is not an absolute http(s) URL with a host and
 // without a query or fragment (the backends append paths to it).
@@ -58,7 +63,7 @@ func BaseURL(name string, raw *string, def string) error {
 	}
 	u, err := url.Parse(*raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, redact.String(*raw))
+		return fmt.Errorf("%s: base_url %q is not an absolute http(s) URL without query or fragment", name, ShowURL(*raw))
 	}
 	return nil
 }
