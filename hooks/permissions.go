@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/webgate-dev/webgate/internal/safefile"
 	"golang.org/x/net/idna"
@@ -62,7 +63,7 @@ func ClaudeSettingsFiles(configDir, projectDir string) []string {
 
 // StoppingRule returns the first deny or ask rule in files that stops a
 // native call of tool (with pageURL, for WebFetch's domain rules). A
-// missing file has no rules; a file that exists but cannot be read or
+// missing file (or one under a path that is not a directory) has no rules; a file that exists but cannot be read or
 // parsed (larger than 1 MiB, not JSON, permissions of the wrong shape, not
 // a regular file) may hold one, so it counts as stopping the call, with
 // [PermissionRule.Err] saying why: the deny answer is always safe. So does
@@ -74,7 +75,7 @@ func ClaudeSettingsFiles(configDir, projectDir string) []string {
 func StoppingRule(files []string, tool, pageURL string) (PermissionRule, bool) {
 	for _, f := range files {
 		b, err := safefile.ReadFile(f, maxSettingsBytes)
-		if errors.Is(err, fs.ErrNotExist) {
+		if missing(err) {
 			continue
 		}
 		if err != nil {
@@ -102,6 +103,13 @@ func StoppingRule(files []string, tool, pageURL string) (PermissionRule, bool) {
 		}
 	}
 	return PermissionRule{}, false
+}
+
+// missing reports whether err says there is no file at the path: none
+// there, or a path through something that is not a directory (the team
+// gateway pins the settings directories to such a path).
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // String describes the rule for a diagnostic: `the deny rule "WebFetch"

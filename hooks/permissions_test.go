@@ -86,6 +86,12 @@ func TestStoppingRule_AnUnreadableSettingsFileMayStopTheCall(t *testing.T) {
 			}
 		})
 	}
+	t.Run("under a path that is not a directory", func(t *testing.T) {
+		// As the team gateway pins the settings directories.
+		if r, ok := StoppingRule([]string{"/dev/null/webgate-gateway/settings.json"}, "WebSearch", ""); ok {
+			t.Fatalf("%+v: no file there holds no rule", r)
+		}
+	})
 	t.Run("missing", func(t *testing.T) {
 		if r, ok := StoppingRule(ClaudeSettingsFiles(t.TempDir(), t.TempDir()), "WebSearch", ""); ok && r.File != "/etc/claude-code/managed-settings.json" {
 			t.Fatalf("%+v: a missing file holds no rule", r)
