@@ -73,12 +73,30 @@ func ClaudeSettingsFiles(configDir, projectDir string) []string {
 // difference, and "*.example.com" covers example.com and every name under
 // it.
 func StoppingRule(files []string, tool, pageURL string) (PermissionRule, bool) {
+	return findRule(files, tool, pageURL, true)
+}
+
+// DenyRule returns the first deny rule in files that forbids a call of
+// tool on pageURL ("WebFetch(domain:example.com)" for a page of
+// example.com), matched as [StoppingRule] matches it. The web fetch hook
+// does not read a page such a rule forbids. Ask rules do not count (the
+// user may allow the call), nor does a file that cannot be read (it is
+// not known to forbid anything).
+func DenyRule(files []string, tool, pageURL string) (PermissionRule, bool) {
+	return findRule(files, tool, pageURL, false)
+}
+
+// findRule is [StoppingRule] (all) or [DenyRule].
+func findRule(files []string, tool, pageURL string, all bool) (PermissionRule, bool) {
 	for _, f := range files {
 		b, err := safefile.ReadFile(f, maxSettingsBytes)
 		if missing(err) {
 			continue
 		}
 		if err != nil {
+			if !all {
+				continue
+			}
 			return PermissionRule{Kind: "deny", File: f, Err: err}, true
 		}
 		var s struct {
@@ -89,12 +107,18 @@ func StoppingRule(files []string, tool, pageURL string) (PermissionRule, bool) {
 		}
 		// A byte order mark is no reason to lose the user's rules.
 		if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &s); err != nil {
+			if !all {
+				continue
+			}
 			return PermissionRule{Kind: "deny", File: f, Err: fmt.Errorf("not a settings file webgate can read: %w", err)}, true
 		}
 		for _, kind := range []struct {
 			name  string
 			rules []string
 		}{{"deny", s.Permissions.Deny}, {"ask", s.Permissions.Ask}} {
+			if !all && kind.name != "deny" {
+				continue
+			}
 			for _, r := range kind.rules {
 				if ruleStops(r, tool, pageURL) {
 					return PermissionRule{Rule: r, Kind: kind.name, File: f}, true

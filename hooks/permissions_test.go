@@ -2,10 +2,12 @@ package hooks
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -119,5 +121,58 @@ func TestReplace_AnUnreadableSettingsFileGetsTheDenyAnswer(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(d.Diagnostics, "\n"), "settings.local.json, which could not be read") {
 		t.Errorf("diagnostics %q do not name the unreadable file", d.Diagnostics)
+	}
+}
+
+// A page one of the user's Claude Code deny rules forbids fetching is not
+// read by webgate either, neither on PreToolUse nor after the native call
+// failed: the hook passes and Claude Code refuses the call by its rule.
+// Pages of other domains, ask rules and other runtimes are read as
+// before.
+func TestHandleWebFetch_DoesNotReadAPageTheUsersDenyRuleForbids(t *testing.T) {
+	var hits atomic.Int64
+	base := servePage(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body><div id=root></div><script src=/app.js></script></body></html>"))
+	}).URL
+	host := strings.TrimPrefix(base, "http://")
+	host = host[:strings.LastIndexByte(host, ':')]
+	project := t.TempDir()
+	writeClaudeSettings(t, project, false, `{"deny":["WebFetch(domain:`+host+`.)"]}`)
+	settings := Settings{ClaudeProjectDir: project, ClaudeConfigDir: t.TempDir()}
+	event := func(name, extra string) *Input {
+		return claudeEvent(t, name, "WebFetch", `{"url":`+strconv.Quote(base+"/app")+`,"prompt":"what is it"}`, extra)
+	}
+	for _, in := range []*Input{event("PreToolUse", ""), event("PostToolUseFailure", `,"error":"fetch failed"`)} {
+		x := pageExtractor("T", "the body")
+		env := fetchEnv(x)
+		env.Settings = settings
+		d := HandleWebFetch(context.Background(), in, env)
+		if d.Action != Pass || hits.Load() != 0 || x.calls.Load() != 0 {
+			t.Fatalf("%s: %+v, %d page requests, %d extractions; want a pass with nothing read", in.Event, d, hits.Load(), x.calls.Load())
+		}
+		if msg := strings.Join(d.Diagnostics, "\n"); !strings.Contains(msg, "forbids fetching this page: webgate does not read it either") {
+			t.Errorf("%s: diagnostics %q", in.Event, msg)
+		}
+	}
+	// An ask rule lets the user allow the call: the page is read.
+	asked := t.TempDir()
+	writeClaudeSettings(t, asked, false, `{"ask":["WebFetch(domain:`+host+`)"]}`)
+	x := pageExtractor("T", "the body")
+	env := fetchEnv(x)
+	env.Settings = Settings{ClaudeProjectDir: asked, ClaudeConfigDir: t.TempDir()}
+	if d := HandleWebFetch(context.Background(), event("PreToolUse", ""), env); d.Action != Deny || hits.Load() == 0 {
+		t.Errorf("ask rule: %+v, %d page requests; want the page read and the answer given", d, hits.Load())
+	}
+	env.Settings = settings
+	// Claude Code's rules are not another runtime's.
+	hits.Store(0)
+	copilot, err := ParseInput([]byte(`{"toolName":"web_fetch","toolArgs":` + strconv.Quote(`{"url":"`+base+`/app"}`) + `,"cwd":` + strconv.Quote(project) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := HandleWebFetch(context.Background(), copilot, env); d.Action != Deny || hits.Load() == 0 {
+		t.Errorf("Copilot CLI: %+v, %d page requests; want the page read", d, hits.Load())
 	}
 }
