@@ -378,7 +378,7 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 	}
 	// The configuration file is scanned first: the budget it may set
 	// bounds the wait for stdin, as the environment's does.
-	facts, read := configFileWithin(env, configWait)
+	facts, read := configFileWithin(env, min(configWait, StdinWaitWithin(start, HookBudget(hook, env, 0))))
 	budget := HookBudget(hook, env, facts.budget)
 	wait := StdinWaitWithin(start, budget)
 	data, err := ReadPayload(stdin, MaxInputBytes, wait, StdinQuiet)

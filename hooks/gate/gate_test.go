@@ -333,3 +333,37 @@ func TestHookBudget_FromTheEnvironmentElseTheFile(t *testing.T) {
 		t.Errorf("wait %v, want at most the 2s budget", w)
 	}
 }
+
+// A configuration file that stalls holds the front no longer than the
+// budget the environment sets (and the worker decides; here there is
+// none to run, which the front says).
+func TestMain_AStalledConfigurationFileDoesNotOutlastTheBudget(t *testing.T) {
+	release, finished := make(chan struct{}), make(chan struct{})
+	savedScan, savedWait := scanFile, configWait
+	scanFile = func(string) (configFacts, error) {
+		<-release
+		close(finished)
+		return configFacts{}, os.ErrNotExist
+	}
+	configWait = time.Hour
+	t.Cleanup(func() {
+		close(release)
+		<-finished
+		scanFile, configWait = savedScan, savedWait
+	})
+	env := envOf("WEBGATE_CONFIG=/stalled/config.toml", "HOME="+t.TempDir(), "WEBGATE_HOOKS_WEBSEARCH_BUDGET=50ms", WorkerEnv+"=/nonexistent/webgate-hook")
+	done := make(chan string, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		Main(WebSearch, nil, strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"web_search"}`), &out, &errb, env)
+		done <- out.String() + errb.String()
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "passing through") {
+			t.Errorf("output %q", got)
+		}
+	case <-time.After(time.Minute): // a hang detector, not a timing check
+		t.Fatal("the front waited for the stalled configuration file past its budget")
+	}
+}
