@@ -198,6 +198,23 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via+p.replaceNote(env.Settings, env.Answers, args.URL))
 }
 
+// FetchDenied returns the user's Claude Code deny rule that forbids
+// fetching the page of in ([DenyRule]), when in is a Claude Code
+// PreToolUse or PostToolUseFailure of a web fetch tool (s.Tools) and one
+// does: [HandleWebFetch] does not read such a page, and a hook that
+// forwards its calls to a team gateway, which cannot read the user's
+// settings, does not forward it.
+func FetchDenied(in *Input, s Settings) (PermissionRule, bool) {
+	if in == nil || in.Runtime != ClaudeCode || !WantsWebFetch(in, s.Tools) {
+		return PermissionRule{}, false
+	}
+	url := in.FetchArgs().URL
+	if url == "" {
+		return PermissionRule{}, false
+	}
+	return DenyRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, url)
+}
+
 // userDenies reports whether one of the user's Claude Code deny rules
 // forbids fetching url in a Claude Code session ([DenyRule]), and then
 // decides to pass: webgate does not read a page the user forbade the

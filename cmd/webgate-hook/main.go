@@ -155,11 +155,25 @@ func serve(args []string) int {
 // always returns 0 (a hook never blocks by exit code).
 func forward(hook, base, token string, start time.Time) int {
 	ctx := context.Background()
-	budget := hookenv.Budget(ctx, hook, hookenv.LoadCached, start)
+	load := sync.OnceValues(hookenv.LoadCached)
+	budget := hookenv.Budget(ctx, hook, load, start)
 	data, err := gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWaitWithin(start, budget), gate.StdinQuiet)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "webgate: %v (the %s hook's budget is %v); passing through\n", err, hook, budget)
 		return 0
+	}
+	if hook == gate.WebFetch {
+		// The gateway cannot read the user's Claude Code settings: a page
+		// one of their deny rules forbids is not sent to it to be read.
+		if in, err := hooks.ParseInput(data); err == nil {
+			if cfg, _ := load(); cfg != nil {
+				s := hookenv.Settings(cfg, budget, cfg.Hooks.WebSearch.ToolNames, cfg.Hooks.WebFetch.ToolNames)
+				if r, denied := hooks.FetchDenied(in, s); denied {
+					fmt.Fprintf(os.Stderr, "webgate: %s forbids fetching this page: it is not sent to the gateway to be read, and Claude Code refuses the native %s by that rule; passing through\n", r, in.ToolName)
+					return 0
+				}
+			}
+		}
 	}
 	out, diag := hookenv.Forward(ctx, hook, data, base, token, start, budget)
 	_, _ = os.Stdout.Write(out)
