@@ -99,7 +99,7 @@ func keepAnswer(ctx context.Context, in *Input, s Settings, a Answers, d Decisio
 		return d
 	}
 	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, k.URL); ok {
-		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r.Kind, r.Rule, r.File, in.ToolName))
+		d.Diagnostics = append(d.Diagnostics, fmt.Sprintf("%s stops the native %s, which a hook cannot allow; denying with the answer instead of replacing the output", r, in.ToolName))
 		return d
 	}
 	k.Text = d.Reason
@@ -130,7 +130,7 @@ func (p *Plan) replaceNote(s Settings, a Answers, url string) string {
 		return ""
 	}
 	if r, ok := StoppingRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, url); ok {
-		return fmt.Sprintf("; hooks.answer is replace, but the %s rule %q in %s stops the native %s, so the hook denies with the answer", r.Kind, r.Rule, r.File, in.ToolName)
+		return fmt.Sprintf("; hooks.answer is replace, but %s stops the native %s, so the hook denies with the answer", r, in.ToolName)
 	}
 	p.Replaces = true
 	return "; hooks.answer is replace: the hook allows the native " + in.ToolName + " and replaces its output with the answer (it denies with it when the answer cannot be kept)"

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -146,5 +147,52 @@ func TestProcess_WebFetchRefusesInternalAddressesSpelledAsNames(t *testing.T) {
 	}
 	if n := f.Hits("wsapi") + f.Hits("tavily"); n != 0 {
 		t.Errorf("an extraction provider was asked %d times for an internal address", n)
+	}
+}
+
+// A stdin left open is not waited for past the hook's budget, counted
+// from its start, whether the budget is set in the environment or the
+// configuration file, and whatever runs the hook: the front, the worker
+// registered directly, or the worker forwarding to a team gateway. The
+// wait without a budget is 10 s; the budget here is 1 s.
+func TestProcess_AStdinLeftOpenIsNotWaitedForPastTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the stdin timeout")
+	}
+	t.Parallel()
+	f := newProviderFake(t, map[string]string{"tavily": "ok"})
+	full, err := io.ReadAll(payload(t, "claude-websearch-pre.json", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := full[:len(full)/2]
+	file := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(file, []byte("[hooks.webfetch]\nbudget = \"1s\"\n\n[hooks.websearch]\nbudget = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inEnv := append(f.env(t, "tavily"), "WEBGATE_HOOKS_WEBSEARCH_BUDGET=1s", "WEBGATE_HOOKS_WEBFETCH_BUDGET=1s")
+	inFile := append(f.env(t, "tavily"), "WEBGATE_CONFIG="+file)
+	gateway := append(slices.Clone(inEnv), "WEBGATE_GATEWAY_URL=http://127.0.0.1:1", "WEBGATE_GATEWAY_TOKEN=t")
+	for _, c := range []struct {
+		name, bin string
+		env       []string
+		args      []string
+	}{
+		{"front, budget in the environment", "websearch", inEnv, nil},
+		{"front, budget in the file", "webfetch", inFile, nil},
+		{"front, search budget in the file", "websearch", inFile, nil},
+		{"worker, budget in the environment", "webgate-hook", inEnv, []string{"webfetch"}},
+		{"worker, budget in the file", "webgate-hook", inFile, []string{"websearch"}},
+		{"worker forwarding to a gateway", "webgate-hook", gateway, []string{"websearch"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			binary(t, c.bin) // built before the clock starts
+			// Well short of the 10 s wait, generous for a loaded machine.
+			r := runOpenStdin(t, c.bin, half, c.env, 7*time.Second, c.args...)
+			wantNothing(t, r)
+			if !strings.Contains(r.stderr, "stdin was not closed") || !strings.Contains(r.stderr, "passing through") {
+				t.Errorf("stderr %q", r.stderr)
+			}
+		})
 	}
 }

@@ -34,6 +34,9 @@ func (p *Plan) planFetchFailure(ctx context.Context, env *WebFetchEnv, page Page
 	if args.URL == "" {
 		return p.pass("the fetch call has no URL")
 	}
+	if p.userDenies(env.Settings, args.URL) {
+		return p
+	}
 	if _, err := webpage.CheckURL(args.URL); err != nil {
 		return p.pass(err.Error())
 	}

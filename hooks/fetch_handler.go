@@ -110,6 +110,10 @@ func WantsShell(in *Input) bool {
 // destination address, a failed extraction, or the budget running out, it
 // passes through.
 //
+// In a Claude Code session, a page one of the user's deny rules forbids
+// fetching ([DenyRule]) is not read: the hook passes, on PreToolUse and
+// PostToolUseFailure alike, and Claude Code refuses the call by the rule.
+//
 // PostToolUseFailure (the native tool failed, for example its
 // domain-safety preflight or a TLS error) is answered with the page read by
 // the page reader ([webpage.Reader.Execute]) as additional context,
@@ -165,6 +169,9 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 	if args.URL == "" {
 		return p.pass("the fetch call has no URL")
 	}
+	if p.userDenies(env.Settings, args.URL) {
+		return p
+	}
 	if !env.reads() {
 		p.step("providers", "none: no extraction provider has an API key, and no local browser")
 		return p.pass("no extraction provider has an API key")
@@ -189,6 +196,42 @@ func PlanWebFetch(ctx context.Context, in *Input, env *WebFetchEnv, page PageSou
 		return p.pass("the page is not HTML (" + pp.ContentType + "): the native tool reads it")
 	}
 	return p.decide(OutcomeExtractedPage, "the page "+pageWhy(pp)+": answered with its content read by "+via+p.replaceNote(env.Settings, env.Answers, args.URL))
+}
+
+// FetchDenied returns the user's Claude Code deny rule that forbids
+// fetching the page of in ([DenyRule]), when in is a Claude Code
+// PreToolUse or PostToolUseFailure of a web fetch tool (s.Tools) and one
+// does: [HandleWebFetch] does not read such a page, and a hook that
+// forwards its calls to a team gateway, which cannot read the user's
+// settings, does not forward it.
+func FetchDenied(in *Input, s Settings) (PermissionRule, bool) {
+	if in == nil || in.Runtime != ClaudeCode || !WantsWebFetch(in, s.Tools) {
+		return PermissionRule{}, false
+	}
+	url := in.FetchArgs().URL
+	if url == "" {
+		return PermissionRule{}, false
+	}
+	return DenyRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, url)
+}
+
+// userDenies reports whether one of the user's Claude Code deny rules
+// forbids fetching url in a Claude Code session ([DenyRule]), and then
+// decides to pass: webgate does not read a page the user forbade the
+// agent to fetch, and Claude Code refuses the native call by the same
+// rule.
+func (p *Plan) userDenies(s Settings, url string) bool {
+	in := p.in
+	if in == nil || in.Runtime != ClaudeCode {
+		return false
+	}
+	r, ok := DenyRule(ClaudeSettingsFiles(claudeConfigDir(in, s), claudeProjectDir(in, s)), in.ToolName, url)
+	if !ok {
+		return false
+	}
+	p.step("permissions", "%s", r)
+	p.pass(fmt.Sprintf("%s forbids fetching this page: webgate does not read it either, and Claude Code refuses the native %s by that rule", r, in.ToolName))
+	return true
 }
 
 // planExtraction records the reading path of pages the native tool cannot

@@ -17,9 +17,14 @@ import (
 type Handler func(ctx context.Context, in *Input) Decision
 
 // readStdin reads and decodes the payload as [gate.ReadPayload] reads it:
-// without waiting forever for a stdin that stays open.
-func readStdin(stdin io.Reader) (*Input, error) {
-	data, err := gate.ReadPayload(stdin, DefaultMaxInputBytes, gate.StdinWait, gate.StdinQuiet)
+// without waiting forever for a stdin that stays open, nor past the
+// deadline ctx may hold ([WithInputDeadline]).
+func readStdin(ctx context.Context, stdin io.Reader) (*Input, error) {
+	wait := gate.StdinWait
+	if t, ok := ctx.Value(inputDeadlineKey{}).(time.Time); ok {
+		wait = max(min(wait, time.Until(t)), 0)
+	}
+	data, err := gate.ReadPayload(stdin, DefaultMaxInputBytes, wait, gate.StdinQuiet)
 	if errors.Is(err, gate.ErrPayloadTooLarge) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrInputTooLarge, DefaultMaxInputBytes)
 	}
@@ -27,6 +32,17 @@ func readStdin(stdin io.Reader) (*Input, error) {
 		return nil, err
 	}
 	return ParseInput(data)
+}
+
+// inputDeadlineKey is the context key of the moment past which [Run] no
+// longer waits for its stdin.
+type inputDeadlineKey struct{}
+
+// WithInputDeadline returns a copy of ctx that makes [Run] stop waiting
+// for a stdin left open at t (the end of the hook's budget, say), if that
+// comes before [gate.StdinWait] has passed.
+func WithInputDeadline(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, inputDeadlineKey{}, t)
 }
 
 // startKey is the context key of the moment a hook started.
@@ -51,8 +67,8 @@ func Started(ctx context.Context) time.Time {
 
 // Run is the body of a hook binary. It reads one payload from stdin (at most
 // [DefaultMaxInputBytes]; a stdin left open is not waited for past
-// [gate.StdinWait], nor past [gate.StdinQuiet] once a complete JSON object
-// has arrived), decodes it with [ParseInput], calls h, and writes
+// [gate.StdinWait] or the deadline set by [WithInputDeadline], nor past
+// [gate.StdinQuiet] once a complete JSON object has arrived), decodes it with [ParseInput], calls h, and writes
 // h's decision to stdout as exactly one JSON object, or nothing. Every
 // diagnostic goes to stderr, prefixed "webgate: ".
 //
@@ -77,7 +93,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h Handl
 	if _, ok := ctx.Value(startKey{}).(time.Time); !ok {
 		ctx = WithStart(ctx, time.Now())
 	}
-	in, err := readStdin(stdin)
+	in, err := readStdin(ctx, stdin)
 	if err != nil {
 		logf("%v; passing through", err)
 		return 0

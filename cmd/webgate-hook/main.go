@@ -13,7 +13,9 @@
 // the environment and webgate's configuration file (package config). The
 // hook's budget counts from the moment the process starts and covers
 // everything, the configuration, key, routes and state files included;
-// until the configuration is loaded, the default budget applies. The
+// until the configuration is loaded, the default budget applies. Registered
+// directly, it loads the configuration before reading stdin, and waits for
+// a stdin left open no longer than the budget (nor 10 s). The
 // writes to the store that can wait are made after the answer is written
 // (and stdout closed), within store.open_timeout, before it exits.
 package main
@@ -24,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -64,11 +67,12 @@ func main() {
 	// The configuration the call loaded, to know whether to start a warm
 	// worker afterwards.
 	var loaded atomic.Pointer[config.Config]
-	load := func() (*config.Config, error) {
+	// Loaded once: the budget is known before stdin is read.
+	load := sync.OnceValues(func() (*config.Config, error) {
 		c, err := hookenv.LoadCached()
 		loaded.Store(c)
 		return c, err
-	}
+	})
 	switch hook {
 	case "websearch":
 		h = hookenv.WebSearchHandler(load)
@@ -90,6 +94,11 @@ func main() {
 	// health, cache) are made once the answer is written, each within
 	// store.open_timeout, before the process exits.
 	ctx, afterAnswer := hookenv.AfterAnswer(hooks.WithStart(context.Background(), start))
+	if !fronted {
+		// Registered directly, it reads stdin itself: a stdin left open is
+		// not waited for past the hook's budget. (A front has read it.)
+		ctx = hooks.WithInputDeadline(ctx, start.Add(hookenv.Budget(ctx, hook, load, start)))
+	}
 	code := hooks.Run(ctx, os.Stdin, os.Stdout, os.Stderr, h)
 	// The answer is complete: a reader waiting for the end of stdout has it.
 	_ = os.Stdout.Close()
@@ -145,13 +154,27 @@ func serve(args []string) int {
 // its answer, waiting for it within the hook's configured budget; it
 // always returns 0 (a hook never blocks by exit code).
 func forward(hook, base, token string, start time.Time) int {
-	data, err := gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWait, gate.StdinQuiet)
+	ctx := context.Background()
+	load := sync.OnceValues(hookenv.LoadCached)
+	budget := hookenv.Budget(ctx, hook, load, start)
+	data, err := gate.ReadPayload(os.Stdin, gate.MaxInputBytes, gate.StdinWaitWithin(start, budget), gate.StdinQuiet)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "webgate: %v; passing through\n", err)
+		fmt.Fprintf(os.Stderr, "webgate: %v (the %s hook's budget is %v); passing through\n", err, hook, budget)
 		return 0
 	}
-	ctx := context.Background()
-	budget := hookenv.Budget(ctx, hook, hookenv.LoadCached, start)
+	if hook == gate.WebFetch {
+		// The gateway cannot read the user's Claude Code settings: a page
+		// one of their deny rules forbids is not sent to it to be read.
+		if in, err := hooks.ParseInput(data); err == nil {
+			if cfg, _ := load(); cfg != nil {
+				s := hookenv.Settings(cfg, budget, cfg.Hooks.WebSearch.ToolNames, cfg.Hooks.WebFetch.ToolNames)
+				if r, denied := hooks.FetchDenied(in, s); denied {
+					fmt.Fprintf(os.Stderr, "webgate: %s forbids fetching this page: it is not sent to the gateway to be read, and Claude Code refuses the native %s by that rule; passing through\n", r, in.ToolName)
+					return 0
+				}
+			}
+		}
+	}
 	out, diag := hookenv.Forward(ctx, hook, data, base, token, start, budget)
 	_, _ = os.Stdout.Write(out)
 	fmt.Fprint(os.Stderr, diag)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
@@ -32,6 +33,9 @@ func (d *doctor) checkAnswer(cfg *config.Config) {
 		switch {
 		case !ok:
 			d.add(sec, tool, statusOK, "no deny or ask rule stops it: the hook allows the native "+tool+" (no allow rule needed, in claude -p too) and the model reads webgate's answer as its result", "")
+		case r.Err != nil:
+			d.add(sec, tool, statusWarn, fmt.Sprintf("%s: the hook counts it as a rule that stops the native %s and falls back to the deny answer (the model reads it as a hook error)", strings.TrimSuffix(r.String(), ","), tool),
+				"fix or shrink "+r.File+" so that its permission rules can be read")
 		case r.Kind == "deny" && r.Rule == tool:
 			d.add(sec, tool, statusWarn, fmt.Sprintf("the deny rule %q in %s removes %s from the session: no hook runs and the model gets no answer", r.Rule, r.File, tool),
 				"remove the rule to let webgate answer "+tool)

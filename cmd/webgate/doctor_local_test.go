@@ -47,6 +47,12 @@ func TestDoctor_SaysHowReplaceAnswersReachTheModelUnderTheUsersRules(t *testing.
 	line(t, out, `^  INFO\s+WebSearch\s+the ask rule "WebSearch" in \S+settings\.local\.json stops the native WebSearch, which a hook cannot allow: the hook falls back to the deny answer`)
 	line(t, out, `^  INFO\s+WebFetch\s+the deny rule "WebFetch\(domain:internal\.example\)" in \S+ stops the native WebFetch`)
 
+	// A settings file that cannot be read may hold such a rule.
+	h.write(filepath.Join(h.proj, ".claude", "settings.local.json"), `{"permissions":{"ask":["WebSearch"]`)
+	_, out, _ = h.run("", "doctor")
+	line(t, out, `^  WARN\s+WebSearch\s+\S+settings\.local\.json, which could not be read \(.*\) and may hold a deny or ask rule: the hook counts it as a rule that stops the native WebSearch and falls back to the deny answer`)
+	line(t, out, `→ fix or shrink \S+settings\.local\.json so that its permission rules can be read$`)
+
 	// A bare deny rule takes the tool away: no hook runs at all.
 	settings := readFile(t, h.userSettings())
 	h.write(h.userSettings(), settings[:len(settings)-2]+`,"permissions":{"deny":["WebSearch"]}}`+"\n")

@@ -39,3 +39,31 @@ func DefaultBudget(hook string) time.Duration {
 	}
 	return DefaultSearchBudget
 }
+
+// BudgetEnv returns the environment variable that sets hook's budget
+// (hooks.websearch.budget or hooks.webfetch.budget).
+func BudgetEnv(hook string) string {
+	if hook == WebFetch {
+		return "WEBGATE_HOOKS_WEBFETCH_BUDGET"
+	}
+	return "WEBGATE_HOOKS_WEBSEARCH_BUDGET"
+}
+
+// HookBudget returns hook's budget as the front knows it before any
+// configuration is loaded: the environment's ([BudgetEnv], which the
+// configuration lets win over the file), else fileBudget (the shortest
+// one the configuration file may set, 0 for none), else the default
+// ([DefaultBudget]). The worker loads the configuration and steps aside
+// at the budget it sets; the front uses this one to bound what it does
+// before (the wait for stdin).
+func HookBudget(hook string, env Env, fileBudget time.Duration) time.Duration {
+	if v, ok := env(BudgetEnv(hook)); ok {
+		if d, ok := scanDuration(v); ok && d > 0 {
+			return d
+		}
+	}
+	if fileBudget > 0 {
+		return fileBudget
+	}
+	return DefaultBudget(hook)
+}

@@ -116,6 +116,19 @@ func GeminiToolError(response json.RawMessage) (json.RawMessage, bool) {
 // Bash may be configured (a cheap scan of the file, see
 // [bashRoutesMayExist]).
 func Relevant(hook string, data []byte, env Env) bool {
+	return relevant(hook, data, env, nil)
+}
+
+// scanned is the configuration file's facts as the front read them before
+// the payload, and whether they came in time ([configFileWithin]).
+type scanned struct {
+	facts configFacts
+	read  bool
+}
+
+// relevant is [Relevant], with the configuration file's facts already
+// read when file is not nil.
+func relevant(hook string, data []byte, env Env, file *scanned) bool {
 	var p payload
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &p) != nil {
 		return true // let the worker explain what is wrong
@@ -135,15 +148,19 @@ func Relevant(hook string, data []byte, env Env) bool {
 	if event == "" && tool == "" {
 		return true // not a hook payload: the worker says so
 	}
-	file, read := configFileWithin(env, configWait)
-	if !read {
+	if file == nil {
+		facts, read := configFileWithin(env, configWait)
+		file = &scanned{facts, read}
+	}
+	if !file.read {
 		return true // a stalled file system: the worker decides within its budget
 	}
+	facts := file.facts
 	custom := func(key string) bool {
 		if key == "mcp_tool_names" {
-			return file.mcpToolNames
+			return facts.mcpToolNames
 		}
-		return file.toolNames
+		return facts.toolNames
 	}
 	switch hook {
 	case WebSearch:
@@ -158,7 +175,7 @@ func Relevant(hook string, data []byte, env Env) bool {
 			if MatchName(search, tool) || custom("tool_names") {
 				// The native tool ran: only an answer kept for it
 				// (hooks.answer replace or auto) makes it relevant.
-				return mayReplace(env, file)
+				return mayReplace(env, facts)
 			}
 			return MatchName(mcp, tool) || custom("mcp_tool_names")
 		case "":
@@ -176,12 +193,12 @@ func Relevant(hook string, data []byte, env Env) bool {
 			if MatchName(fetch, tool) || custom("tool_names") {
 				return true
 			}
-			return strings.EqualFold(tool, "bash") && bashRoutesMayExist(env, file)
+			return strings.EqualFold(tool, "bash") && bashRoutesMayExist(env, facts)
 		case "posttoolusefailure":
 			// The native fetch failed: the worker reads the page itself.
 			return MatchName(fetch, tool) || custom("tool_names")
 		case "posttooluse":
-			return (MatchName(fetch, tool) || custom("tool_names")) && mayReplace(env, file)
+			return (MatchName(fetch, tool) || custom("tool_names")) && mayReplace(env, facts)
 		}
 		return false
 	}
@@ -359,12 +376,17 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		}
 		fmt.Fprintf(stderr, "webgate: %s takes no arguments (it reads a hook payload on stdin); ignoring %q\n", hook, args[0])
 	}
-	data, err := ReadPayload(stdin, MaxInputBytes, StdinWait, StdinQuiet)
+	// The configuration file is scanned first: the budget it may set
+	// bounds the wait for stdin, as the environment's does.
+	facts, read := configFileWithin(env, min(configWait, StdinWaitWithin(start, HookBudget(hook, env, 0))))
+	budget := HookBudget(hook, env, facts.budget)
+	wait := StdinWaitWithin(start, budget)
+	data, err := ReadPayload(stdin, MaxInputBytes, wait, StdinQuiet)
 	if err != nil {
-		fmt.Fprintf(stderr, "webgate: %v; passing through\n", err)
+		fmt.Fprintf(stderr, "webgate: %v (the %s hook's budget is %v); passing through\n", err, hook, budget)
 		return 0
 	}
-	if !Relevant(hook, data, env) {
+	if !relevant(hook, data, env, &scanned{facts, read}) {
 		return 0
 	}
 	bin, err := Worker(env)
@@ -377,7 +399,7 @@ func Main(hook string, args []string, stdin io.Reader, stdout, stderr io.Writer,
 		// answers over its socket, or the worker writes to them directly.
 		// The hook's exit code is 0 whatever it decided: a hook never
 		// blocks by exit code.
-		if _, answered := worker.Ask(hook, bin, data, start, DefaultBudget(hook), env, stdout, stderr); answered {
+		if _, answered := worker.Ask(hook, bin, data, start, budget, env, stdout, stderr); answered {
 			return 0
 		}
 		_ = execWorker(bin, hook, data, workerEnv(start))

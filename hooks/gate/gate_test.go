@@ -241,7 +241,7 @@ func TestScanConfig_ReadsInPiecesAsWhole(t *testing.T) {
 	// Mostly pieces that decide nothing alone, so that many files have
 	// no Bash route and the end of a piece often falls in a look-ahead.
 	quiet := []string{"a", "x", "/", ".", " ", " ", "\t", "\n", "\"", "'", "config", "config ", "config.toml", "~/.config/x", "Bas", "tool_names", "mcp_tool_names", "\\\\", "\\ x", "[routes]\n"}
-	loud := []string{"Bash", "=", ":", "\\u0042", "\\ \n", "\\x", strings.Repeat(" ", 70), "config" + strings.Repeat(" ", 70) + "=", "\\" + strings.Repeat("\t", 70) + "\n"}
+	loud := []string{"Bash", "budget = \"2s\"\n", "budget: 3\n", "\"budget\" : 1.5,", "budget", "=", ":", "\\u0042", "\\ \n", "\\x", strings.Repeat(" ", 70), "config" + strings.Repeat(" ", 70) + "=", "\\" + strings.Repeat("\t", 70) + "\n"}
 	rng := rand.New(rand.NewPCG(9, 10))
 	var quietFiles int
 	for range 5000 {
@@ -265,6 +265,10 @@ func TestScanConfig_ReadsInPiecesAsWhole(t *testing.T) {
 			if long := strings.Contains(file, strings.Repeat(" ", 40)); long && got.bashRoutes && !whole.bashRoutes {
 				got.bashRoutes = false
 			}
+			// A budget set past such a run may be missed in pieces.
+			if long := strings.Contains(file, strings.Repeat(" ", 40)); long && got.budget != whole.budget {
+				got.budget = whole.budget
+			}
 			if err != nil || got != whole {
 				t.Fatalf("%q in pieces of %d: %+v, whole: %+v", file, size, got, whole)
 			}
@@ -272,5 +276,94 @@ func TestScanConfig_ReadsInPiecesAsWhole(t *testing.T) {
 	}
 	if quietFiles < 500 {
 		t.Errorf("only %d files without Bash routes", quietFiles)
+	}
+}
+
+// The front bounds its wait for stdin by the hook's budget: the
+// environment's, else the shortest one the configuration file may set,
+// else the default; a provider's monthly budget is no duration.
+func TestHookBudget_FromTheEnvironmentElseTheFile(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want time.Duration
+	}{
+		{"", 0},
+		{"[hooks.websearch]\nbudget = \"2s\"\n", 2 * time.Second},
+		{"[hooks.websearch]\nbudget='2s' # short\n", 2 * time.Second},
+		{"hooks:\n  webfetch:\n    budget: 3s # short\n", 3 * time.Second},
+		{`{"hooks":{"websearch":{"budget":"1.5s","tool_names":["x"]}}}`, 1500 * time.Millisecond},
+		{"hooks.websearch.budget = 4\n", 4 * time.Second},
+		{"[hooks.websearch]\nbudget = \"20s\"\n[hooks.webfetch]\nbudget = \"1m\"\n", 20 * time.Second},
+		{"[providers.tavily.budget]\nmonthly = 100\n", 0},
+		{"[providers.tavily]\nbudget = { monthly = 100 }\n", 0},
+		{"[providers.jina]\ntoken_budget = 5000\n", 0},
+		{"providers:\n  tavily:\n    budget:\n      monthly: 5\n", 0},
+		{`{"providers":{"tavily":{"budget":{"monthly":5}}}}`, 0},
+		{"[hooks.websearch]\nbudget = \"soon\"\n", 0},
+		{"[hooks.websearch]\nbudget = \"-2s\"\n", 0},
+	} {
+		facts, err := scanConfig(strings.NewReader(c.file))
+		if err != nil || facts.budget != c.want {
+			t.Errorf("%q: budget %v (%v), want %v", c.file, facts.budget, err, c.want)
+		}
+	}
+	if got := HookBudget(WebSearch, envOf(), 0); got != DefaultSearchBudget {
+		t.Errorf("no budget set: %v", got)
+	}
+	if got := HookBudget(WebFetch, envOf(), 3*time.Second); got != 3*time.Second {
+		t.Errorf("budget in the file: %v", got)
+	}
+	if got := HookBudget(WebFetch, envOf("WEBGATE_HOOKS_WEBFETCH_BUDGET=2"), 3*time.Second); got != 2*time.Second {
+		t.Errorf("budget in the environment: %v", got)
+	}
+	if got := HookBudget(WebFetch, envOf("WEBGATE_HOOKS_WEBFETCH_BUDGET=40s"), 3*time.Second); got != 40*time.Second {
+		t.Errorf("the environment wins over the file: %v", got)
+	}
+	if got := HookBudget(WebFetch, envOf("WEBGATE_HOOKS_WEBSEARCH_BUDGET=2s"), 0); got != DefaultFetchBudget {
+		t.Errorf("the other hook's budget: %v", got)
+	}
+	// The wait is what is left of the budget, at most StdinWait.
+	if w := StdinWaitWithin(time.Now(), time.Hour); w != StdinWait {
+		t.Errorf("wait %v, want %v", w, StdinWait)
+	}
+	if w := StdinWaitWithin(time.Now().Add(-time.Minute), 30*time.Second); w != 0 {
+		t.Errorf("wait past the budget %v, want 0", w)
+	}
+	if w := StdinWaitWithin(time.Now(), 2*time.Second); w <= 0 || w > 2*time.Second {
+		t.Errorf("wait %v, want at most the 2s budget", w)
+	}
+}
+
+// A configuration file that stalls holds the front no longer than the
+// budget the environment sets (and the worker decides; here there is
+// none to run, which the front says).
+func TestMain_AStalledConfigurationFileDoesNotOutlastTheBudget(t *testing.T) {
+	release, finished := make(chan struct{}), make(chan struct{})
+	savedScan, savedWait := scanFile, configWait
+	scanFile = func(string) (configFacts, error) {
+		<-release
+		close(finished)
+		return configFacts{}, os.ErrNotExist
+	}
+	configWait = time.Hour
+	t.Cleanup(func() {
+		close(release)
+		<-finished
+		scanFile, configWait = savedScan, savedWait
+	})
+	env := envOf("WEBGATE_CONFIG=/stalled/config.toml", "HOME="+t.TempDir(), "WEBGATE_HOOKS_WEBSEARCH_BUDGET=50ms", WorkerEnv+"=/nonexistent/webgate-hook")
+	done := make(chan string, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		Main(WebSearch, nil, strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"web_search"}`), &out, &errb, env)
+		done <- out.String() + errb.String()
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "passing through") {
+			t.Errorf("output %q", got)
+		}
+	case <-time.After(time.Minute): // a hang detector, not a timing check
+		t.Fatal("the front waited for the stalled configuration file past its budget")
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/webgate-dev/webgate/internal/safefile"
 )
@@ -24,6 +27,14 @@ type configFacts struct {
 	// answer: the file may set the answer style (hooks.answer), which
 	// makes PostToolUse of the native web tools relevant.
 	answer bool
+	// budget is the shortest hook budget the file may set
+	// (hooks.websearch.budget or hooks.webfetch.budget, whichever hook),
+	// or 0 when it sets none the scan can read. The front bounds its wait
+	// for stdin by it ([stdinWait]).
+	budget time.Duration
+	// scanned records that a piece was scanned: the next one begins with
+	// the end of it.
+	scanned bool
 }
 
 // scanWindow is how much of the file the front holds at once: it reads the
@@ -54,7 +65,7 @@ func scanPieces(r io.Reader, size int) (configFacts, error) {
 			return configFacts{}, err
 		}
 		next := f.scan(buf[:n], escapes, eof)
-		if eof || f.toolNames && f.mcpToolNames && f.bashRoutes && f.answer {
+		if eof {
 			return f, nil
 		}
 		// Keep the end of this piece before the next.
@@ -99,7 +110,97 @@ func (f *configFacts) scan(window []byte, escapes int, eof bool) (next int) {
 	found, next := hasEscape(window, escapes, eof)
 	f.bashRoutes = f.bashRoutes || found
 	f.answer = f.answer || found
+	if d := shortestBudget(window, f.scanned, eof); d > 0 && (f.budget == 0 || d < f.budget) {
+		f.budget = d
+	}
+	f.scanned = true
 	return next
+}
+
+// shortestBudget returns the shortest duration window sets a key named
+// "budget" to in TOML, YAML or JSON ("budget = \"5s\"", "budget: 5",
+// "\"budget\": \"5s\"", a dotted "hooks.websearch.budget = 5"), as the
+// configuration reads a duration (a number of seconds, or a Go duration),
+// or 0 when it sets none. Only the hooks' budgets are durations (a
+// provider's budget is a table); a value the scan cannot read, or one the
+// piece cuts off, is skipped: the wait then keeps its upper bound. A key
+// that begins in the last scanOverlap bytes of a piece (but the last) is
+// left to the next piece, which holds the byte before it; so a piece that
+// follows another (cont) skips a key at its very start, which the piece
+// before has read.
+func shortestBudget(window []byte, cont, eof bool) time.Duration {
+	var shortest time.Duration
+	for from := 0; ; {
+		i := bytes.Index(window[from:], []byte("budget"))
+		if i < 0 {
+			return shortest
+		}
+		start := from + i
+		from = start + 1
+		if cont && start == 0 || !eof && start > len(window)-scanOverlap {
+			continue
+		}
+		if start > 0 && isWordByte(window[start-1]) {
+			continue // token_budget
+		}
+		j := start + len("budget")
+		if j < len(window) && (window[j] == '"' || window[j] == '\'') {
+			j++
+		}
+		j = skipBlanks(window, j)
+		if j >= len(window) || window[j] != '=' && window[j] != ':' {
+			continue
+		}
+		j = skipBlanks(window, j+1)
+		if j >= len(window) {
+			continue
+		}
+		var value []byte
+		if q := window[j]; q == '"' || q == '\'' {
+			k := bytes.IndexAny(window[j+1:], string(q)+"\n")
+			if k < 0 || window[j+1+k] != q {
+				continue
+			}
+			value = window[j+1 : j+1+k]
+		} else {
+			k := j
+			for k < len(window) && strings.IndexByte(" \t\r\n,}]#", window[k]) < 0 {
+				k++
+			}
+			if k == len(window) && !eof {
+				continue // cut off by the end of the piece
+			}
+			value = window[j:k]
+		}
+		if d, ok := scanDuration(string(value)); ok && d > 0 && (shortest == 0 || d < shortest) {
+			shortest = d
+		}
+	}
+}
+
+// scanDuration reads a duration as the configuration does: a number of
+// seconds, or a Go duration ("1m30s").
+func scanDuration(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(f) || f <= 0 || f > float64(math.MaxInt64)/float64(time.Second) {
+			return 0, false
+		}
+		return time.Duration(f * float64(time.Second)), true
+	}
+	d, err := time.ParseDuration(v)
+	return d, err == nil
+}
+
+func skipBlanks(window []byte, j int) int {
+	for j < len(window) && (window[j] == ' ' || window[j] == '\t') {
+		j++
+	}
+	return j
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 // toolBash is the tool of Bash routes, as the routing package spells it

@@ -20,6 +20,18 @@ const (
 	StdinQuiet = 500 * time.Millisecond
 )
 
+// StdinWaitWithin returns how long a hook that started at start and has
+// budget to answer may still wait for its stdin: what is left of the
+// budget, never more than [StdinWait], never less than 0. A hook that
+// waited longer would step aside past its budget, and a runtime whose hook
+// timeout matches the budget would kill it first.
+func StdinWaitWithin(start time.Time, budget time.Duration) time.Duration {
+	if budget <= 0 {
+		return StdinWait
+	}
+	return max(min(StdinWait, time.Until(start.Add(budget))), 0)
+}
+
 // drainLimit bounds how much of an oversized stdin is read and discarded,
 // so the writer on the other end of the pipe does not see a broken pipe.
 const drainLimit = 64 << 20
@@ -122,7 +134,7 @@ func ReadPayload(r io.Reader, max int64, wait, quiet time.Duration) ([]byte, err
 			case completeObject(data):
 				return data, nil
 			}
-			return nil, fmt.Errorf("%w within %v and holds no complete JSON object (a hook reads one payload on stdin)", ErrStdinOpen, wait)
+			return nil, fmt.Errorf("%w within %v and holds no complete JSON object (a hook reads one payload on stdin)", ErrStdinOpen, wait.Round(time.Millisecond))
 		}
 	}
 }
