@@ -270,7 +270,7 @@ func TestHostAddr(t *testing.T) {
 		"localhost":          "",
 		"1.2.3.4.5":          "",
 		"256.0.0.1":          "",
-		"0x":                 "",
+		"0x":                 "0.0.0.0", // an empty hex part is 0, as the URL Standard reads it
 	}
 	for host, want := range cases {
 		a, ok := webpage.HostAddr(host)
