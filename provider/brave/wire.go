@@ -229,11 +229,7 @@ func rateLimitWait(h http.Header) time.Duration {
 	if best < 0 {
 		return 0
 	}
-	secs := reset[best]
-	if secs >= maxReset.Seconds() {
-		return maxReset
-	}
-	return time.Duration(secs * float64(time.Second))
+	return lenient.Seconds(reset[best], maxReset)
 }
 
 // headerNumbers parses a comma-separated list of numbers; an entry that is

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -278,16 +277,10 @@ func (e *errorBody) wait() time.Duration {
 	secs := float64(e.RetryAfterSeconds)
 	if !(secs > 0) {
 		if m := retryAfterText.FindStringSubmatch(e.message()); m != nil {
-			secs, _ = strconv.ParseFloat(m[1], 64)
+			secs, _ = lenient.Number(json.RawMessage(m[1]))
 		}
 	}
-	switch {
-	case !(secs > 0):
-		return 0
-	case secs >= maxWait.Seconds():
-		return maxWait
-	}
-	return time.Duration(secs * float64(time.Second))
+	return lenient.Seconds(secs, maxWait)
 }
 
 // Firecrawl's error codes that decide a failure's kind (the "code" field;

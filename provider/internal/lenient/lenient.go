@@ -318,3 +318,16 @@ func UnixTime(f float64) time.Time {
 	sec, frac := math.Modf(f)
 	return time.Unix(int64(sec), int64(frac*1e9))
 }
+
+// Seconds reads a wait a provider gives in seconds (a retry-after field,
+// a rate-limit reset): 0 unless it is positive and finite, and at most
+// max.
+func Seconds(secs float64, max time.Duration) time.Duration {
+	switch {
+	case !(secs > 0) || math.IsNaN(secs):
+		return 0
+	case secs >= max.Seconds():
+		return max
+	}
+	return time.Duration(secs * float64(time.Second))
+}

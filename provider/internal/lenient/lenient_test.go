@@ -3,6 +3,7 @@ package lenient
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -201,6 +202,24 @@ func TestLoose_ReadsAnythingButAnObjectOfItsShapeAsZero(t *testing.T) {
 	for _, data := range []string{"", "null", `"x"`, "[1]", "3", `{"name":"a","n":"two"}`, `{"name":`} {
 		if got := Loose[entry]([]byte(data)); got != (entry{}) {
 			t.Errorf("Loose(%q) = %+v, want the zero entry", data, got)
+		}
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	for _, c := range []struct {
+		secs float64
+		want time.Duration
+	}{
+		{1.5, 1500 * time.Millisecond},
+		{0, 0},
+		{-3, 0},
+		{math.NaN(), 0},
+		{math.Inf(1), time.Hour},
+		{7200, time.Hour},
+	} {
+		if got := Seconds(c.secs, time.Hour); got != c.want {
+			t.Errorf("Seconds(%v, 1h) = %v, want %v", c.secs, got, c.want)
 		}
 	}
 }
