@@ -47,13 +47,8 @@ func geminiCommand(path string) (string, error) {
 	if strings.ContainsAny(path, "$'\"\n\r\x00`") {
 		return "", fmt.Errorf("the hook binary path %q cannot be written in a Gemini CLI hook command (it holds $, a quote or a control character); install webgate elsewhere", path)
 	}
-	for _, r := range path {
-		if !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == '%' || r == ',' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return "'" + path + "'", nil
-		}
-	}
-	return path, nil
+	// No quote is left to escape: shellQuote's single quotes are plain.
+	return shellQuote(path), nil
 }
 
 func geminiHandler(e geminiEntry, cmd string) *object {
