@@ -70,7 +70,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 // two gateways sharing one redis-server on 127.0.0.1 (tokens, limits,
 // search cache, audit log), ask distinct searches of fake providers that
 // take about 50 ms, for WEBGATE_LOAD_SECONDS seconds (3 unless set; 10
-// for the README's figures), in two patterns:
+// for the README's figures), in these patterns:
 //
 //   - spread (as agents run): the clients' first calls are spread over
 //     one provider latency (client i starts after i × 50 ms / 50), and
@@ -81,7 +81,12 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 //   - spread-processes: spread, each replica in a process of its own (as
 //     webgate serve runs), so that the clients' garbage collection and
 //     scheduling do not land on the servers (its CPU per call counts the
-//     replica processes' start too).
+//     replica processes' start too);
+//   - spread-floor: spread, the replicas without limits, audit log or
+//     search cache, so that no call makes a store round trip: what the
+//     machine gives any HTTP service under this load;
+//   - spread-reservation: the floor and the reservation before each
+//     provider call, the one store round trip a call cannot do without.
 //
 // It fails on any error and reports the requests served and the p50 and
 // p99 of the gateway's overhead in milliseconds: as the clients see it
@@ -101,17 +106,47 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		}
 		dur = time.Duration(secs) * time.Second
 	}
-	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, true, false) })
-	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, false, false) })
-	b.Run("spread-processes", func(b *testing.B) { benchLoad(b, dur, true, true) })
+	b.Run("spread", func(b *testing.B) { benchLoad(b, dur, loadPattern{spread: true}) })
+	b.Run("lockstep", func(b *testing.B) { benchLoad(b, dur, loadPattern{}) })
+	b.Run("spread-processes", func(b *testing.B) { benchLoad(b, dur, loadPattern{spread: true, procs: true}) })
+	b.Run("spread-floor", func(b *testing.B) { benchLoad(b, dur, loadPattern{spread: true, floor: floorNoStore}) })
+	b.Run("spread-reservation", func(b *testing.B) { benchLoad(b, dur, loadPattern{spread: true, floor: floorReservation}) })
 }
+
+// loadPattern is how a run of BenchmarkGatewayLoad loads its replicas:
+// calls spread or in lockstep, replicas in processes of their own, and
+// which of the gateway's store calls they make ([loadFloor]).
+type loadPattern struct {
+	spread, procs bool
+	floor         loadFloor
+}
+
+// loadFloor is what a load run's replicas leave out, to show what the
+// rest costs under the same load on the machine that runs it.
+type loadFloor int
+
+const (
+	// floorNone: the whole gateway.
+	floorNone loadFloor = iota
+	// floorNoStore: no limits, no audit log, no search cache (the token
+	// is checked from each replica's own cache), so that a call makes no
+	// store round trip: HTTP, JSON, the token check, metrics, logs and
+	// the scheduling of the clients, both replicas and the fake
+	// providers.
+	floorNoStore
+	// floorReservation: the floor and the one store call a call cannot
+	// do without, its reservation before the provider call (limits
+	// checked atomically in the store; the settlement after the answer).
+	floorReservation
+)
 
 // benchLoad runs BenchmarkGatewayLoad for dur, its calls spread or in
 // lockstep, against two replicas in this process or, with procs, each in
 // a process of its own (this test binary again, see
 // TestLoadReplicaProcess), so that the clients' garbage collection and
 // scheduling do not land on the servers.
-func benchLoad(b *testing.B, dur time.Duration, spread, procs bool) {
+func benchLoad(b *testing.B, dur time.Duration, pattern loadPattern) {
+	spread := pattern.spread
 	const clients = 50
 	redis := redistest.Start(b)
 	st := openStore(b, redis.URL)
@@ -121,10 +156,10 @@ func benchLoad(b *testing.B, dur time.Duration, spread, procs bool) {
 	}
 	var urls []string
 	var finish func() loadServerSide
-	if procs {
+	if pattern.procs {
 		urls, finish = startReplicaProcesses(b, redis.URL, spread)
 	} else {
-		urls, finish = startLoadReplicas(b, redis.URL, spread)
+		urls, finish = startLoadReplicas(b, redis.URL, spread, pattern.floor)
 	}
 	cpu, cmds := cpuTime(), redisCalls(b, redis.Addr)
 	var over []time.Duration
@@ -168,7 +203,9 @@ func benchLoad(b *testing.B, dur time.Duration, spread, procs bool) {
 	// round trip at most).
 	b.ReportMetric(float64((cpuTime()-cpu+server.cpu).Microseconds())/float64(len(over)), "cpu-µs/call")
 	b.ReportMetric(float64(redisCalls(b, redis.Addr)-cmds)/float64(len(over)), "redis-calls/call")
-	if n, err := (&Audit{Store: st}).Verify(context.Background()); err != nil || n != len(over) {
+	if n, err := (&Audit{Store: st}).Verify(context.Background()); pattern.floor != floorNone && (err != nil || n != 0) {
+		b.Errorf("audit after the floor's load: %d entries, %v; want none", n, err)
+	} else if pattern.floor == floorNone && (err != nil || n != len(over)) {
 		b.Errorf("audit after the load: %d entries, %v; want %d", n, err, len(over))
 	}
 	b.ReportMetric(server.inline, "written-before-answer")
@@ -196,12 +233,21 @@ type loadServerSide struct {
 
 // startLoadReplicas starts the two replicas of a load run in this
 // process; finish flushes them and reads what they tell.
-func startLoadReplicas(b *testing.B, redisURL string, spread bool) (urls []string, finish func() loadServerSide) {
+func startLoadReplicas(b *testing.B, redisURL string, spread bool, floor loadFloor) (urls []string, finish func() loadServerSide) {
 	server := &handlerTimes{}
 	rs := startReplicas(b, redisURL, 2, Limits{RequestsPerDay: 1 << 40}, benchDelay, replicaExtra{
-		// As webgate serve: one JSON log line per request.
-		options: func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) },
-		wrap:    server.wrap,
+		options: func(o *Options) {
+			// As webgate serve: one JSON log line per request.
+			o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+			if floor != floorNone {
+				o.Audit = nil
+			}
+			if floor == floorNoStore {
+				o.Limiter = nil
+			}
+		},
+		wrap:     server.wrap,
+		uncached: floor != floorNone,
 	})
 	for _, r := range rs {
 		if spread {

@@ -370,6 +370,9 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type replicaExtra struct {
 	options func(*Options)
 	wrap    func(http.Handler) http.Handler
+	// uncached has the replica search its provider without the search
+	// cache.
+	uncached bool
 }
 
 // replica is one gateway over a shared store: its server, URL and
@@ -401,6 +404,10 @@ func startReplicas(t testing.TB, url string, n int, team Limits, delay time.Dura
 			if e.options != nil {
 				e.options(&o)
 			}
+			if e.uncached {
+				o.Tools = &webtools.Tools{Searcher: r.search}
+			}
+
 		}
 		r.srv = New(o)
 		var h http.Handler = r.srv
