@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"strings"
 
 	"github.com/webgate-dev/webgate/classify"
 	"github.com/webgate-dev/webgate/config"
@@ -130,8 +129,7 @@ func selfHosted(c *config.Config, names []string) bool {
 		if err != nil {
 			return false
 		}
-		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-		local := host == "localhost" || strings.HasSuffix(host, ".localhost") ||
+		local := webpage.LoopbackHost(u.Hostname()) ||
 			errors.Is(webpage.CheckTarget(base, false), webpage.ErrBlockedAddress) && webpage.CheckTarget(base, true) == nil
 		if !local {
 			return false

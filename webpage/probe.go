@@ -392,6 +392,20 @@ func specialName(host string, allowPrivate bool) string {
 	return ""
 }
 
+// LoopbackHost reports whether a URL's host is on this machine's
+// loopback: "localhost" or a name under it (RFC 6761), or a loopback
+// address in any form [HostAddr] reads (an IPv4-mapped one included),
+// case and one trailing dot aside. Traffic to such a host never leaves
+// the machine, so plain http to it exposes nothing on a network.
+func LoopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, ok := HostAddr(h)
+	return ok && a.Unmap().IsLoopback()
+}
+
 // HostAddr returns the address a URL's host spells: an IP literal (with or
 // without brackets), or an IPv4 address in the inet_aton forms resolvers
 // and browsers accept but Go's dialer takes for a name ("127.1",

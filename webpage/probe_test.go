@@ -293,3 +293,16 @@ func TestProbe_RecordsTheRedirectsAndTheAddressesItDialled(t *testing.T) {
 		t.Errorf("addresses %v, want 127.0.0.1", res.Addrs)
 	}
 }
+
+func TestLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST.": true, "api.localhost": true, "127.0.0.1": true, "127.1": true,
+		"0x7f.1": true, "2130706433": true, "[::1]": true, "::1": true, "::ffff:127.0.0.1": true, "127.0.0.1.": true,
+		"": false, "example.com": false, "localhost.example.com": false, "notlocalhost": false, "10.0.0.1": false,
+		"192.168.1.1": false, "::ffff:10.0.0.1": false, "0.0.0.0": false, "[fe80::1]": false, "169.254.169.254": false,
+	} {
+		if got := LoopbackHost(host); got != want {
+			t.Errorf("LoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

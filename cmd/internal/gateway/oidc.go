@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/webgate-dev/webgate/internal/redact"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/store"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // OIDC lets the gateway accept, besides its own tokens, JSON Web Tokens
@@ -108,7 +108,7 @@ func CheckOIDC(issuer, audience string) error {
 		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 			return fmt.Errorf("oidc %s %q: want an absolute https URL", f.name, redact.String(f.v))
 		}
-		if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		if u.Scheme == "http" && !webpage.LoopbackHost(u.Hostname()) {
 			return fmt.Errorf("oidc %s %q: want https (http only on a loopback host)", f.name, redact.String(f.v))
 		}
 		if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
@@ -116,14 +116,6 @@ func CheckOIDC(issuer, audience string) error {
 		}
 	}
 	return nil
-}
-
-func loopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
-	return err == nil && a.Unmap().IsLoopback()
 }
 
 // looksLikeJWT reports whether a bearer secret has the three dot-separated

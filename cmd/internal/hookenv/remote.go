@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/webgate-dev/webgate/hooks/worker"
 	"github.com/webgate-dev/webgate/internal/sanitize"
 	"github.com/webgate-dev/webgate/internal/textfmt"
+	"github.com/webgate-dev/webgate/webpage"
 )
 
 // The environment of a hook that forwards to a team gateway: its base URL
@@ -281,12 +281,7 @@ func GatewayInClear(base string) bool {
 	if err != nil || !strings.EqualFold(u.Scheme, "http") {
 		return false
 	}
-	h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return false
-	}
-	ip, err := netip.ParseAddr(h)
-	return err != nil || !ip.Unmap().IsLoopback()
+	return !webpage.LoopbackHost(u.Hostname())
 }
 
 // InClearWarning says that the gateway at base (a plain-http URL off
