@@ -27,13 +27,19 @@ func oneLine(s string) string { return sanitize.Line(s) }
 func redactDecision(d Decision, secrets []string) Decision {
 	d.Reason = textfmt.Scrub(sanitize.Agent(d.Reason), secrets...)
 	d.Context = textfmt.Scrub(sanitize.Agent(d.Context), secrets...)
-	// The user's terminal also gets what looks like a secret redacted: a
-	// password in a configured URL that a warning quotes, say.
-	d.SystemMessage = redact.String(textfmt.Scrub(sanitize.Text(d.SystemMessage), secrets...))
+	d.SystemMessage = terminalText(d.SystemMessage, secrets)
 	for i, l := range d.Diagnostics {
-		d.Diagnostics[i] = redact.String(textfmt.Scrub(sanitize.Text(l), secrets...))
+		d.Diagnostics[i] = terminalText(l, secrets)
 	}
 	return d
+}
+
+// terminalText makes s safe for the user's terminal or log: the terminal
+// rule, the secrets replaced, and what looks like a secret redacted too
+// ([redact.String]: a password in a configured URL that a warning quotes,
+// say).
+func terminalText(s string, secrets []string) string {
+	return redact.String(textfmt.Scrub(sanitize.Text(s), secrets...))
 }
 
 // stepAsideMessage is the systemMessage shown when a hook steps aside

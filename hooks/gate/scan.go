@@ -239,7 +239,7 @@ func mayHaveKey(window []byte, key string, eof bool) bool {
 }
 
 func isPathByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '-' || c == '_' || c == '.'
+	return isWordByte(c) || c == '/' || c == '.'
 }
 
 // hasEscape reports whether window[from:] holds an escape that could
