@@ -160,6 +160,7 @@ func runDoctor(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	defer out.flush()
 
 	d.checkConfig(cfg, loadErr)
+	d.checkEnv(f.host.Env)
 	d.remote = d.checkGateway(ctx)
 	d.checkKeys(cfg)
 	ws, wf := d.checkBinaries(ctx)

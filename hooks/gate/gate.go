@@ -225,10 +225,8 @@ func mayReplace(env Env, file configFacts) bool {
 // agent, so a file whose routes are all for WebFetch, or that has none,
 // does not send it to the worker.
 func bashRoutesMayExist(env Env, file configFacts) bool {
-	for _, k := range []string{"WEBGATE_TOOL_ROUTES", "WEBGATE_ROUTES_CONFIG"} {
-		if v, ok := env(k); ok && strings.TrimSpace(v) != "" {
-			return true
-		}
+	if v, ok := env("WEBGATE_TOOL_ROUTES"); ok && strings.TrimSpace(v) != "" {
+		return true
 	}
 	return file.bashRoutes
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A WEBGATE_ variable webgate does not read is named by doctor, with the
+// closest one it reads; its value never shows; the variables it reads are
+// not named.
+func TestDoctor_NamesEnvironmentVariablesWebgateDoesNotRead(t *testing.T) {
+	h := newTestHost(t).withKey()
+	h.env["WEBGATE_SEARCH_MODEE"] = "fallback"
+	h.env["WEBGATE_TAVILY_KEY"] = testKey
+	h.env["WEBGATE_SEARCH_MODE"] = "fallback"
+	h.env["WEBGATE_CONFIG"] = h.write("webgate.toml", "")
+	_, out, _ := h.run("", "doctor", "--bin-dir", h.bin)
+	for _, want := range []string{
+		"WEBGATE_SEARCH_MODEE is set, but webgate reads no such variable (did you mean WEBGATE_SEARCH_MODE?)",
+		"WEBGATE_TAVILY_KEY is set, but webgate reads no such variable (did you mean TAVILY_API_KEY or WEBGATE_PROVIDERS_TAVILY_KEYS?)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, out)
+		}
+	}
+	for _, name := range []string{"WEBGATE_SEARCH_MODE is set", "WEBGATE_CONFIG is set"} {
+		if strings.Contains(out, name) {
+			t.Errorf("doctor names a variable webgate reads (%q):\n%s", name, out)
+		}
+	}
+}
+
+// Every WEBGATE_ variable the module's code names is one doctor knows
+// webgate reads ([readEnv]), so that doctor never calls a real one
+// unread.
+func TestReadEnv_HoldsEveryVariableTheCodeNames(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := regexp.MustCompile(`^WEBGATE_[A-Z0-9_]+$`)
+	read := readEnv()
+	seen := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil || !name.MatchString(s) {
+				return true
+			}
+			seen++
+			if !read[s] {
+				t.Errorf("%s names %s, which doctor would call unread", path, s)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("no WEBGATE_ variable found in the code")
+	}
+}
