@@ -464,7 +464,7 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	if !req.NoFallback && len([]rune(strings.TrimSpace(p.local.Markdown))) >= MinFallbackChars {
 		res := base
 		res.Source, res.Content, res.Mode = SourceLocalFallback, p.local.Markdown, p.local.Mode
-		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private))
+		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private, r.order() == LocalOnly && r.Extractor != nil))
 		res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
 		return &res, nil
 	}
@@ -478,12 +478,14 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 }
 
 // fallbackReason says why the page's own text is all there is.
-func fallbackReason(asked bool, failures []provider.Failure, private error) string {
+func fallbackReason(asked bool, failures []provider.Failure, private error, localOnly bool) string {
 	switch {
 	case asked:
 		return "extraction failed (" + FailureSummary(failures) + ")"
 	case private != nil:
 		return "it was not sent to an extraction provider (" + private.Error() + ")"
+	case localOnly:
+		return "no local reader could read it (the reading order is local only: no page goes to an extraction provider)"
 	}
 	return "no extraction provider is configured"
 }

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/webgate-dev/webgate/cmd/internal/gateway"
 	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/config"
 	"github.com/webgate-dev/webgate/hooks"
@@ -248,6 +249,14 @@ func (d *doctor) checkConfig(cfg *config.Config, loadErr error) {
 	problems := config.Problems(loadErr)
 	for _, p := range problems {
 		d.add(sec, "invalid", statusFail, p, "correct that setting where the message says (see 'Settings' in the README); until then the hooks step aside")
+	}
+	// The gateway's OpenID Connect settings are checked as webgate serve
+	// checks them before it starts.
+	if o := cfg.Gateway.OIDC; o.Issuer != "" || o.Audience != "" {
+		if err := gateway.CheckOIDC(o.Issuer, o.Audience); err != nil {
+			problems = append(problems, "gateway."+err.Error())
+			d.add(sec, "invalid", statusFail, "gateway."+err.Error(), "correct gateway.oidc.issuer and gateway.oidc.audience (see 'A gateway for teams' in the README); until then webgate serve does not start")
+		}
 	}
 	if len(problems) == 0 {
 		d.add(sec, "settings", statusOK, "no invalid settings", "")

@@ -37,6 +37,15 @@ func (d *doctor) checkEnv(env []string) {
 		known = append(known, strings.TrimPrefix(n, config.EnvPrefix))
 	}
 	slices.Sort(known)
+	// The names the usual rule would give the settings whose variable
+	// is another (store.url is WEBGATE_STORE).
+	derived := map[string]string{}
+	for _, st := range config.Settings() {
+		rule := config.EnvPrefix + strings.ToUpper(strings.ReplaceAll(st.Key, ".", "_"))
+		if st.Env != "" && rule != st.Env && !read[rule] {
+			derived[rule] = st.Env
+		}
+	}
 	var unread []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -46,12 +55,18 @@ func (d *doctor) checkEnv(env []string) {
 	}
 	slices.Sort(unread)
 	for _, name := range unread {
-		hint := didYouMean(strings.TrimPrefix(name, config.EnvPrefix), known, config.EnvPrefix)
+		hint := ""
+		if real, ok := derived[name]; ok {
+			hint = " (did you mean " + real + "?)"
+		}
+		if hint == "" {
+			hint = didYouMean(strings.TrimPrefix(name, config.EnvPrefix), known, config.EnvPrefix)
+		}
 		if hint == "" {
 			hint = providerKeyHint(name)
 		}
 		d.add("Configuration", "environment", statusWarn, name+" is set, but webgate reads no such variable"+hint,
-			"rename or unset it: every setting's variable is listed under 'Environment variables' in the README")
+			"rename or unset it: the Settings table in the README gives each setting's variable")
 	}
 }
 

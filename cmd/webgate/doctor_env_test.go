@@ -21,10 +21,12 @@ func TestDoctor_NamesEnvironmentVariablesWebgateDoesNotRead(t *testing.T) {
 	h.env["WEBGATE_TAVILY_KEY"] = testKey
 	h.env["WEBGATE_SEARCH_MODE"] = "fallback"
 	h.env["WEBGATE_CONFIG"] = h.write("webgate.toml", "")
+	h.env["WEBGATE_STORE_URL"] = "off"
 	_, out, _ := h.run("", "doctor", "--bin-dir", h.bin)
 	for _, want := range []string{
 		"WEBGATE_SEARCH_MODEE is set, but webgate reads no such variable (did you mean WEBGATE_SEARCH_MODE?)",
 		"WEBGATE_TAVILY_KEY is set, but webgate reads no such variable (did you mean TAVILY_API_KEY or WEBGATE_PROVIDERS_TAVILY_KEYS?)",
+		"WEBGATE_STORE_URL is set, but webgate reads no such variable (did you mean WEBGATE_STORE?)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor does not say %q:\n%s", want, out)
@@ -84,5 +86,22 @@ func TestReadEnv_HoldsEveryVariableTheCodeNames(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no WEBGATE_ variable found in the code")
+	}
+}
+
+// Doctor checks the gateway's OpenID Connect settings as webgate serve
+// does before it starts: an issuer in plain http off loopback, or one
+// without an audience, is a FAIL and a non-zero exit.
+func TestDoctor_ChecksTheGatewaysOIDCSettings(t *testing.T) {
+	for issuer, want := range map[string]string{
+		"http://id.example.com":  `gateway.oidc issuer "http://id.example.com": want https (http only on a loopback host)`,
+		"https://id.example.com": `gateway.oidc audience "": want an absolute https URL`,
+	} {
+		h := newTestHost(t).withKey()
+		h.env["WEBGATE_GATEWAY_OIDC_ISSUER"] = issuer
+		code, out, _ := h.run("", "doctor", "--bin-dir", h.bin)
+		if code == 0 || !strings.Contains(out, want) || strings.Contains(out, "no invalid settings") {
+			t.Errorf("issuer %s: exit %d, want a FAIL saying %q:\n%s", issuer, code, want, out)
+		}
 	}
 }

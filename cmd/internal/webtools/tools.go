@@ -599,6 +599,10 @@ func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 	case webpage.KindHTTPStatus:
 		return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, e.Status, http.StatusText(e.Status))}
 	case webpage.KindNoProvider:
+		if t.Reader != nil && t.Reader.Order == webpage.LocalOnly && t.Reader.Extractor != nil {
+			// Providers have keys; the configuration keeps pages from them.
+			return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("The page %s, and no local reader could read it; fetch.order = local-only sends no page to an extraction provider.", e.Why)}
+		}
 		return &Error{Reason: NotConfigured, Message: joinSentences(fmt.Sprintf("The page %s, and no extraction provider has an API key.", e.Why), t.ExtractHint)}
 	case webpage.KindExtraction:
 		return extractionError(raw, e)

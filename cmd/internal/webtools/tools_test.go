@@ -307,6 +307,32 @@ func TestFetch_WithoutAnExtractorUsesThePageTextOrSaysWhatToSet(t *testing.T) {
 	}
 }
 
+// Under fetch.order = local-only, a page no local tier reads is not a
+// missing key: the providers have keys, and the order keeps pages from
+// them. The error and the fallback's note say so, and no provider is
+// asked.
+func TestFetch_LocalOnlySaysTheOrderKeptThePageFromTheProviders(t *testing.T) {
+	pages := fakeweb.Pages(t)
+	fake := &fakeweb.Tavily{}
+	tools := newTools(t, fake)
+	tools.ExtractHint = "Set TAVILY_API_KEY."
+	tools.Reader.Order = webpage.LocalOnly
+	res, err := tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + shellWithText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Note, "local only") || strings.Contains(res.Note, "no extraction provider is configured") {
+		t.Errorf("fallback note = %q", res.Note)
+	}
+	_, err = tools.Fetch(context.Background(), webtools.FetchRequest{URL: pages + "/browser-render-required/vite-react-empty-root.html"})
+	if e := reasonOf(t, err); e.Reason != webtools.PageUnavailable || !strings.Contains(e.Message, "local-only") || strings.Contains(e.Message, "API key") {
+		t.Errorf("error = %+v", e)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the provider was asked %d times", n)
+	}
+}
+
 func TestFetch_ToolRouteAnswersWithItsMessageWithoutReadingThePage(t *testing.T) {
 	fake := &fakeweb.Tavily{}
 	tools := newTools(t, fake)
