@@ -189,6 +189,7 @@ func parse(page []byte, base string) (*html.Node, *url.URL, string) {
 	flatten(root, MaxDepth)
 	revealStreamed(root, page)
 	dropPlaceholders(root, page)
+	spaceAdjacent(root)
 	return root, baseURL(root, base), pageTitle(root)
 }
 

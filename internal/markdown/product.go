@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/webgate-dev/webgate/internal/lazyre"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -129,13 +130,37 @@ func dropOtherProducts(body *html.Node, keep map[*html.Node]bool) {
 // article says each block once (0.638 at 0.45, 0.635 at 0.6).
 const minProductShare = 0.5
 
+// minProductProse is how much of the text of a product page's structure
+// that is not link text the article conversion must keep, at the least,
+// for [ModeAuto] to read the page as an article, whatever its share of
+// the whole: a shop's collection that declares a product holds a short
+// introduction beside a grid of links to its items, and the introduction
+// is what it says. Measured on the development split of the extraction
+// benchmark (mean word F1): collection 0.6971 -> 0.7015, product
+// 0.6702 -> 0.6733, every other type unchanged (the same at 0.6).
+const minProductProse = 0.7
+
 // productFallback returns the structure of a page that declares a
 // product when the article conversion doc kept less than
-// [minProductShare] of it, else doc.
+// [minProductShare] of it and less than [minProductProse] of its text
+// that is not links, else doc.
 func productFallback(doc Document, page []byte, base string) Document {
 	s := convertStructure(page, base)
-	if float64(doc.TextChars+doc.titleChars) < minProductShare*float64(s.TextChars) {
+	read := float64(doc.TextChars + doc.titleChars)
+	if read < minProductShare*float64(s.TextChars) && read < minProductProse*float64(s.TextChars-linkChars(s.Markdown)) {
 		return s
 	}
 	return doc
+}
+
+// mdLinkText matches a Markdown link or image, keeping its text.
+var mdLinkText = lazyre.New(`!?\[([^\]]*)\]\([^)]*\)`)
+
+// linkChars counts the visible characters of md's link texts.
+func linkChars(md string) int {
+	n := 0
+	for _, m := range mdLinkText().FindAllStringSubmatch(md, -1) {
+		n += visibleChars(m[1])
+	}
+	return n
 }

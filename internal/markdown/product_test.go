@@ -146,3 +146,30 @@ func TestConvertHTML_AProductPageLeavesOutOtherProductsItsHeadingsName(t *testin
 		}
 	}
 }
+
+// A page that says it sells a product but is a shop's collection: a short
+// introduction beside a grid of links to its items. Readability's pick,
+// the introduction, holds little of the page's structure but nearly all
+// of its text that is not links, so the page is read as that article,
+// not as its grid.
+func TestConvertHTML_AProductPageOfLinksIsReadAsItsProse(t *testing.T) {
+	var grid strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&grid, `<li><a href="/p/%d">Trail runner shoe model %d in three colours</a></li>`, i, i)
+	}
+	page := `<html><head><title>Trail shoes | Run Store</title>
+	<meta property="og:type" content="product"></head><body>
+	<header><nav><a href="/">Home</a> <a href="/shoes">Shoes</a></nav></header>
+	<main><div class="intro"><h1>Trail shoes</h1>
+	<p>Trail shoes grip loose ground with deep lugs, guard your toes from rocks with a bumper and drain quickly after a stream crossing, so your feet stay comfortable for hours.</p>
+	<p>Not sure which pair suits you? Our fitters watch you run, measure both feet and let you try each shoe on the store's own small hill before you choose.</p></div>
+	<ul class="grid">` + grid.String() + `</ul></main>
+	<footer><p>Run Store</p></footer></body></html>`
+	doc := markdown.ConvertHTML([]byte(page), "https://run.example/trail-shoes")
+	if !strings.Contains(doc.Markdown, "deep lugs") {
+		t.Errorf("the page lacks its introduction:\n%s", doc.Markdown)
+	}
+	if doc.Mode != markdown.ModeArticle || strings.Contains(doc.Markdown, "model 17") {
+		t.Errorf("the page is read as its grid of links (%s):\n%s", doc.Mode, doc.Markdown)
+	}
+}

@@ -44,7 +44,7 @@ var floors = map[string]float64{
 	"article":       0.940,
 	"forum":         0.928,
 	"product":       0.605,
-	"collection":    0.805,
+	"collection":    0.830,
 	"listing":       0.940,
 	"documentation": 0.912,
 	"service":       0.843,
