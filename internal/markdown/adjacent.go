@@ -47,40 +47,34 @@ func spaceAdjacent(root *html.Node) {
 
 // lastRune returns the last rune of n's text, or 0 when it has none or
 // its text ends in whitespace.
-func lastRune(n *html.Node) rune {
-	for c := n.LastChild; c != nil; c = c.PrevSibling {
-		switch c.Type {
-		case html.TextNode:
-			if c.Data == "" {
-				continue
-			}
-			r, _ := utf8.DecodeLastRuneInString(c.Data)
-			return r
-		case html.ElementNode:
-			if r := lastRune(c); r != 0 {
-				return r
-			}
-			if c.DataAtom == atom.Br || c.DataAtom == atom.Img {
-				return 0
-			}
-		}
-	}
-	return 0
-}
+func lastRune(n *html.Node) rune { return edgeRune(n, true) }
 
 // firstRune returns the first rune of n's text, or 0 when it has none
 // or its text starts with whitespace.
-func firstRune(n *html.Node) rune {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
+func firstRune(n *html.Node) rune { return edgeRune(n, false) }
+
+// edgeRune returns the last (or, with !last, the first) rune of n's
+// text: that of its last (first) child with any text, an element's read
+// the same way; a line break or an image at that edge ends the text (0).
+func edgeRune(n *html.Node, last bool) rune {
+	c, step := n.FirstChild, func(c *html.Node) *html.Node { return c.NextSibling }
+	if last {
+		c, step = n.LastChild, func(c *html.Node) *html.Node { return c.PrevSibling }
+	}
+	for ; c != nil; c = step(c) {
 		switch c.Type {
 		case html.TextNode:
 			if c.Data == "" {
 				continue
+			}
+			if last {
+				r, _ := utf8.DecodeLastRuneInString(c.Data)
+				return r
 			}
 			r, _ := utf8.DecodeRuneInString(c.Data)
 			return r
 		case html.ElementNode:
-			if r := firstRune(c); r != 0 {
+			if r := edgeRune(c, last); r != 0 {
 				return r
 			}
 			if c.DataAtom == atom.Br || c.DataAtom == atom.Img {
