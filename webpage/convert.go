@@ -60,6 +60,11 @@ type Document struct {
 	// language and publication date. The article conversion reads it;
 	// the Markdown does not repeat it.
 	Metadata
+
+	// listed is the page's <main> read whole when it is much links and
+	// readability picked a small part of it: the reader judges the
+	// article by it ([articleFound]).
+	listed *Document
 }
 
 // Metadata is what a page says about itself, kept beside its content
@@ -122,6 +127,17 @@ func ConvertHTMLMode(html []byte, baseURL string, mode ConvertMode) Document {
 	// first byte and leave the rest ("[31m") as text.
 	clean := []byte(sanitize.Text(string(html)))
 	d := markdown.Convert(clean, baseURL, markdown.Options{Mode: markdown.Mode(mode)})
+	doc := document(d, cut)
+	if d.Listed != nil {
+		listed := document(*d.Listed, cut)
+		doc.listed = &listed
+	}
+	return doc
+}
+
+// document is the Document of a conversion; cut says the HTML was cut
+// to [MaxConvertBytes] before it.
+func document(d markdown.Document, cut bool) Document {
 	return Document{Title: d.Title, Markdown: d.Markdown, Mode: ConvertMode(d.Mode), TextChars: d.TextChars, Truncated: d.Truncated || cut, Posts: d.Posts,
 		Metadata: Metadata{Byline: d.Byline, SiteName: d.SiteName, Language: d.Language, Published: d.Published}}
 }

@@ -236,6 +236,37 @@ func TestReader_ReadsATemplateHeavyPagesArticleWhenReadabilityFindsItsBody(t *te
 	}
 }
 
+// A template-heavy shop category whose introduction readability picks
+// (half the page's text, few links: found, on its own) is judged by its
+// <main>, a third of it the grid's links: it is read as its structure,
+// the grid with the introduction.
+func TestReader_ReadsAShopCategoryWhoseGridReadabilityLeavesAsItsStructure(t *testing.T) {
+	intro := `<p>Trail running shoes grip loose ground, shed mud and protect the foot from rocks and roots. Our fitters test each pair on the hills behind the shop before it goes on the wall, and we keep the ones that still feel right after a wet month of runs.</p>`
+	var grid strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&grid, `<li class="product-card"><a href="/p/shoe-%d">Ridgeline Trail %d running shoe</a><div class="price">$%d.00</div><div class="badge">New</div></li>`, i, i, 100+i)
+	}
+	page := `<html><head><title>Trail running shoes | Fleet Shop</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/shoes">Shoes</a> <a href="/help">Help</a></nav></header>
+<main><section class="category-intro"><h1>Trail running shoes</h1>` + intro + intro + `</section>
+<ul class="product-grid">` + grid.String() + `</ul></main>
+<footer><p>Fleet Shop, all rights reserved.</p></footer></body></html>`
+	templateHeavy := func([]byte) classify.Result { return classify.Result{Class: classify.TemplateHeavy} }
+	r := &Reader{Probe: ProbeConfig{AllowPrivate: true}, Classify: templateHeavy}
+	res, err := r.Read(context.Background(), Request{URL: serve(t, 200, "text/html", page)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mode != ConvertStructure {
+		t.Fatalf("mode %q, want the structure; content:\n%s", res.Mode, res.Content)
+	}
+	for _, want := range []string{"grip loose ground", "Ridgeline Trail 7 running shoe", "$107.00"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("the page lacks %q:\n%s", want, res.Content)
+		}
+	}
+}
+
 func TestArticleFound_WeighsShareDeclarationAndLinks(t *testing.T) {
 	prose := strings.Repeat("The council voted to extend the harbour wall. ", 10)
 	linked := strings.Repeat("[A headline of the day](https://news.example/a) ", 10)

@@ -96,6 +96,14 @@ type Document struct {
 	// it read no thread.
 	Posts int
 
+	// Listed is the page's <main> read whole, when the article
+	// conversion found readability's pick a small part of a <main> of
+	// which a quarter to two fifths is link text: a shop's grid or an
+	// index beside its introduction. Markdown stays readability's pick;
+	// a reader that must choose between the article and the page's
+	// structure judges the page by this reading. Nil otherwise.
+	Listed *Document
+
 	// titleChars is how much text the article's title, which readability
 	// takes out of the content, holds.
 	titleChars int
@@ -283,11 +291,18 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 			}
 		}
 	}
-	// A page readability cut to one section is read as its <main>.
-	if widen && doc.Posts == 0 && collapse(art.Byline()) == "" && mayHoldMore(whole, doc.TextChars) {
-		if m := widerMain(page, base, art.Node); m != nil {
-			if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
-				doc = d
+	// A page readability cut to one section is read as its <main>; one
+	// whose <main> is much links is judged by it ([Document.Listed]).
+	if widen && doc.Posts == 0 && collapse(art.Byline()) == "" {
+		if more, listed := mayHoldMore(whole, doc.TextChars); more || listed {
+			if m := widerMain(page, base, art.Node); m != nil {
+				if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
+					if more {
+						doc = d
+					} else {
+						doc.Listed = &d
+					}
+				}
 			}
 		}
 	}
@@ -659,10 +674,15 @@ func measureMain(body *html.Node) mainPart {
 }
 
 // mayHoldMore reports whether the page's <main> holds half as much text
-// again as readability's pick, little of it links: a service page whose
-// sections readability cut to the longest.
-func mayHoldMore(m mainPart, articleChars int) bool {
-	return m.found && 2*m.chars >= 3*articleChars && 4*m.links <= m.chars
+// again as readability's pick: more when a quarter of it at most is
+// links (a service page whose sections readability cut to the longest),
+// listed when a quarter to two fifths is (a shop's grid or an index
+// beside its introduction, which readability cut to the introduction).
+func mayHoldMore(m mainPart, articleChars int) (more, listed bool) {
+	if !m.found || 2*m.chars < 3*articleChars {
+		return false, false
+	}
+	return 4*m.links <= m.chars, 4*m.links > m.chars && 5*m.links <= 2*m.chars
 }
 
 // widerMain reads the page again and returns its cleaned <main> when that

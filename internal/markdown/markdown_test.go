@@ -469,3 +469,47 @@ func TestConvert_KeepsTheLinesOfAHighlightedCodeBlock(t *testing.T) {
 		}
 	}
 }
+
+// shopCategory is a shop's category page: an introduction, then a grid
+// of cards (a product link, a price, a badge) in the same <main>.
+func shopCategory(cards int) string {
+	intro := `<p>Trail running shoes grip loose ground, shed mud and protect the foot from rocks and roots. Our fitters test each pair on the hills behind the shop before it goes on the wall, and we keep the ones that still feel right after a wet month of runs.</p>`
+	var grid strings.Builder
+	for i := range cards {
+		fmt.Fprintf(&grid, `<li class="product-card"><a href="/p/shoe-%d">Ridgeline Trail %d running shoe</a><div class="price">$%d.00</div><div class="badge">New</div></li>`, i, i, 100+i)
+	}
+	return `<html><head><title>Trail running shoes | Fleet Shop</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/shoes">Shoes</a> <a href="/help">Help</a></nav></header>
+<main><section class="category-intro"><h1>Trail running shoes</h1>` + intro + intro + `</section>
+<ul class="product-grid">` + grid.String() + `</ul></main>
+<footer><p>Fleet Shop, all rights reserved.</p></footer></body></html>`
+}
+
+// Readability picks a shop category's introduction and leaves its grid;
+// the page's <main>, a third of it links, is the reading the page is
+// judged by (Listed), while the article stays readability's pick. A
+// <main> that is mostly links is not a reading of the page at all.
+func TestConvertHTML_ListsTheMainOfAPageWhoseGridReadabilityLeaves(t *testing.T) {
+	const base = "https://shop.example/c/trail-running"
+	doc := markdown.ConvertHTML([]byte(shopCategory(12)), base)
+	if !strings.Contains(doc.Markdown, "grip loose ground") || strings.Contains(doc.Markdown, "Ridgeline Trail 3") {
+		t.Errorf("the article is not the introduction alone:\n%s", doc.Markdown)
+	}
+	if doc.Listed == nil {
+		t.Fatalf("no listed reading of the page's <main>; article:\n%s", doc.Markdown)
+	}
+	for _, want := range []string{"grip loose ground", "Ridgeline Trail 3 running shoe", "$111.00"} {
+		if !strings.Contains(doc.Listed.Markdown, want) {
+			t.Errorf("the listed reading lacks %q:\n%s", want, doc.Listed.Markdown)
+		}
+	}
+	if strings.Contains(doc.Listed.Markdown, "all rights reserved") {
+		t.Errorf("the listed reading keeps the footer:\n%s", doc.Listed.Markdown)
+	}
+	if doc := markdown.ConvertHTML([]byte(shopCategory(24)), base); doc.Listed != nil {
+		t.Errorf("a <main> half links is listed:\n%s", doc.Listed.Markdown)
+	}
+	if doc := markdown.Convert([]byte(shopCategory(12)), base, markdown.Options{Mode: markdown.ModeStructure}); doc.Listed != nil {
+		t.Error("the structure conversion lists a <main>")
+	}
+}
