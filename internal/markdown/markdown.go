@@ -203,7 +203,8 @@ func parse(page []byte, base string) (*html.Node, *url.URL, string) {
 
 // convertArticle converts the main content readability finds. It also
 // returns how much text the page holds once cleaned. widen lets a page
-// readability cut to one section be read as its <main> ([widerMain]).
+// readability cut to one section be read as its <main> ([widerMain]);
+// the listed reading ([Document.Listed]) is made with or without it.
 func convertArticle(page []byte, base string, widen bool) (Document, int) {
 	root, u, title := parse(page, base)
 	body := findBody(root)
@@ -291,13 +292,15 @@ func convertArticle(page []byte, base string, widen bool) (Document, int) {
 			}
 		}
 	}
-	// A page readability cut to one section is read as its <main>; one
-	// whose <main> is much links is judged by it ([Document.Listed]).
-	if widen && doc.Posts == 0 && collapse(art.Byline()) == "" {
-		if more, listed := mayHoldMore(whole, doc.TextChars); more || listed {
+	// A page readability cut to one section is read as its <main> when
+	// widen allows it; one whose <main> is much links is judged by it
+	// ([Document.Listed]) on every page, a shop's too, since that
+	// reading is not the answer.
+	if doc.Posts == 0 && collapse(art.Byline()) == "" {
+		if more, listed := mayHoldMore(whole, doc.TextChars); more && widen || listed {
 			if m := widerMain(page, base, art.Node); m != nil {
 				if d := render(m, title, ModeArticle); 2*d.TextChars >= 3*doc.TextChars {
-					if more {
+					if more && widen {
 						doc = d
 					} else {
 						doc.Listed = &d

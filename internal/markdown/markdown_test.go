@@ -506,6 +506,12 @@ func TestConvertHTML_ListsTheMainOfAPageWhoseGridReadabilityLeaves(t *testing.T)
 	if strings.Contains(doc.Listed.Markdown, "all rights reserved") {
 		t.Errorf("the listed reading keeps the footer:\n%s", doc.Listed.Markdown)
 	}
+	// A page that says it sells (og:type product) is not read as its
+	// <main>, but it is listed all the same.
+	selling := strings.Replace(shopCategory(12), "<head>", `<head><meta property="og:type" content="product">`, 1)
+	if doc := markdown.ConvertHTML([]byte(selling), base); doc.Listed == nil || strings.Contains(doc.Markdown, "Ridgeline Trail 3") {
+		t.Errorf("a selling page: listed %v, article:\n%s", doc.Listed != nil, doc.Markdown)
+	}
 	if doc := markdown.ConvertHTML([]byte(shopCategory(24)), base); doc.Listed != nil {
 		t.Errorf("a <main> half links is listed:\n%s", doc.Listed.Markdown)
 	}
