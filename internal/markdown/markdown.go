@@ -375,6 +375,11 @@ func convertStructure(page []byte, base string) Document {
 	}
 	(&cleaner{base: u, dropChrome: true, keepAsides: true, strip: true, widgets: true, pageChars: pageChars}).clean(body, false)
 	node := mainContent(body)
+	// A shop's text about the category often follows its <main>.
+	var prose []*html.Node
+	if node != body {
+		prose = trailingProse(body, node)
+	}
 	if n := textLength(node); n < MinArticleChars {
 		// Dropping the chrome left little: a page made of a menu and
 		// links is read whole. When it left nothing, the page as served
@@ -398,6 +403,7 @@ func convertStructure(page []byte, base string) Document {
 	if region := itemListRegion(node); region != nil {
 		node = region
 	}
+	node = followedBy(node, prose)
 	trimArticle(node, true)
 	dropRepeats(node)
 	dropCopyrightTail(node)
