@@ -281,6 +281,8 @@ func TestArticleFound_WeighsShareDeclarationAndLinks(t *testing.T) {
 	}{
 		{"most of the page, prose", Document{Mode: ConvertArticle, TextChars: 500, Markdown: prose}, false, true},
 		{"a small part, prose", Document{Mode: ConvertArticle, TextChars: 200, Markdown: prose}, false, false},
+		{"just under two fifths, prose", Document{Mode: ConvertArticle, TextChars: 390, Markdown: prose}, false, true},
+		{"a little over a third, prose", Document{Mode: ConvertArticle, TextChars: 360, Markdown: prose}, false, false},
 		{"a small part of a declared article", Document{Mode: ConvertArticle, TextChars: 200, Markdown: prose}, true, true},
 		{"a tiny part of a declared article", Document{Mode: ConvertArticle, TextChars: 50, Markdown: prose}, true, false},
 		{"most of the page, links", Document{Mode: ConvertArticle, TextChars: 900, Markdown: linked}, true, false},
