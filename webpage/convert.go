@@ -63,7 +63,7 @@ type Document struct {
 
 	// listed is the page's <main> read whole when it is much links and
 	// readability picked a small part of it: the reader judges the
-	// article by it ([articleFound]).
+	// article by it too ([Plan.articleHolds]).
 	listed *Document
 }
 
