@@ -373,9 +373,9 @@ func statusText(code int) string {
 // Execute reads the page as p decided. [ActionLocal] returns the content
 // converted by the plan (its structure instead when readability's pick is
 // the introduction of a <main> that is a third links, a shop's grid).
-// [ActionExtract] tries the tiers in the reader's [Order] — the structure of a template-heavy page, the data an app shell
-// embeds ([Recover]), a browser rendering ([Renderer]), the extraction
-// providers — and returns the first result good enough to use; local
+// [ActionExtract] tries the tiers in the reader's [Order] — the structure
+// of a template-heavy page, the data an app shell embeds ([Recover]), a
+// browser rendering ([Renderer]), the extraction providers — and returns the first result good enough to use; local
 // results must hold at least [MinLocalChars] characters of text and not be
 // a login wall, a bot challenge, a cookie wall or an error page. When no
 // tier reads the page, the page's own text is returned with a Note if it
