@@ -43,3 +43,14 @@ func ExampleSettingByKey() {
 	fmt.Println(ok, s.Env)
 	// Output: true WEBGATE_STORE_TIMEOUT
 }
+
+// Most settings are read from the variable the rule gives their key; a
+// few from another, which the setting names.
+func ExampleEnvName() {
+	fmt.Println(config.EnvName("search.mode"))
+	s, _ := config.SettingByKey("store.url")
+	fmt.Println(config.EnvName(s.Key), "is read as", s.Env)
+	// Output:
+	// WEBGATE_SEARCH_MODE
+	// WEBGATE_STORE_URL is read as WEBGATE_STORE
+}

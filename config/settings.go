@@ -58,9 +58,11 @@ type Setting struct {
 // EnvPrefix starts every WEBGATE_ environment variable name.
 const EnvPrefix = "WEBGATE_"
 
-// envName derives the WEBGATE_ variable of a key: EnvPrefix, then the key
-// upper-cased with dots turned into underscores.
-func envName(key string) string {
+// EnvName derives the WEBGATE_ variable of a setting's key: [EnvPrefix],
+// then the key upper-cased with dots turned into underscores
+// ("search.mode" is WEBGATE_SEARCH_MODE). A few settings are read from
+// another variable ([Setting].Env says which).
+func EnvName(key string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
@@ -110,7 +112,7 @@ func walk(t reflect.Type, prefix string, index []int, r *Registry) []Setting {
 			key = prefix + "." + tag
 		}
 		idx := append(slices.Clone(index), i)
-		s := Setting{Key: key, Env: envName(key), index: idx, typ: f.Type}
+		s := Setting{Key: key, Env: EnvName(key), index: idx, typ: f.Type}
 		if e := f.Tag.Get("env"); e != "" {
 			s.Env = e
 		}

@@ -41,7 +41,7 @@ func (d *doctor) checkEnv(env []string) {
 	// is another (store.url is WEBGATE_STORE).
 	derived := map[string]string{}
 	for _, st := range config.Settings() {
-		rule := config.EnvPrefix + strings.ToUpper(strings.ReplaceAll(st.Key, ".", "_"))
+		rule := config.EnvName(st.Key)
 		if st.Env != "" && rule != st.Env && !read[rule] {
 			derived[rule] = st.Env
 		}
@@ -82,7 +82,7 @@ func providerKeyHint(name string) string {
 		if !strings.Contains(lower, b.Name) {
 			continue
 		}
-		keys := config.EnvPrefix + "PROVIDERS_" + strings.ToUpper(b.Name) + "_KEYS"
+		keys := config.EnvName("providers." + b.Name + ".keys")
 		if b.KeyEnv != "" {
 			return " (did you mean " + b.KeyEnv + " or " + keys + "?)"
 		}
