@@ -89,8 +89,12 @@ func (r *Reader) readKey(rawURL string) string {
 	if !pc.AllowPrivate && pc.AllowAddress != nil {
 		private = "by-host"
 	}
-	return fmt.Sprintf("read v3 order=%s private=%s private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t %s",
-		r.order(), private, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy, rawURL)
+	// The PDF reader's program and page count change what a document
+	// reads as (pdftotext's layout or the pure-Go reader's text); its
+	// timeout and memory cap only whether it reads.
+	return fmt.Sprintf("read v3 order=%s private=%s private-extractor=%t max=%d doc-max=%d render=%t render-template-heavy=%t pdftotext=%q pdf-pages=%d %s",
+		r.order(), private, r.PrivateExtractor, pc.MaxBytes, pc.MaxDocumentBytes, r.Renderer != nil, r.RenderTemplateHeavy,
+		strings.TrimSpace(r.PDF.Pdftotext), r.PDF.MaxPages, rawURL)
 }
 
 func extractKey(rawURL, prompt string) string {

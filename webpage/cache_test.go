@@ -3,6 +3,7 @@ package webpage
 import (
 	"context"
 	"errors"
+	"github.com/webgate-dev/webgate/webpage/pdf"
 	"net/netip"
 	"strings"
 	"sync"
@@ -87,10 +88,16 @@ func TestReader_CacheKeysCarryWhatChangesTheAnswer(t *testing.T) {
 		"a browser":              {Renderer: &fakeRenderer{}},
 		"render template-heavy":  {RenderTemplateHeavy: true},
 		"max bytes":              {Probe: ProbeConfig{MaxBytes: 1 << 10}},
+		"pdftotext off":          {PDF: pdf.Options{Pdftotext: "off"}},
+		"a pdftotext program":    {PDF: pdf.Options{Pdftotext: "/opt/poppler/bin/pdftotext"}},
+		"pages of a PDF":         {PDF: pdf.Options{MaxPages: 3}},
 	} {
 		if r.readKey(u) == base.readKey(u) {
 			t.Errorf("%s: same key as the default reader's", name)
 		}
+	}
+	if (&Reader{PDF: pdf.Options{Timeout: time.Second}}).readKey(u) != base.readKey(u) {
+		t.Error("the PDF reader's timeout changes the key, though not the answer")
 	}
 	if (&Reader{Probe: ProbeConfig{Timeout: time.Second}}).readKey(u) != base.readKey(u) {
 		t.Error("the probe's timeout changes the key, though not the answer")
