@@ -977,9 +977,11 @@ func settingsDirExists(t setup.Target, settings string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// targetNames lists every target setup accepts, as its --target help
+// and its error for an unknown one say them.
 func targetNames() string {
-	names := make([]string, len(setupTargets))
-	for i, t := range setupTargets {
+	names := make([]string, len(setup.Targets))
+	for i, t := range setup.Targets {
 		names[i] = string(t)
 	}
 	return strings.Join(names, ", ")

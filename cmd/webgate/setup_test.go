@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/webgate-dev/webgate/cmd/internal/setup"
 	"github.com/webgate-dev/webgate/internal/fakeweb"
 )
 
@@ -465,5 +466,19 @@ func TestSetup_BadCommandLinesAreUsageErrorsThatWriteNothing(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(home); len(entries) != 0 {
 		t.Errorf("the home directory got %d entries", len(entries))
+	}
+}
+
+// Every target setup accepts is named in its help, and the help names no
+// target setup refuses.
+func TestSetup_HelpNamesEveryTargetItAccepts(t *testing.T) {
+	code, out, _ := runCLI(t, "", "setup", "--help")
+	if code != exitOK {
+		t.Fatalf("setup --help: code %d", code)
+	}
+	for _, target := range setup.Targets {
+		if !strings.Contains(out, string(target)+",") {
+			t.Errorf("setup --help does not name %s:\n%s", target, out)
+		}
 	}
 }
