@@ -145,6 +145,12 @@ func classifyURL(ctx context.Context, r *webpage.Reader, rawURL string) (classif
 	switch {
 	case errors.As(err, &we) && we.Kind == webpage.KindHTTPStatus:
 		return classify.Result{}, fmt.Errorf("%s: answered HTTP %d %s; there is no page to classify", name, we.Status, http.StatusText(we.Status))
+	case errors.As(err, &we) && we.Kind == webpage.KindBlocked:
+		msg := name + ": " + sanitize.Line(err.Error())
+		if hint := privateHint(rawURL); hint != "" {
+			msg += ". " + hint
+		}
+		return classify.Result{}, errors.New(msg)
 	case err != nil:
 		return classify.Result{}, fmt.Errorf("%s: %s", name, sanitize.Line(err.Error()))
 	case p.Verdict != nil:

@@ -70,6 +70,10 @@ func TestClassify_RefusesALoopbackURLWithoutAllowPrivate(t *testing.T) {
 	if code != exitFail || out != "" || !strings.Contains(errOut, "refusing to read") || !strings.Contains(errOut, "loopback") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// It names the setting that lets it read the page, as fetch does.
+	if !strings.Contains(errOut, "hooks.webfetch.allow_private = true") {
+		t.Errorf("stderr does not name the setting:\n%s", errOut)
+	}
 	if hits.Load() != 0 {
 		t.Errorf("the server was reached %d times", hits.Load())
 	}
