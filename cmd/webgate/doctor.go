@@ -261,6 +261,12 @@ func (d *doctor) checkConfig(cfg *config.Config, loadErr error) {
 	if len(problems) == 0 {
 		d.add(sec, "settings", statusOK, "no invalid settings", "")
 	}
+	// The team limits share the per-token limits' settings; a rate is
+	// per token only.
+	if cfg.Gateway.TeamLimits.RatePerMinute != 0 {
+		d.add(sec, "unused", statusWarn, "gateway.team_limits.rate_per_minute ("+cfg.Origin("gateway.team_limits.rate_per_minute")+") is not used: a rate is per token",
+			"set gateway.limits.rate_per_minute for each token's rate, or the team's requests_per_day and requests_per_month")
+	}
 	for _, l := range cfg.Ignored() {
 		d.add(sec, "ignored", statusWarn, l, "give that setting an absolute path (or one starting with ~/); a relative one would name a place in the working directory of whatever runs webgate")
 	}

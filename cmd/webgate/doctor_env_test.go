@@ -105,3 +105,18 @@ func TestDoctor_ChecksTheGatewaysOIDCSettings(t *testing.T) {
 		}
 	}
 }
+
+// A team's rate per minute is accepted by the schema (the team limits
+// share the token limits' settings) but not used: doctor says so.
+func TestDoctor_WarnsOfATeamRatePerMinute(t *testing.T) {
+	h := newTestHost(t).withKey()
+	h.env["WEBGATE_GATEWAY_TEAM_LIMITS_RATE_PER_MINUTE"] = "30"
+	_, out, _ := h.run("", "doctor", "--bin-dir", h.bin)
+	if !strings.Contains(out, "gateway.team_limits.rate_per_minute (env WEBGATE_GATEWAY_TEAM_LIMITS_RATE_PER_MINUTE) is not used") {
+		t.Errorf("no warning of the unused setting:\n%s", out)
+	}
+	h = newTestHost(t).withKey()
+	if _, out, _ := h.run("", "doctor", "--bin-dir", h.bin); strings.Contains(out, "rate_per_minute") {
+		t.Errorf("a warning with the setting unset:\n%s", out)
+	}
+}
