@@ -45,7 +45,8 @@ func TestDoctor_SaysHowReplaceAnswersReachTheModelUnderTheUsersRules(t *testing.
 	h.write(filepath.Join(h.proj, ".claude", "settings.local.json"), `{"permissions":{"ask":["WebSearch"],"deny":["WebFetch(domain:internal.example)"]}}`)
 	_, out, _ = h.run("", "doctor")
 	line(t, out, `^  INFO\s+WebSearch\s+the ask rule "WebSearch" in \S+settings\.local\.json stops the native WebSearch, which a hook cannot allow: the hook falls back to the deny answer`)
-	line(t, out, `^  INFO\s+WebFetch\s+the deny rule "WebFetch\(domain:internal\.example\)" in \S+ stops the native WebFetch`)
+	// A domain's deny rule: the fetch hook steps aside for its pages.
+	line(t, out, `^  INFO\s+WebFetch\s+the deny rule "WebFetch\(domain:internal\.example\)" in \S+: webgate does not read the pages it names and steps aside, and Claude Code refuses them by that rule; other pages are answered as replace says$`)
 
 	// A settings file that cannot be read may hold such a rule.
 	h.write(filepath.Join(h.proj, ".claude", "settings.local.json"), `{"permissions":{"ask":["WebSearch"]`)
