@@ -98,6 +98,8 @@ func TestCompletion_BashCompletesCommandsAndTheirFlags(t *testing.T) {
 		{[]string{"webgate", "cache", ""}, "clear"},
 		{[]string{"webgate", "cache", "--c"}, "--config"},
 		{[]string{"webgate", "routes", ""}, "test list"},
+		{[]string{"webgate", "token", ""}, "create list revoke"},
+		{[]string{"webgate", "audit", ""}, "verify"},
 		{[]string{"webgate", "completion", ""}, "bash zsh fish"},
 	} {
 		if got := complete(tc.words...); got != tc.want {

@@ -88,6 +88,8 @@ func completionWords() (words map[string][]string, values map[string]map[string]
 	words = map[string][]string{
 		"cache":      {"clear"},
 		"routes":     {"test", "list"},
+		"token":      {"create", "list", "revoke"},
+		"audit":      {"verify"},
 		"completion": {"bash", "zsh", "fish"},
 	}
 	values = map[string]map[string][]string{
