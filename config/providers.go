@@ -188,9 +188,11 @@ func (r *Registry) Names() []string {
 	return out
 }
 
-// SearchNames and ExtractNames return the names of the backends that can
-// search, and extract.
-func (r *Registry) SearchNames() []string  { return r.names(func(b Backend) bool { return b.Search }) }
+// SearchNames returns the names of the backends that can search.
+func (r *Registry) SearchNames() []string { return r.names(func(b Backend) bool { return b.Search }) }
+
+// ExtractNames returns the names of the backends that can read a page
+// (extract).
 func (r *Registry) ExtractNames() []string { return r.names(func(b Backend) bool { return b.Extract }) }
 
 func (r *Registry) names(keep func(Backend) bool) []string {
