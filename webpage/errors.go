@@ -158,6 +158,10 @@ type Error struct {
 	Failures []provider.Failure
 	// Misses says why each local tier could not read the page.
 	Misses []string
+	// LocalOnly says, for [KindNoProvider], that an extraction provider
+	// is configured but the reading order ([LocalOnly]) sends it no page:
+	// the configuration kept the page from it, no key is missing.
+	LocalOnly bool
 	// Err is the underlying error, when there is one.
 	Err error
 }
@@ -173,7 +177,7 @@ func (e *Error) Error() string {
 	case KindHTTPStatus:
 		fmt.Fprintf(&b, "%s answered HTTP %d", e.URL, e.Status)
 	case KindNoProvider:
-		fmt.Fprintf(&b, "the page %s, and no extraction provider is configured", e.Why)
+		fmt.Fprintf(&b, "the page %s, and %s", e.Why, noProviderReason(e.LocalOnly))
 	case KindExtraction:
 		fmt.Fprintf(&b, "the page %s, and extraction failed: %s", e.Why, FailureSummary(e.Failures))
 	case KindPrivate:

@@ -478,7 +478,7 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	if !req.NoFallback && len([]rune(strings.TrimSpace(p.local.Markdown))) >= MinFallbackChars {
 		res := base
 		res.Source, res.Content, res.Mode = SourceLocalFallback, p.local.Markdown, p.local.Mode
-		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private, r.order() == LocalOnly && r.Extractor != nil))
+		res.Note = fmt.Sprintf("The page %s, and %s. This is the text of the page as served, which may be incomplete.", p.Why, fallbackReason(asked, failures, private, r.keepsFromProviders()))
 		res.Failures, res.Misses, res.ExtractElapsed = failures, misses, extracted
 		return &res, nil
 	}
@@ -488,8 +488,12 @@ func (r *Reader) execute(ctx context.Context, p *Plan, req Request) (*Result, er
 	case private != nil:
 		return nil, &Error{Kind: KindPrivate, URL: p.URL, Why: p.Why, Misses: misses, Err: private}
 	}
-	return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why, Misses: misses}
+	return nil, &Error{Kind: KindNoProvider, URL: p.URL, Why: p.Why, Misses: misses, LocalOnly: r.keepsFromProviders()}
 }
+
+// keepsFromProviders reports whether an extraction provider is
+// configured but the reading order sends it no page ([LocalOnly]).
+func (r *Reader) keepsFromProviders() bool { return r.order() == LocalOnly && r.Extractor != nil }
 
 // fallbackReason says why the page's own text is all there is.
 func fallbackReason(asked bool, failures []provider.Failure, private error, localOnly bool) string {
@@ -498,7 +502,15 @@ func fallbackReason(asked bool, failures []provider.Failure, private error, loca
 		return "extraction failed (" + FailureSummary(failures) + ")"
 	case private != nil:
 		return "it was not sent to an extraction provider (" + private.Error() + ")"
-	case localOnly:
+	}
+	return noProviderReason(localOnly)
+}
+
+// noProviderReason says why no extraction provider read a page: the
+// reading order keeps pages from the one configured (localOnly), or none
+// is.
+func noProviderReason(localOnly bool) string {
+	if localOnly {
 		return "no local reader could read it (the reading order is local only: no page goes to an extraction provider)"
 	}
 	return "no extraction provider is configured"

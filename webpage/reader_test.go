@@ -172,10 +172,18 @@ func TestReader_SaysWhyWhenNeitherTheProviderNorThePageHasText(t *testing.T) {
 	u := serve(t, 200, "text/html", shell)
 	_, err := (&Reader{Probe: ProbeConfig{AllowPrivate: true}}).Read(context.Background(), Request{URL: u})
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindNoProvider || e.Why != "shows its content only after JavaScript runs" {
+	if !errors.As(err, &e) || e.Kind != KindNoProvider || e.Why != "shows its content only after JavaScript runs" || e.LocalOnly {
 		t.Fatalf("err = %v, want no-provider with the reason", err)
 	}
 	x := &fakeExtractor{name: "exa", err: &provider.Error{Provider: "exa", Kind: provider.KindAuth, Status: 401}}
+	// A provider is configured, but the reading order keeps pages from it:
+	// the error says so, and no key is missing.
+	local := loopbackReader(x)
+	local.Order = LocalOnly
+	_, err = local.Read(context.Background(), Request{URL: u})
+	if !errors.As(err, &e) || e.Kind != KindNoProvider || !e.LocalOnly || !strings.Contains(err.Error(), "the reading order is local only") {
+		t.Fatalf("err = %v, want no-provider kept from the provider by the order", err)
+	}
 	_, err = loopbackReader(x).Read(context.Background(), Request{URL: u})
 	if !errors.As(err, &e) || e.Kind != KindExtraction || len(e.Failures) != 1 || e.Failures[0].Kind != provider.KindAuth {
 		t.Fatalf("err = %v, want extraction-failed with exa's auth failure", err)

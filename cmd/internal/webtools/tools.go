@@ -599,7 +599,7 @@ func (t *Tools) readError(ctx context.Context, raw string, err error) error {
 	case webpage.KindHTTPStatus:
 		return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("%s answered HTTP %d %s.", raw, e.Status, http.StatusText(e.Status))}
 	case webpage.KindNoProvider:
-		if t.Reader != nil && t.Reader.Order == webpage.LocalOnly && t.Reader.Extractor != nil {
+		if e.LocalOnly {
 			// Providers have keys; the configuration keeps pages from them.
 			return &Error{Reason: PageUnavailable, Message: fmt.Sprintf("The page %s, and no local reader could read it; fetch.order = local-only sends no page to an extraction provider.", e.Why)}
 		}
