@@ -13,9 +13,9 @@ import (
 // the configured answer style, for the user's own permission rules: under
 // replace the hooks allow the native call and replace its output, unless
 // a deny or ask rule (which a hook's allow does not override) makes them
-// fall back to the deny answer, a domain's deny rule has the fetch hook
-// step aside for that domain's pages, or a bare deny rule takes the tool
-// away.
+// fall back to the deny answer, a deny rule for some of WebFetch's pages
+// has the fetch hook step aside for them, or a bare deny rule takes the
+// tool away.
 func (d *doctor) checkAnswer(cfg *config.Config) {
 	const sec = "Answers (Claude Code)"
 	style := cfg.AnswerStyle()
@@ -41,8 +41,9 @@ func (d *doctor) checkAnswer(cfg *config.Config) {
 		case r.Kind == "deny" && r.Rule == tool:
 			d.add(sec, tool, statusWarn, fmt.Sprintf("the deny rule %q in %s removes %s from the session: no hook runs and the model gets no answer", r.Rule, r.File, tool),
 				"remove the rule to let webgate answer "+tool)
-		case r.Kind == "deny" && strings.Contains(r.Rule, "(domain:"):
-			// The web fetch hook does not read a page the user forbade.
+		case r.Kind == "deny" && tool == "WebFetch":
+			// The web fetch hook does not read a page a deny rule forbids
+			// (hooks.FetchDenied): it steps aside, whatever the style.
 			d.add(sec, tool, statusInfo, fmt.Sprintf("the deny rule %q in %s: webgate does not read the pages it names and steps aside, and Claude Code refuses them by that rule; other pages are answered as replace says", r.Rule, r.File), "")
 		default:
 			d.add(sec, tool, statusInfo, fmt.Sprintf("the %s rule %q in %s stops the native %s, which a hook cannot allow: the hook falls back to the deny answer (the model reads it as a hook error)", r.Kind, r.Rule, r.File, tool), "")
