@@ -756,6 +756,20 @@ func textLength(n *html.Node) int {
 	return count
 }
 
+// linkLength counts the text of the links under n, as [textLength]
+// counts it.
+func linkLength(n *html.Node) int {
+	links := 0
+	walk(n, func(x *html.Node) bool {
+		if x.Type == html.ElementNode && x.DataAtom == atom.A {
+			links += textLength(x)
+			return false
+		}
+		return true
+	})
+	return links
+}
+
 // countChars counts the characters of s, a run of whitespace as one;
 // *space says whether the text before s ended in whitespace (a run going
 // on into s counts once), and is set to whether s does.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // A reference page (a manual page, an API's documentation) is often cut
@@ -53,14 +52,7 @@ func findSectionGroups(body *html.Node) []sectionGroup {
 	}
 	var ms []measured
 	for _, n := range found {
-		links := 0
-		walk(n, func(x *html.Node) bool {
-			if x.Type == html.ElementNode && x.DataAtom == atom.A {
-				links += textLength(x)
-				return false
-			}
-			return true
-		})
+		links := linkLength(n)
 		if chars := textLength(n); 4*links <= chars {
 			ms = append(ms, measured{n, chars, links})
 		}

@@ -35,10 +35,13 @@ func trailingProse(body, main *html.Node) []*html.Node {
 			case contains(c, main):
 				visit(c)
 			case !after:
-			case isTrailingProse(c):
-				prose = append(prose, c)
-			case textLength(c) >= minTrailingProse:
-				visit(c)
+			default:
+				// A long block that is not prose may hold some.
+				if t := textLength(c); isTrailingProse(c, t) {
+					prose = append(prose, c)
+				} else if t >= minTrailingProse {
+					visit(c)
+				}
 			}
 		}
 	}
@@ -67,24 +70,14 @@ func followedBy(n *html.Node, blocks []*html.Node) *html.Node {
 	return wrap
 }
 
-// isTrailingProse reports whether n is a block of prose: long enough,
-// few links, most of it long paragraphs or list items.
-func isTrailingProse(n *html.Node) bool {
-	total := textLength(n)
-	if total < minTrailingProse {
+// isTrailingProse reports whether n, which holds total characters of
+// text, is a block of prose: long enough, few links, most of it long
+// paragraphs or list items.
+func isTrailingProse(n *html.Node, total int) bool {
+	if total < minTrailingProse || 5*linkLength(n) > total {
 		return false
 	}
-	links, long := 0, 0
-	walk(n, func(d *html.Node) bool {
-		if d.Type != html.ElementNode {
-			return true
-		}
-		if d.DataAtom == atom.A {
-			links += textLength(d)
-			return false
-		}
-		return true
-	})
+	long := 0
 	walk(n, func(d *html.Node) bool {
 		if d.Type == html.ElementNode && (d.DataAtom == atom.P || d.DataAtom == atom.Li) {
 			if t := textLength(d); t >= minTrailingParagraph {
@@ -94,5 +87,5 @@ func isTrailingProse(n *html.Node) bool {
 		}
 		return true
 	})
-	return 5*links <= total && 2*long >= total
+	return 2*long >= total
 }
