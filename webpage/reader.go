@@ -375,9 +375,10 @@ func statusText(code int) string {
 // the introduction of a <main> that is a third links, a shop's grid).
 // [ActionExtract] tries the tiers in the reader's [Order] — the structure
 // of a template-heavy page, the data an app shell embeds ([Recover]), a
-// browser rendering ([Renderer]), the extraction providers — and returns the first result good enough to use; local
-// results must hold at least [MinLocalChars] characters of text and not be
-// a login wall, a bot challenge, a cookie wall or an error page. When no
+// browser rendering ([Renderer]), the extraction providers — and returns
+// the first result good enough to use; local results must hold at least
+// [MinLocalChars] characters of text and not be a login wall, a bot
+// challenge, a cookie wall or an error page. When no
 // tier reads the page, the page's own text is returned with a Note if it
 // has at least [MinFallbackChars] characters (unless req.NoFallback).
 // Failures are [*Error] values of kind [KindNoProvider], [KindExtraction]
